@@ -1,0 +1,2 @@
+import BenchModels
+print("bench")

@@ -1,0 +1,62 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "SchemaGen",
+    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
+    products: [
+        .library(name: "SchemaRuntime", targets: ["SchemaRuntime"]),
+        .executable(name: "schemagen", targets: ["schemagen"]),
+        .plugin(name: "SchemaGenPlugin", targets: ["SchemaGenPlugin"]),
+        .plugin(name: "GenerateSchemaCode", targets: ["GenerateSchemaCode"]),
+    ],
+    targets: [
+        // Runtime that generated code runs on: context, relations, queries.
+        .target(name: "SchemaRuntime"),
+
+        // The generator pipeline: parse, validate, translate, render. Shared by the CLI and tests.
+        .target(name: "SchemaGenCore"),
+
+        // Thin command-line front end over SchemaGenCore.
+        .executableTarget(name: "schemagen", dependencies: ["SchemaGenCore"]),
+
+        // Build-tool plugin: compiles the *.schema / *.schema.json files of a target at build time.
+        .plugin(
+            name: "SchemaGenPlugin",
+            capability: .buildTool(),
+            dependencies: ["schemagen"]
+        ),
+
+        // Command plugin: writes the same generated code into Generated/ for review.
+        .plugin(
+            name: "GenerateSchemaCode",
+            capability: .command(
+                intent: .custom(verb: "generate-schema-code", description: "Write generated schema code into Generated/"),
+                permissions: [.writeToPackageDirectory(reason: "Writes generated Swift code into Generated/")]
+            ),
+            dependencies: ["schemagen"]
+        ),
+
+        // Example domains: the schema files are compiled by the build plugin.
+        .target(
+            name: "ChatModels",
+            dependencies: ["SchemaRuntime"],
+            path: "Schemas/Chat",
+            plugins: ["SchemaGenPlugin"]
+        ),
+        .target(
+            name: "CatalogModels",
+            dependencies: ["SchemaRuntime"],
+            path: "Schemas/Catalog",
+            plugins: ["SchemaGenPlugin"]
+        ),
+        .executableTarget(name: "schemagen-example", dependencies: ["ChatModels", "CatalogModels", "SchemaRuntime"], path: "Examples/schemagen-example"),
+        .executableTarget(name: "schemagen-bench", dependencies: ["BenchModels", "SchemaRuntime"], path: "Benchmarks/schemagen-bench"),
+        .target(name: "BenchModels", dependencies: ["SchemaRuntime"], path: "Benchmarks/BenchModels", plugins: ["SchemaGenPlugin"]),
+
+        .testTarget(name: "SchemaRuntimeTests", dependencies: ["SchemaRuntime", "ChatModels", "CatalogModels"]),
+        .testTarget(name: "SchemaGenCoreTests", dependencies: ["SchemaGenCore"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "EndToEndTests", dependencies: []),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,25 @@
+import Foundation
+
+/// Schema file conventions shared by the plugins. Plugins cannot import library targets,
+/// so this mirrors `SchemaSource.isSchemaFile` and `SchemaValidator.outputName(for:)` in
+/// SchemaGenCore; `PluginNamingTests` checks the two agree.
+enum SchemaFiles {
+    static func isSchemaFile(_ name: String) -> Bool {
+        name.hasSuffix(".schema") || name.hasSuffix(".schema.json")
+    }
+
+    /// `Chat.schema` and `Chat.schema.json` both become `Chat.generated.swift`.
+    static func outputName(for url: URL) -> String {
+        var base = url.lastPathComponent
+        for suffix in [".schema.json", ".schema"] where base.hasSuffix(suffix) {
+            base.removeLast(suffix.count)
+            break
+        }
+        return base + ".generated.swift"
+    }
+
+    /// The target's schema files, sorted so commands are deterministic.
+    static func schemas(in files: some Sequence<URL>) -> [URL] {
+        files.filter { isSchemaFile($0.lastPathComponent) }.sorted { $0.path < $1.path }
+    }
+}

@@ -1,0 +1,55 @@
+import Foundation
+import PackagePlugin
+
+/// Build-tool plugin: compiles the schema files of the target that applies it.
+///
+/// One build command covers all of a target's schema files, because relations cross files
+/// and every file is validated with the others. SwiftPM reruns it when any schema file is
+/// edited, added or removed; `schemagen` rewrites only the outputs whose content changed.
+@main
+struct SchemaGenPlugin: BuildToolPlugin {
+    func createBuildCommands(context: PluginContext, target: Target) throws -> [Command] {
+        guard let target = target.sourceModule else { return [] }
+        return try commands(
+            schemas: SchemaFiles.schemas(in: target.sourceFiles.map(\.url)),
+            targetName: target.name,
+            workDirectory: context.pluginWorkDirectoryURL,
+            tool: try context.tool(named: "schemagen").url
+        )
+    }
+}
+
+func commands(schemas: [URL], targetName: String, workDirectory: URL, tool: URL) throws -> [Command] {
+    guard !schemas.isEmpty else { return [] }
+    let output = workDirectory.appending(path: "GeneratedSources")
+    // Two schema files with one base name collide; schemagen reports it, SwiftPM must not see duplicates first.
+    var outputs: [URL] = []
+    for schema in schemas {
+        let url = output.appending(path: SchemaFiles.outputName(for: schema))
+        if !outputs.contains(url) { outputs.append(url) }
+    }
+    return [
+        .buildCommand(
+            displayName: "Generating Swift from \(schemas.count) schema file\(schemas.count == 1 ? "" : "s") of \(targetName)",
+            executable: tool,
+            arguments: ["generate", "--quiet", "--output", output.path] + schemas.map(\.path),
+            inputFiles: schemas,
+            outputFiles: outputs
+        )
+    ]
+}
+
+#if canImport(XcodeProjectPlugin)
+import XcodeProjectPlugin
+
+extension SchemaGenPlugin: XcodeBuildToolPlugin {
+    func createBuildCommands(context: XcodePluginContext, target: XcodeTarget) throws -> [Command] {
+        try commands(
+            schemas: SchemaFiles.schemas(in: target.inputFiles.map(\.url)),
+            targetName: target.displayName,
+            workDirectory: context.pluginWorkDirectoryURL,
+            tool: try context.tool(named: "schemagen").url
+        )
+    }
+}
+#endif

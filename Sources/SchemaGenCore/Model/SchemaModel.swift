@@ -1,0 +1,105 @@
+/// The validated, resolved form of a target's schema files: what the renderer turns into
+/// Swift. Everything here is already checked; names are final and link columns assigned.
+public struct SchemaModel: Hashable, Sendable {
+    public var files: [FileModel]
+}
+
+/// The declarations of one schema file, rendered into one Swift file.
+public struct FileModel: Hashable, Sendable {
+    /// The schema file's name, named in the generated header (`Chat.schema`).
+    public var sourceName: String
+    /// The generated file's name (`Chat.generated.swift`).
+    public var outputName: String
+    public var declarations: [DeclarationModel]
+}
+
+public enum DeclarationModel: Hashable, Sendable {
+    case entity(EntityModel)
+    case enumeration(EnumModel)
+    case structure(StructModel)
+}
+
+public struct EntityModel: Hashable, Sendable {
+    public var name: String
+    public var access: AccessLevel
+    public var documentation: [String]
+    /// Every field, `id` first.
+    public var fields: [FieldModel]
+    public var relations: [RelationModel]
+    public var indexes: [IndexModel]
+    public var defaultMerge: [MergeRuleModel]
+    public var fragmentMerge: [MergeRuleModel]
+    /// Optional `var` fields that `patch` keeps when the new value is nil.
+    public var patchFields: [String]
+    public var tracksUpdatedAt: Bool
+    /// Whether the generated struct can conform to Equatable (every field and related entity can).
+    public var isEquatable: Bool
+
+    public var idType: TypeReference { fields[0].type }
+}
+
+public struct FieldModel: Hashable, Sendable {
+    public var name: String
+    public var type: TypeReference
+    public var isMutable: Bool
+    public var defaultValue: DefaultValue?
+    public var documentation: [String]
+}
+
+public struct RelationModel: Hashable, Sendable {
+    public var name: String
+    public var target: String
+    public var isToMany: Bool
+    public var isRequired: Bool
+    /// The inverse relation on the target, for mutual relations.
+    public var inverse: InverseModel?
+    public var deleteRule: RelationDeclaration.DeleteRule
+    /// This relation's column among the entity's to-one or to-many relations.
+    public var column: Int
+    public var documentation: [String]
+
+    public struct InverseModel: Hashable, Sendable {
+        public var name: String
+        public var isToMany: Bool
+        public var column: Int
+    }
+}
+
+public struct IndexModel: Hashable, Sendable {
+    public var kind: IndexDeclaration.Kind
+    public var fields: [(name: String, descending: Bool)] { zip(fieldNames, descending).map { ($0, $1) } }
+    public var fieldNames: [String]
+    public var descending: [Bool]
+    /// Field types, in field order.
+    public var fieldTypes: [TypeReference]
+    public var collision: IndexDeclaration.Collision
+    /// The generated static name, e.g. `lastNameFirstNameOrdered`.
+    public var name: String
+}
+
+public struct MergeRuleModel: Hashable, Sendable {
+    public var kind: MergeDeclaration.Rule.Kind
+    public var fields: [String]
+}
+
+public struct EnumModel: Hashable, Sendable {
+    public var name: String
+    public var access: AccessLevel
+    public var documentation: [String]
+    public var rawType: String
+    public var cases: [(name: String, rawValue: DefaultValue?, documentation: [String])] {
+        zip(caseNames, zip(rawValues, caseDocumentation)).map { ($0, $1.0, $1.1) }
+    }
+    public var caseNames: [String]
+    public var rawValues: [DefaultValue?]
+    public var caseDocumentation: [[String]]
+}
+
+public struct StructModel: Hashable, Sendable {
+    public var name: String
+    public var access: AccessLevel
+    public var documentation: [String]
+    public var fields: [FieldModel]
+    public var isHashable: Bool
+    public var isEquatable: Bool
+}

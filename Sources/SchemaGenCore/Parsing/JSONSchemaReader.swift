@@ -1,0 +1,326 @@
+/// Reads the JSON syntax (`*.schema.json`) into a ``SchemaDocument``.
+///
+/// The JSON form mirrors the DSL one to one: a `declarations` array whose objects are
+/// entities (`"entity": "User"`), enums, structs and externals, in file order. Every problem
+/// (unknown keys, wrong value kinds, malformed types) is reported with its location.
+/// `docs/schemagen.schema.json` describes the format for editors.
+public struct JSONSchemaReader {
+    private var diagnostics: [Diagnostic] = []
+    private let path: String
+
+    private init(path: String) { self.path = path }
+
+    public static func parse(text: String, path: String) -> (SchemaDocument, [Diagnostic]) {
+        var reader = JSONSchemaReader(path: path)
+        switch JSONParser.parse(text: text, path: path) {
+        case .failure(let failure):
+            return (SchemaDocument(path: path, declarations: []), [failure.diagnostic])
+        case .success(let root):
+            let document = reader.readDocument(root)
+            return (document, reader.diagnostics)
+        }
+    }
+
+    // MARK: Helpers
+
+    private mutating func error(_ message: String, at location: SourceLocation, hint: String? = nil) {
+        diagnostics.append(.error(message, at: location, hint: hint))
+    }
+
+    /// The members of an object, reporting keys outside `allowed`.
+    private mutating func members(_ value: JSONValue, _ what: String, allowed: [String]) -> [String: JSONValue]? {
+        guard case .object(let pairs, _) = value else {
+            error("expected \(what) to be an object, found \(value.kindDescription)", at: value.location)
+            return nil
+        }
+        var result: [String: JSONValue] = [:]
+        for (key, member) in pairs {
+            if !allowed.contains(key.value) {
+                error("unknown key '\(key.value)' in \(what)", at: key.location,
+                      hint: Suggestion.didYouMean(key.value, in: allowed) ?? "allowed keys: " + allowed.joined(separator: ", "))
+            } else if result[key.value] != nil {
+                error("duplicate key '\(key.value)' in \(what)", at: key.location)
+            } else {
+                result[key.value] = member
+            }
+        }
+        return result
+    }
+
+    private mutating func string(_ value: JSONValue?, _ what: String) -> Located<String>? {
+        guard let value else { return nil }
+        guard case .string(let text, let location) = value else {
+            error("expected \(what) to be a string, found \(value.kindDescription)", at: value.location)
+            return nil
+        }
+        return Located(text, at: location)
+    }
+
+    private mutating func bool(_ value: JSONValue?, _ what: String) -> Bool? {
+        guard let value else { return nil }
+        guard case .bool(let flag, _) = value else {
+            error("expected \(what) to be true or false, found \(value.kindDescription)", at: value.location)
+            return nil
+        }
+        return flag
+    }
+
+    private mutating func array(_ value: JSONValue?, _ what: String) -> [JSONValue] {
+        guard let value else { return [] }
+        guard case .array(let elements, _) = value else {
+            error("expected \(what) to be an array, found \(value.kindDescription)", at: value.location)
+            return []
+        }
+        return elements
+    }
+
+    private mutating func documentation(_ value: JSONValue?) -> [String] {
+        guard let value else { return [] }
+        if case .string(let text, _) = value { return text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) }
+        return array(value, "'doc'").compactMap { string($0, "a 'doc' line")?.value }
+    }
+
+    private mutating func access(_ value: JSONValue?) -> AccessLevel {
+        guard let text = string(value, "'access'") else { return .internal }
+        guard let level = AccessLevel(rawValue: text.value) else {
+            error("unknown access level '\(text.value)'", at: text.location, hint: "use 'internal', 'package' or 'public'")
+            return .internal
+        }
+        return level
+    }
+
+    // MARK: Document
+
+    mutating func readDocument(_ root: JSONValue) -> SchemaDocument {
+        guard let top = members(root, "the schema document", allowed: ["$schema", "declarations"]) else {
+            return SchemaDocument(path: path, declarations: [])
+        }
+        var declarations: [Declaration] = []
+        for element in array(top["declarations"], "'declarations'") {
+            if let declaration = readDeclaration(element) { declarations.append(declaration) }
+        }
+        return SchemaDocument(path: path, declarations: declarations)
+    }
+
+    private mutating func readDeclaration(_ value: JSONValue) -> Declaration? {
+        guard case .object(let pairs, let location) = value else {
+            error("expected a declaration object, found \(value.kindDescription)", at: value.location)
+            return nil
+        }
+        let kinds = ["entity", "enum", "struct", "external"]
+        let present = pairs.map(\.key.value).filter(kinds.contains)
+        guard present.count == 1, let kind = present.first else {
+            error(present.isEmpty ? "declaration has no 'entity', 'enum', 'struct' or 'external' key" : "declaration has more than one of 'entity', 'enum', 'struct', 'external'",
+                  at: location, hint: "write e.g. {\"entity\": \"User\", ...}")
+            return nil
+        }
+        switch kind {
+        case "entity": return readEntity(value).map(Declaration.entity)
+        case "enum": return readEnum(value).map(Declaration.enumeration)
+        case "struct": return readStruct(value).map(Declaration.structure)
+        default: return readExternal(value).map(Declaration.external)
+        }
+    }
+
+    private mutating func readEntity(_ value: JSONValue) -> EntityDeclaration? {
+        guard let object = members(value, "entity", allowed: ["entity", "access", "doc", "fields", "relations", "indexes", "merge", "metadata"]),
+              let name = string(object["entity"], "'entity'") else { return nil }
+        var entity = EntityDeclaration(name: name, location: value.location)
+        entity.access = access(object["access"])
+        entity.documentation = documentation(object["doc"])
+        entity.fields = array(object["fields"], "'fields'").compactMap { readField($0) }
+        entity.relations = array(object["relations"], "'relations'").compactMap { readRelation($0) }
+        entity.indexes = array(object["indexes"], "'indexes'").compactMap { readIndex($0) }
+        if let merge = object["merge"], let slots = members(merge, "'merge'", allowed: ["default", "fragment"]) {
+            for which in [MergeDeclaration.Which.default, .fragment] {
+                guard let rules = slots[which.rawValue] else { continue }
+                entity.mergeRules.append(MergeDeclaration(which: which, rules: array(rules, "merge rules").compactMap { readMergeRule($0) }, location: rules.location))
+            }
+        }
+        for item in array(object["metadata"], "'metadata'") {
+            guard let text = string(item, "a metadata name") else { continue }
+            if text.value == "updatedAt" {
+                entity.tracksUpdatedAt = Located(true, at: text.location)
+            } else {
+                error("unknown metadata '\(text.value)'", at: text.location, hint: "the only metadata is 'updatedAt'")
+            }
+        }
+        return entity
+    }
+
+    private mutating func readType(_ value: JSONValue?, _ owner: String, at location: SourceLocation) -> Located<TypeReference>? {
+        guard let value else {
+            error("\(owner) has no 'type'", at: location)
+            return nil
+        }
+        guard let text = string(value, "'type'") else { return nil }
+        let (type, problems) = DSLParser.parseType(text.value, at: text.location)
+        diagnostics.append(contentsOf: problems)
+        return type.map { Located($0, at: text.location) }
+    }
+
+    private mutating func readField(_ value: JSONValue) -> FieldDeclaration? {
+        guard let object = members(value, "field", allowed: ["let", "var", "type", "default", "doc"]) else { return nil }
+        let isMutable = object["var"] != nil
+        guard (object["let"] != nil) != isMutable else {
+            error("a field needs exactly one of 'let' or 'var' naming it", at: value.location, hint: "write {\"let\": \"id\", \"type\": \"String\"}")
+            return nil
+        }
+        guard let name = string(object[isMutable ? "var" : "let"], "the field name"),
+              let type = readType(object["type"], "field '\(name.value)'", at: value.location) else { return nil }
+        var field = FieldDeclaration(name: name, type: type, isMutable: isMutable)
+        field.documentation = documentation(object["doc"])
+        if let defaultValue = object["default"], let parsed = readDefault(defaultValue) {
+            field.defaultValue = Located(parsed, at: defaultValue.location)
+        }
+        return field
+    }
+
+    private mutating func readDefault(_ value: JSONValue) -> DefaultValue? {
+        switch value {
+        case .string(let text, _): return .string(text)
+        case .number(let text, _): return text.contains(where: { $0 == "." || $0 == "e" || $0 == "E" }) ? .float(text) : .integer(text)
+        case .bool(let flag, _): return .bool(flag)
+        case .null: return .nil
+        case .array(let elements, _): return .array(elements.compactMap { readDefault($0) })
+        case .object(let pairs, let location):
+            if pairs.isEmpty { return .emptyDictionary }
+            guard let object = members(value, "default value", allowed: ["case"]),
+                  let name = string(object["case"], "'case'") else {
+                error("object default values are {\"case\": \"name\"} or {} (an empty dictionary)", at: location)
+                return nil
+            }
+            return .member(name.value)
+        }
+    }
+
+    private mutating func readRelation(_ value: JSONValue) -> RelationDeclaration? {
+        guard let object = members(value, "relation", allowed: ["relation", "target", "toMany", "required", "inverse", "onDelete", "doc"]),
+              let name = string(object["relation"], "the relation name") else { return nil }
+        guard let target = string(object["target"], "'target'") else {
+            error("relation '\(name.value)' has no 'target'", at: value.location, hint: "name the related entity: \"target\": \"User\"")
+            return nil
+        }
+        var relation = RelationDeclaration(name: name, target: target, isToMany: bool(object["toMany"], "'toMany'") ?? false)
+        if let required = object["required"], bool(required, "'required'") == true {
+            relation.isRequired = Located(true, at: required.location)
+        }
+        relation.inverse = string(object["inverse"], "'inverse'")
+        if let rule = string(object["onDelete"], "'onDelete'") {
+            if let parsed = RelationDeclaration.DeleteRule(rawValue: rule.value) {
+                relation.deleteRule = parsed
+            } else {
+                error("unknown delete rule '\(rule.value)'", at: rule.location, hint: "use 'cascade' or 'nullify'")
+            }
+        }
+        relation.documentation = documentation(object["doc"])
+        return relation
+    }
+
+    private mutating func readIndex(_ value: JSONValue) -> IndexDeclaration? {
+        guard let object = members(value, "index", allowed: ["kind", "fields", "onCollision"]),
+              let kindText = string(object["kind"], "'kind'") else {
+            if case .object = value { error("index has no 'kind'", at: value.location, hint: "kinds are 'ordered', 'hash', 'unique' and 'fulltext'") }
+            return nil
+        }
+        guard let kind = IndexDeclaration.Kind(rawValue: kindText.value) else {
+            error("unknown index kind '\(kindText.value)'", at: kindText.location,
+                  hint: Suggestion.didYouMean(kindText.value, in: IndexDeclaration.Kind.allCases.map(\.rawValue)) ?? "kinds are 'ordered', 'hash', 'unique' and 'fulltext'")
+            return nil
+        }
+        var index = IndexDeclaration(kind: Located(kind, at: kindText.location), fields: [], location: value.location)
+        for field in array(object["fields"], "'fields'") {
+            if case .object = field {
+                guard let spec = members(field, "index field", allowed: ["name", "descending"]),
+                      let name = string(spec["name"], "'name'") else { continue }
+                index.fields.append(.init(name: name, descending: bool(spec["descending"], "'descending'") ?? false))
+            } else if let name = string(field, "an index field") {
+                index.fields.append(.init(name: name))
+            }
+        }
+        if let policy = string(object["onCollision"], "'onCollision'") {
+            let collision: IndexDeclaration.Collision = switch policy.value {
+            case "throw": .throw
+            case "upsert": .upsert
+            default: .resolver(policy.value)
+            }
+            index.collision = Located(collision, at: policy.location)
+        }
+        return index
+    }
+
+    private mutating func readMergeRule(_ value: JSONValue) -> MergeDeclaration.Rule? {
+        let kindName: Located<String>
+        var fields: [Located<String>] = []
+        switch value {
+        case .string(let text, let location):
+            kindName = Located(text, at: location)
+        case .object(let pairs, let location) where pairs.count == 1:
+            kindName = Located(pairs[0].key.value, at: pairs[0].key.location)
+            switch pairs[0].value {
+            case .string(let field, let fieldLocation): fields = [Located(field, at: fieldLocation)]
+            default: fields = array(pairs[0].value, "merge rule fields").compactMap { string($0, "a field name") }
+            }
+            _ = location
+        default:
+            error("expected a merge rule: \"replace\", \"patch\" or {\"patch\": [fields]}", at: value.location)
+            return nil
+        }
+        guard let kind = MergeDeclaration.Rule.Kind(rawValue: kindName.value) else {
+            error("unknown merge rule '\(kindName.value)'", at: kindName.location,
+                  hint: Suggestion.didYouMean(kindName.value, in: MergeDeclaration.Rule.Kind.allCases.map(\.rawValue)) ?? "merge rules are 'replace', 'patch', 'append' and 'lastWriteWins'")
+            return nil
+        }
+        return MergeDeclaration.Rule(kind: kind, fields: fields, location: kindName.location)
+    }
+
+    private mutating func readEnum(_ value: JSONValue) -> EnumDeclaration? {
+        guard let object = members(value, "enum", allowed: ["enum", "access", "doc", "rawType", "cases"]),
+              let name = string(object["enum"], "'enum'") else { return nil }
+        guard let rawType = string(object["rawType"], "'rawType'") else {
+            error("enum '\(name.value)' has no 'rawType'", at: value.location, hint: "enums declare \"rawType\": \"String\" or \"Int\"")
+            return nil
+        }
+        var declaration = EnumDeclaration(name: name, rawType: rawType)
+        declaration.access = access(object["access"])
+        declaration.documentation = documentation(object["doc"])
+        for item in array(object["cases"], "'cases'") {
+            if case .object = item {
+                guard let spec = members(item, "enum case", allowed: ["name", "rawValue", "doc"]),
+                      let caseName = string(spec["name"], "'name'") else { continue }
+                var enumCase = EnumDeclaration.Case(name: caseName, documentation: documentation(spec["doc"]))
+                if let raw = spec["rawValue"], let parsed = readDefault(raw) { enumCase.rawValue = Located(parsed, at: raw.location) }
+                declaration.cases.append(enumCase)
+            } else if let caseName = string(item, "an enum case") {
+                declaration.cases.append(.init(name: caseName))
+            }
+        }
+        return declaration
+    }
+
+    private mutating func readStruct(_ value: JSONValue) -> StructDeclaration? {
+        guard let object = members(value, "struct", allowed: ["struct", "access", "doc", "fields"]),
+              let name = string(object["struct"], "'struct'") else { return nil }
+        var declaration = StructDeclaration(name: name)
+        declaration.access = access(object["access"])
+        declaration.documentation = documentation(object["doc"])
+        declaration.fields = array(object["fields"], "'fields'").compactMap { readField($0) }
+        return declaration
+    }
+
+    private mutating func readExternal(_ value: JSONValue) -> ExternalDeclaration? {
+        guard let object = members(value, "external", allowed: ["external", "conformances"]),
+              let name = string(object["external"], "'external'") else { return nil }
+        var declaration = ExternalDeclaration(name: name)
+        for item in array(object["conformances"], "'conformances'") {
+            guard let text = string(item, "a conformance") else { continue }
+            guard let conformance = ExternalDeclaration.Conformance(rawValue: text.value) else {
+                error("unsupported conformance '\(text.value)' for external type '\(name.value)'", at: text.location,
+                      hint: "external types are always Codable & Sendable; list 'Equatable', 'Hashable' or 'Comparable' when they conform")
+                continue
+            }
+            declaration.conformances.append(Located(conformance, at: text.location))
+        }
+        return declaration
+    }
+}

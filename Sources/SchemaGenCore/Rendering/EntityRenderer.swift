@@ -1,0 +1,177 @@
+/// Renders an entity: the struct, its `EntityModelProtocol` conformance (relations, merge
+/// strategies, normalize, save, delete) and Codable.
+struct EntityRenderer {
+    let entity: EntityModel
+
+    private var access: AccessLevel { entity.access }
+    private var name: String { entity.name }
+
+    func render(into writer: inout SwiftWriter) {
+        writer.line("// MARK: - \(name)")
+        writer.line()
+        renderStruct(into: &writer)
+        writer.line()
+        renderConformance(into: &writer)
+        writer.line()
+        renderCodable(into: &writer)
+        if entity.isEquatable {
+            writer.line()
+            writer.line("extension \(name): Equatable {}")
+        }
+    }
+
+    // MARK: Struct
+
+    private func relationType(_ relation: RelationModel) -> String {
+        let directionality = relation.inverse == nil ? "OneWay" : "Mutual"
+        if relation.isToMany { return "ToMany<\(relation.target), \(directionality)>" }
+        return "ToOne<\(relation.target), \(directionality), \(relation.isRequired ? "Required" : "Nullable")>"
+    }
+
+    private func relationSummary(_ relation: RelationModel) -> String {
+        let cardinality = relation.isToMany ? "To-many" : "To-one"
+        let requirement = relation.isToMany ? "" : (relation.isRequired ? ", required" : ", optional")
+        let pairing = relation.inverse.map { ", mutual with `\(relation.target).\($0.name)`" } ?? ", one-way"
+        let rule = relation.deleteRule == .cascade ? "; deleting this entity deletes the related ones" : ""
+        return "\(cardinality)\(requirement)\(pairing)\(rule)."
+    }
+
+    private func renderStruct(into writer: inout SwiftWriter) {
+        writer.documentation(entity.documentation)
+        writer.block("\(access.prefix)struct \(name): Sendable") { writer in
+            for field in entity.fields {
+                writer.documentation(field.documentation)
+                writer.line(FieldRendering.declaration(field, access: access))
+            }
+            if !entity.relations.isEmpty { writer.line() }
+            for relation in entity.relations {
+                writer.documentation(relation.documentation + (relation.documentation.isEmpty ? [] : [""]) + [relationSummary(relation)])
+                let wrapped = relation.isToMany ? "[\(relation.target)]?" : "\(relation.target)?"
+                writer.line("@\(relationType(relation)) \(access.prefix)var \(SwiftName.escaped(relation.name)): \(wrapped)")
+            }
+            writer.line()
+            writer.documentation(["Creates the entity. Relations default to `.none`, which leaves stored links as they are on save."])
+            let parameters = entity.fields.map(FieldRendering.parameter)
+                + entity.relations.map { "\(SwiftName.escaped($0.name)): \(relationType($0)) = .none" }
+            let body = entity.fields.map(FieldRendering.assignment)
+                + entity.relations.map { "self._\($0.name) = \(SwiftName.escaped($0.name))" }
+            FieldRendering.initializer(access: access, parameters: parameters, body: body, into: &writer)
+        }
+    }
+
+    // MARK: Conformance
+
+    private func descriptor(_ relation: RelationModel) -> String {
+        let kind = relation.isToMany ? "ToManyRelationDescriptor" : "ToOneRelationDescriptor"
+        var arguments = ["\"\(relation.name)\"", "\\\(name).$\(relation.name)", "column: \(relation.column)"]
+        if let inverse = relation.inverse {
+            arguments.append("inverse: .\(inverse.isToMany ? "toMany" : "toOne")(\(inverse.column))")
+        }
+        if relation.deleteRule == .cascade { arguments.append("deleteRule: .cascade") }
+        return "\(kind)(\(arguments.joined(separator: ", ")))"
+    }
+
+    private func mergeExpression(_ rules: [MergeRuleModel]) -> String {
+        let parts: [String] = rules.flatMap { rule -> [String] in
+            switch rule.kind {
+            case .replace: [".replace"]
+            case .patch: rule.fields.isEmpty ? ["patch"] : rule.fields.map { ".patch(\\.\($0))" }
+            case .append: rule.fields.map { ".append(\\.\($0))" }
+            case .lastWriteWins: [".lastWriteWins(\\.\(rule.fields[0]))"]
+            }
+        }
+        // `patch` alone names the entity's own static `patch` strategy.
+        if parts.count == 1, parts[0] == ".replace" || parts[0] == "patch" { return parts[0] }
+        return "MergeStrategy(" + parts.joined(separator: ", ") + ")"
+    }
+
+    private func renderConformance(into writer: inout SwiftWriter) {
+        writer.block("extension \(name): EntityModelProtocol") { writer in
+            writer.line("\(access.prefix)static let entityName = \"\(name)\"")
+            if !entity.relations.isEmpty {
+                writer.line()
+                writer.documentation(["Where each relation's links are stored, and how mutual relations pair up."])
+                writer.block("\(access.prefix)enum Relations") { writer in
+                    for relation in entity.relations {
+                        writer.line("\(access.prefix)static let \(SwiftName.escaped(relation.name)) = \(descriptor(relation))")
+                    }
+                }
+            }
+            writer.line()
+            if entity.relations.isEmpty {
+                writer.line("\(access.prefix)static let relations: [AnyRelation<\(name)>] = []")
+            } else {
+                writer.list("\(access.prefix)static let relations: [AnyRelation<\(name)>] =",
+                            entity.relations.map { "Relations.\(SwiftName.escaped($0.name)).erased" })
+            }
+
+            writer.line()
+            writer.documentation(["Used by `save(to:)`."])
+            writer.line("\(access.prefix)static let defaultMergeStrategy: MergeStrategy<\(name)> = \(mergeExpression(entity.defaultMerge))")
+            writer.documentation(["Used by `save(to:options: .fragment)` and `.fragment(...)` relations."])
+            writer.line("\(access.prefix)static let fragmentMergeStrategy: MergeStrategy<\(name)> = \(mergeExpression(entity.fragmentMerge))")
+            if entity.patchFields.isEmpty {
+                writer.documentation(["`\(name)` has no optional `var` fields, so patching stores the new value as it is."])
+                writer.line("\(access.prefix)static let patch: MergeStrategy<\(name)> = .replace")
+            } else {
+                writer.documentation(["Keeps the stored " + entity.patchFields.map { "`\($0)`" }.joined(separator: ", ") + " when the new value leaves it nil."])
+                writer.line("\(access.prefix)static let patch = MergeStrategy<\(name)>(" + entity.patchFields.map { ".patch(\\.\($0))" }.joined(separator: ", ") + ")")
+            }
+
+            writer.line()
+            writer.block("\(access.prefix)mutating func normalize()") { writer in
+                for relation in entity.relations { writer.line("$\(relation.name) = .none") }
+            }
+
+            writer.line()
+            writer.block("\(access.prefix)func save(to context: inout Context, options: MergeStrategy<\(name)>) throws") { writer in
+                writer.block(opening: "try context.transaction { context in") { writer in
+                    writer.line("var entity = self")
+                    writer.line("try entity.willSave(to: &context)")
+                    writer.line("\(entity.relations.isEmpty ? "_" : "let key") = context.upsert(entity, options: options)")
+                    for relation in entity.relations {
+                        writer.line("try context.saveRelation(entity.$\(relation.name), of: key, Relations.\(SwiftName.escaped(relation.name)))")
+                    }
+                    writer.line("try entity.didSave(to: &context)")
+                }
+            }
+
+            writer.line()
+            writer.block("\(access.prefix)func delete(from context: inout Context) throws") { writer in
+                writer.block(opening: "try context.transaction { context in") { writer in
+                    writer.line("guard let key = context.storedKey(of: id, \(name).self) else { return }")
+                    writer.line("try willDelete(from: &context)")
+                    writer.line("context.removeRow(key)")
+                    for relation in entity.relations {
+                        writer.line("try context.applyDeleteRule(Relations.\(SwiftName.escaped(relation.name)), of: key)")
+                    }
+                    writer.line("try didDelete(from: &context)")
+                }
+            }
+        }
+    }
+
+    // MARK: Codable
+
+    private func renderCodable(into writer: inout SwiftWriter) {
+        writer.block("extension \(name): Codable") { writer in
+            FieldRendering.codingKeys(entity.fields.map(\.name) + entity.relations.map(\.name), into: &writer)
+            writer.line()
+            writer.block("\(access.prefix)init(from decoder: any Decoder) throws") { writer in
+                writer.line("let container = try decoder.container(keyedBy: CodingKeys.self)")
+                entity.fields.forEach { writer.line(FieldRendering.decode($0)) }
+                for relation in entity.relations {
+                    writer.line("self._\(relation.name) = try container.decodeIfPresent(\(relationType(relation)).self, forKey: .\(SwiftName.escaped(relation.name))) ?? .none")
+                }
+            }
+            writer.line()
+            writer.block("\(access.prefix)func encode(to encoder: any Encoder) throws") { writer in
+                writer.line("var container = encoder.container(keyedBy: CodingKeys.self)")
+                entity.fields.forEach { writer.line(FieldRendering.encode($0)) }
+                for relation in entity.relations {
+                    writer.line("try container.encode($\(relation.name), forKey: .\(SwiftName.escaped(relation.name)))")
+                }
+            }
+        }
+    }
+}

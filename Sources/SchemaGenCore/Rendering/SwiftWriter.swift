@@ -1,0 +1,42 @@
+/// Builds Swift source line by line with four-space indentation, so renderers read like the
+/// code they produce and output is formatted by construction.
+struct SwiftWriter {
+    private(set) var text = ""
+    private var depth = 0
+
+    /// Appends one line at the current indentation (an empty string appends a blank line).
+    mutating func line(_ content: String = "") {
+        if content.isEmpty {
+            text += "\n"
+        } else {
+            text += String(repeating: "    ", count: depth) + content + "\n"
+        }
+    }
+
+    /// Appends `header {`, the body one level deeper, then `}`.
+    mutating func block(_ header: String, _ body: (inout SwiftWriter) -> Void) {
+        block(opening: header + " {", body)
+    }
+
+    /// Appends `opening` as written (e.g. `try context.transaction { context in`), the body one
+    /// level deeper, then `closing`.
+    mutating func block(opening: String, closing: String = "}", _ body: (inout SwiftWriter) -> Void) {
+        line(opening)
+        depth += 1
+        body(&self)
+        depth -= 1
+        line(closing)
+    }
+
+    /// Appends a multi-line array literal: `header [`, one element per line with a trailing comma, `]`.
+    mutating func list(_ header: String, _ elements: [String]) {
+        block(opening: header + " [", closing: "]") { writer in
+            for element in elements { writer.line(element + ",") }
+        }
+    }
+
+    /// Appends `///` documentation lines.
+    mutating func documentation(_ lines: [String]) {
+        for text in lines { line(text.isEmpty ? "///" : "/// " + text) }
+    }
+}

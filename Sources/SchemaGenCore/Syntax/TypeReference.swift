@@ -1,0 +1,37 @@
+/// A Swift type as written in a schema: `String`, `[Tag]`, `[String: Int]?`.
+public indirect enum TypeReference: Hashable, Sendable, CustomStringConvertible {
+    case named(String)
+    case optional(TypeReference)
+    case array(TypeReference)
+    case dictionary(key: TypeReference, value: TypeReference)
+
+    public var description: String {
+        switch self {
+        case .named(let name): name
+        case .optional(let wrapped): "\(wrapped)?"
+        case .array(let element): "[\(element)]"
+        case .dictionary(let key, let value): "[\(key): \(value)]"
+        }
+    }
+
+    public var isOptional: Bool {
+        if case .optional = self { return true }
+        return false
+    }
+
+    /// The type without one level of optionality.
+    public var unwrapped: TypeReference {
+        if case .optional(let wrapped) = self { return wrapped }
+        return self
+    }
+
+    /// Every named type this reference mentions.
+    public var namedTypes: [String] {
+        switch self {
+        case .named(let name): [name]
+        case .optional(let wrapped): wrapped.namedTypes
+        case .array(let element): element.namedTypes
+        case .dictionary(let key, let value): key.namedTypes + value.namedTypes
+        }
+    }
+}

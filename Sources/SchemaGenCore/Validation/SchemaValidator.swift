@@ -1,0 +1,476 @@
+/// Checks the documents of one target together (relations cross files) and translates them
+/// into a ``SchemaModel``. Every problem is reported; the model is only used when there are none.
+public struct SchemaValidator {
+    private var diagnostics = Diagnostics()
+    private var catalog = TypeCatalog()
+    private let documents: [SchemaDocument]
+
+    private init(documents: [SchemaDocument]) { self.documents = documents }
+
+    public static func validate(_ documents: [SchemaDocument]) -> (SchemaModel, [Diagnostic]) {
+        var validator = SchemaValidator(documents: documents)
+        let model = validator.run()
+        return (model, validator.diagnostics.all)
+    }
+
+    private mutating func error(_ message: String, at location: SourceLocation, hint: String? = nil) {
+        diagnostics.error(message, at: location, hint: hint)
+    }
+
+    private mutating func run() -> SchemaModel {
+        registerDeclarations()
+        checkOutputNames()
+        var files: [FileModel] = []
+        for document in documents {
+            var declarations: [DeclarationModel] = []
+            for declaration in document.declarations {
+                switch declaration {
+                case .entity(let entity): declarations.append(.entity(validateEntity(entity)))
+                case .enumeration(let enumeration): declarations.append(.enumeration(validateEnum(enumeration)))
+                case .structure(let structure): declarations.append(.structure(validateStruct(structure)))
+                case .external: break
+                }
+            }
+            files.append(FileModel(sourceName: Self.fileName(document.path), outputName: Self.outputName(for: document.path), declarations: declarations))
+        }
+        resolveEquatableEntities(&files)
+        return SchemaModel(files: files)
+    }
+
+    // MARK: Names and files
+
+    static func fileName(_ path: String) -> String {
+        String(path.split(separator: "/", omittingEmptySubsequences: false).last ?? Substring(path))
+    }
+
+    /// `Chat.schema` and `Chat.schema.json` both become `Chat.generated.swift`.
+    public static func outputName(for path: String) -> String {
+        var base = fileName(path)
+        for suffix in [".schema.json", ".schema"] where base.hasSuffix(suffix) {
+            base.removeLast(suffix.count)
+            break
+        }
+        return base + ".generated.swift"
+    }
+
+    private mutating func checkOutputNames() {
+        var seen: [String: String] = [:]
+        for document in documents {
+            let output = Self.outputName(for: document.path)
+            if let previous = seen[output] {
+                error("'\(Self.fileName(document.path))' and '\(Self.fileName(previous))' would both generate '\(output)'",
+                      at: SourceLocation(path: document.path, line: 1, column: 1),
+                      hint: "rename one of the schema files; each target generates one Swift file per schema file name")
+            } else {
+                seen[output] = document.path
+            }
+        }
+    }
+
+    private mutating func registerDeclarations() {
+        var seen: [String: SourceLocation] = [:]
+        for document in documents {
+            for declaration in document.declarations {
+                let name = declaration.name
+                if let previous = seen[name.value] {
+                    error("duplicate declaration of '\(name.value)'", at: name.location, hint: "'\(name.value)' is first declared at \(previous)")
+                    continue
+                }
+                if SwiftName.reservedTypeNames.contains(name.value) {
+                    error("'\(name.value)' collides with a Swift or SchemaRuntime type used by generated code", at: name.location,
+                          hint: "choose another name, e.g. '\(name.value)Model'")
+                }
+                seen[name.value] = name.location
+                switch declaration {
+                case .entity(let d): catalog.entities[name.value] = d
+                case .enumeration(let d): catalog.enums[name.value] = d
+                case .structure(let d): catalog.structs[name.value] = d
+                case .external(let d): catalog.externals[name.value] = d
+                }
+            }
+        }
+    }
+
+    // MARK: Types and values
+
+    /// Reports unknown names in a field type. Entities are not field types: they are related.
+    private mutating func checkFieldType(_ type: Located<TypeReference>) {
+        for name in type.value.namedTypes where !catalog.isKnownFieldType(name) {
+            if catalog.entities[name] != nil {
+                error("entity '\(name)' cannot be the type of a field", at: type.location,
+                      hint: "link entities with a relation: 'relation \(name.prefix(1).lowercased() + name.dropFirst()): \(name)'")
+            } else {
+                error("unknown type '\(name)'", at: type.location,
+                      hint: Suggestion.didYouMean(name, in: catalog.fieldTypeNames)
+                          ?? "declare Swift types defined elsewhere with 'external \(name)' (they must be Codable & Sendable)")
+            }
+        }
+        if case .dictionary(let key, _) = type.value.unwrapped, !catalog.traits(of: key).hashable, key.namedTypes.allSatisfy(catalog.isKnownFieldType) {
+            error("dictionary key type '\(key)' is not Hashable", at: type.location)
+        }
+    }
+
+    /// Reports a default value that cannot initialize a field of `type`.
+    private mutating func checkDefault(_ value: Located<DefaultValue>, for type: TypeReference, field: String) {
+        if !defaultMatches(value.value, type) {
+            error("default value \(value.value) does not match type '\(type)' of '\(field)'", at: value.location)
+        }
+    }
+
+    private func defaultMatches(_ value: DefaultValue, _ type: TypeReference) -> Bool {
+        if case .optional(let wrapped) = type {
+            if value == .nil { return true }
+            return defaultMatches(value, wrapped)
+        }
+        switch (value, type) {
+        case (.nil, _): return false
+        case (.string, .named(let name)): return name == "String" || catalog.externals[name] != nil
+        case (.integer, .named(let name)):
+            return TypeCatalog.integerTypes.contains(name) || TypeCatalog.floatingTypes.contains(name) || catalog.externals[name] != nil
+        case (.float, .named(let name)): return TypeCatalog.floatingTypes.contains(name) || catalog.externals[name] != nil
+        case (.bool, .named(let name)): return name == "Bool" || catalog.externals[name] != nil
+        case (.member(let member), .named(let name)):
+            // Enum cases are checked; other types' static members (`.now`) are left to the compiler.
+            if let enumeration = catalog.enums[name] { return enumeration.cases.contains { $0.name.value == member } }
+            return true
+        case (.array(let elements), .array(let element)): return elements.allSatisfy { defaultMatches($0, element) }
+        case (.emptyDictionary, .dictionary): return true
+        default: return false
+        }
+    }
+
+    private mutating func validateFields(_ fields: [FieldDeclaration], owner: String) -> [FieldModel] {
+        fields.map { field in
+            checkFieldType(field.type)
+            if let value = field.defaultValue { checkDefault(value, for: field.type.value, field: field.name.value) }
+            return FieldModel(name: field.name.value, type: field.type.value, isMutable: field.isMutable,
+                              defaultValue: field.defaultValue?.value, documentation: field.documentation)
+        }
+    }
+
+    // MARK: Entities
+
+    private mutating func validateEntity(_ entity: EntityDeclaration) -> EntityModel {
+        let entityName = entity.name.value
+        checkMemberNames(entity)
+
+        // The id comes first in the generated struct.
+        var fieldDeclarations = entity.fields
+        if let idIndex = fieldDeclarations.firstIndex(where: { $0.name.value == "id" }) {
+            let id = fieldDeclarations.remove(at: idIndex)
+            fieldDeclarations.insert(id, at: 0)
+            if id.isMutable {
+                error("the 'id' of entity '\(entityName)' must be declared with 'let'", at: id.name.location, hint: "an entity's identity never changes; write 'let id: \(id.type.value)'")
+            }
+            if id.type.value.isOptional {
+                error("the 'id' of entity '\(entityName)' cannot be optional", at: id.type.location)
+            } else if catalog.isKnownFieldType(id.type.value.namedTypes.first ?? "") && !catalog.traits(of: id.type.value).hashable {
+                error("the 'id' type '\(id.type.value)' of entity '\(entityName)' is not Hashable", at: id.type.location,
+                      hint: "use String, Int, UUID or another Hashable type")
+            }
+        } else {
+            error("entity '\(entityName)' has no 'id' field", at: entity.name.location, hint: "add 'let id: String' (or Int, UUID, ...) to identify '\(entityName)' entities")
+            fieldDeclarations.insert(FieldDeclaration(name: Located("id", at: entity.name.location), type: Located(.named("String"), at: entity.name.location), isMutable: false), at: 0)
+        }
+        let fields = validateFields(fieldDeclarations, owner: entityName)
+        let fieldsByName = Dictionary(fields.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+
+        let relations = validateRelations(entity)
+        let indexes = validateIndexes(entity, fieldsByName: fieldsByName)
+
+        var defaultMerge: [MergeRuleModel] = [MergeRuleModel(kind: .replace, fields: [])]
+        var fragmentMerge: [MergeRuleModel] = [MergeRuleModel(kind: .patch, fields: [])]
+        var seenSlots: [MergeDeclaration.Which: SourceLocation] = [:]
+        for merge in entity.mergeRules {
+            if let previous = seenSlots[merge.which] {
+                error("'merge \(merge.which.rawValue)' is declared twice in entity '\(entityName)'", at: merge.location, hint: "first declared at \(previous); list every rule in one declaration")
+                continue
+            }
+            seenSlots[merge.which] = merge.location
+            let rules = merge.rules.compactMap { validateMergeRule($0, fieldsByName: fieldsByName, entity: entityName) }
+            if merge.which == .default { defaultMerge = rules } else { fragmentMerge = rules }
+        }
+
+        return EntityModel(
+            name: entityName, access: entity.access, documentation: entity.documentation,
+            fields: fields, relations: relations, indexes: indexes,
+            defaultMerge: defaultMerge, fragmentMerge: fragmentMerge,
+            patchFields: fields.filter { $0.isMutable && $0.type.isOptional }.map(\.name),
+            tracksUpdatedAt: entity.tracksUpdatedAt?.value ?? false,
+            isEquatable: fields.allSatisfy { catalog.traits(of: $0.type).equatable }
+        )
+    }
+
+    private mutating func checkMemberNames(_ entity: EntityDeclaration) {
+        var seen: [String: SourceLocation] = [:]
+        let members = entity.fields.map(\.name) + entity.relations.map(\.name)
+        let relationNames = Set(entity.relations.map(\.name.value))
+        for name in members.sorted(by: { $0.location < $1.location }) {
+            if let previous = seen[name.value] {
+                error("duplicate member '\(name.value)' in entity '\(entity.name.value)'", at: name.location, hint: "'\(name.value)' is first declared at \(previous)")
+                continue
+            }
+            seen[name.value] = name.location
+            if SwiftName.generatedEntityMembers.contains(name.value) {
+                error("'\(name.value)' collides with a member generated for entity '\(entity.name.value)'", at: name.location,
+                      hint: "rename it, e.g. '\(name.value)Value'")
+            } else if name.value.hasPrefix("_"), relationNames.contains(String(name.value.dropFirst())) {
+                error("'\(name.value)' collides with the storage of relation '\(name.value.dropFirst())'", at: name.location, hint: "rename the field")
+            }
+        }
+    }
+
+    private mutating func validateRelations(_ entity: EntityDeclaration) -> [RelationModel] {
+        var toOneColumn = 0, toManyColumn = 0
+        return entity.relations.map { relation in
+            let column: Int
+            if relation.isToMany { column = toManyColumn; toManyColumn += 1 } else { column = toOneColumn; toOneColumn += 1 }
+            var model = RelationModel(name: relation.name.value, target: relation.target.value, isToMany: relation.isToMany,
+                                      isRequired: relation.isRequired?.value ?? false, inverse: nil,
+                                      deleteRule: relation.deleteRule, column: column, documentation: relation.documentation)
+            if relation.isToMany, let required = relation.isRequired {
+                error("to-many relation '\(relation.name.value)' cannot be required", at: required.location,
+                      hint: "remove 'required': an empty list already means no related entities")
+                model.isRequired = false
+            }
+            guard let target = catalog.entities[relation.target.value] else {
+                let isOtherType = catalog.isKnownFieldType(relation.target.value)
+                error(isOtherType ? "relation target '\(relation.target.value)' is not an entity" : "unknown entity '\(relation.target.value)'",
+                      at: relation.target.location,
+                      hint: isOtherType ? "relations link entities; store values with 'var \(relation.name.value): \(relation.target.value)'"
+                          : Suggestion.didYouMean(relation.target.value, in: catalog.entities.keys) ?? "declare 'entity \(relation.target.value)' in a schema file of this target")
+                return model
+            }
+            if let inverseName = relation.inverse {
+                model.inverse = resolveInverse(of: relation, in: entity, inverseName: inverseName, target: target)
+            }
+            return model
+        }
+    }
+
+    /// Checks that the inverse exists, points back, and names this relation in turn.
+    private mutating func resolveInverse(of relation: RelationDeclaration, in entity: EntityDeclaration,
+                                         inverseName: Located<String>, target: EntityDeclaration) -> RelationModel.InverseModel? {
+        let qualified = "\(entity.name.value).\(relation.name.value)"
+        guard let inverse = target.relations.first(where: { $0.name.value == inverseName.value }) else {
+            error("'\(target.name.value)' has no relation '\(inverseName.value)' to be the inverse of '\(qualified)'", at: inverseName.location,
+                  hint: Suggestion.didYouMean(inverseName.value, in: target.relations.map(\.name.value))
+                      ?? "add 'relation \(inverseName.value): \(relation.isToMany ? entity.name.value : "[\(entity.name.value)]"), inverse: \(relation.name.value)' to '\(target.name.value)'")
+            return nil
+        }
+        guard inverse.target.value == entity.name.value else {
+            error("inverse '\(target.name.value).\(inverseName.value)' of '\(qualified)' links to '\(inverse.target.value)', not back to '\(entity.name.value)'",
+                  at: inverseName.location, hint: "the inverse of a relation must link back to '\(entity.name.value)'")
+            return nil
+        }
+        switch inverse.inverse?.value {
+        case relation.name.value?:
+            break
+        case nil:
+            error("'\(qualified)' names '\(target.name.value).\(inverseName.value)' as its inverse, but '\(target.name.value).\(inverseName.value)' names no inverse",
+                  at: inverseName.location, hint: "mutual relations name each other: add 'inverse: \(relation.name.value)' to relation '\(inverseName.value)' of '\(target.name.value)'")
+            return nil
+        case let other?:
+            error("mutual relations are declared inconsistently: '\(qualified)' names '\(target.name.value).\(inverseName.value)' as its inverse, but that one names '\(other)'",
+                  at: inverseName.location, hint: "make '\(target.name.value).\(inverseName.value)' name 'inverse: \(relation.name.value)', or fix this inverse")
+            return nil
+        }
+        // Inverse columns are counted exactly as validateRelations numbers the target's relations.
+        let sameKind = target.relations.filter { $0.isToMany == inverse.isToMany }
+        let column = sameKind.firstIndex { $0.name.value == inverse.name.value } ?? 0
+        return RelationModel.InverseModel(name: inverse.name.value, isToMany: inverse.isToMany, column: column)
+    }
+
+    private mutating func validateIndexes(_ entity: EntityDeclaration, fieldsByName: [String: FieldModel]) -> [IndexModel] {
+        var seen: [[String]: SourceLocation] = [:]
+        var models: [IndexModel] = []
+        let relationNames = Set(entity.relations.map(\.name.value))
+        for index in entity.indexes {
+            let kind = index.kind.value
+            var valid = true
+            if kind != .fulltext, index.fields.count > 4 {
+                error("\(kind.rawValue) index has \(index.fields.count) fields; at most 4 are supported", at: index.location,
+                      hint: "keep the most selective fields first and drop the rest")
+                valid = false
+            }
+            if index.fields.isEmpty {
+                error("\(kind.rawValue) index has no fields", at: index.location)
+                valid = false
+            }
+            if let collision = index.collision, kind != .unique {
+                error("'onCollision' only applies to unique indexes", at: collision.location)
+            }
+            var types: [TypeReference] = []
+            for field in index.fields {
+                guard let model = fieldsByName[field.name.value] else {
+                    valid = false
+                    if relationNames.contains(field.name.value) {
+                        error("'\(field.name.value)' is a relation; indexes cover fields", at: field.name.location)
+                    } else {
+                        error("unknown field '\(field.name.value)' in \(kind.rawValue) index of '\(entity.name.value)'", at: field.name.location,
+                              hint: Suggestion.didYouMean(field.name.value, in: fieldsByName.keys))
+                    }
+                    continue
+                }
+                types.append(model.type)
+                if field.descending, kind != .ordered {
+                    error("'desc' only applies to ordered indexes", at: field.name.location)
+                }
+                let traits = catalog.traits(of: model.type)
+                let known = model.type.namedTypes.allSatisfy(catalog.isKnownFieldType)
+                switch kind {
+                case .ordered where known && !traits.comparable:
+                    error("ordered index field '\(field.name.value)' has type '\(model.type)', which is not Comparable", at: field.name.location,
+                          hint: traits.hashable ? "use 'index hash(\(field.name.value))' for equality lookups" : "order by a Comparable field instead")
+                    valid = false
+                case .hash where known && !traits.hashable, .unique where known && !traits.hashable:
+                    error("\(kind.rawValue) index field '\(field.name.value)' has type '\(model.type)', which is not Hashable", at: field.name.location)
+                    valid = false
+                case .fulltext where !TypeCatalog.isString(model.type):
+                    error("full-text index field '\(field.name.value)' has type '\(model.type)'; full-text indexes need String fields", at: field.name.location)
+                    valid = false
+                default:
+                    break
+                }
+            }
+            let signature = [kind.rawValue] + index.fields.map { $0.name.value + ($0.descending ? " desc" : "") }
+            if let previous = seen[signature] {
+                error("duplicate \(kind.rawValue) index on \(index.fields.map(\.name.value).joined(separator: ", "))", at: index.location, hint: "first declared at \(previous)")
+                valid = false
+            }
+            seen[signature] = index.location
+            guard valid else { continue }
+            let baseName = index.fields.enumerated().map { offset, field in
+                offset == 0 ? field.name.value : field.name.value.prefix(1).uppercased() + field.name.value.dropFirst()
+            }.joined()
+            let suffix = kind == .fulltext ? "FullText" : kind.rawValue.prefix(1).uppercased() + kind.rawValue.dropFirst()
+            models.append(IndexModel(kind: kind, fieldNames: index.fields.map(\.name.value), descending: index.fields.map(\.descending),
+                                     fieldTypes: types, collision: index.collision?.value ?? .throw, name: baseName + suffix))
+        }
+        return models
+    }
+
+    private mutating func validateMergeRule(_ rule: MergeDeclaration.Rule, fieldsByName: [String: FieldModel], entity: String) -> MergeRuleModel? {
+        switch rule.kind {
+        case .replace:
+            if !rule.fields.isEmpty { error("'replace' takes no fields", at: rule.location, hint: "write 'replace' alone: it stores the new entity as it is") }
+        case .lastWriteWins where rule.fields.count != 1:
+            error("'lastWriteWins' takes exactly one field", at: rule.location, hint: "write e.g. 'lastWriteWins(updatedAt)'")
+            return nil
+        case .append where rule.fields.isEmpty:
+            error("'append' needs the array fields to append", at: rule.location, hint: "write e.g. 'append(tags)'")
+            return nil
+        default:
+            break
+        }
+        var valid = true
+        for name in rule.fields {
+            guard let field = fieldsByName[name.value] else {
+                error("unknown field '\(name.value)' in merge rule '\(rule.kind.rawValue)' of '\(entity)'", at: name.location,
+                      hint: Suggestion.didYouMean(name.value, in: fieldsByName.keys))
+                valid = false
+                continue
+            }
+            switch rule.kind {
+            case .patch where !(field.isMutable && field.type.isOptional):
+                error("'patch' needs an optional 'var' field; '\(name.value)' is \(field.isMutable ? "" : "a 'let' of type ")'\(field.type)'", at: name.location)
+                valid = false
+            case .append:
+                let isArray = if case .array = field.type.unwrapped { true } else { false }
+                if !(field.isMutable && isArray) {
+                    error("'append' needs an array 'var' field; '\(name.value)' is '\(field.type)'", at: name.location)
+                    valid = false
+                }
+            case .lastWriteWins where !catalog.traits(of: field.type).comparable:
+                error("'lastWriteWins' needs a Comparable field; '\(name.value)' is '\(field.type)'", at: name.location)
+                valid = false
+            default:
+                break
+            }
+        }
+        return valid ? MergeRuleModel(kind: rule.kind, fields: rule.fields.map(\.value)) : nil
+    }
+
+    /// An entity is Equatable when its fields are and every entity it relates to is
+    /// (relations hold entities). Computed as a fixed point because relations form cycles.
+    private func resolveEquatableEntities(_ files: inout [FileModel]) {
+        var equatable: [String: Bool] = [:]
+        var relatedTo: [String: [String]] = [:]
+        for file in files {
+            for case .entity(let entity) in file.declarations {
+                equatable[entity.name] = entity.isEquatable
+                relatedTo[entity.name] = entity.relations.map(\.target)
+            }
+        }
+        var changed = true
+        while changed {
+            changed = false
+            for (name, targets) in relatedTo where equatable[name] == true {
+                if targets.contains(where: { equatable[$0] != true }) {
+                    equatable[name] = false
+                    changed = true
+                }
+            }
+        }
+        for fileIndex in files.indices {
+            for declarationIndex in files[fileIndex].declarations.indices {
+                if case .entity(var entity) = files[fileIndex].declarations[declarationIndex] {
+                    entity.isEquatable = equatable[entity.name] ?? false
+                    files[fileIndex].declarations[declarationIndex] = .entity(entity)
+                }
+            }
+        }
+    }
+
+    // MARK: Enums and structs
+
+    private mutating func validateEnum(_ enumeration: EnumDeclaration) -> EnumModel {
+        let rawType = enumeration.rawType.value
+        if rawType != "String" && rawType != "Int" {
+            error("enum '\(enumeration.name.value)' has raw type '\(rawType)'; use String or Int", at: enumeration.rawType.location)
+        }
+        if enumeration.cases.isEmpty {
+            error("enum '\(enumeration.name.value)' has no cases", at: enumeration.name.location)
+        }
+        var seenNames: [String: SourceLocation] = [:]
+        var seenRaw: [String: SourceLocation] = [:]
+        for item in enumeration.cases {
+            if let previous = seenNames[item.name.value] {
+                error("duplicate case '\(item.name.value)' in enum '\(enumeration.name.value)'", at: item.name.location, hint: "first declared at \(previous)")
+            }
+            seenNames[item.name.value] = item.name.location
+            let raw: String
+            if let value = item.rawValue {
+                let matches = switch (value.value, rawType) {
+                case (.string, "String"), (.integer, "Int"): true
+                default: false
+                }
+                if !matches { error("raw value \(value.value) of case '\(item.name.value)' is not a \(rawType)", at: value.location) }
+                raw = value.value.description
+            } else {
+                raw = rawType == "String" ? SwiftLiteral.string(item.name.value) : "#\(item.name.value)"
+            }
+            if let previous = seenRaw[raw], !raw.hasPrefix("#") {
+                error("raw value \(raw) of case '\(item.name.value)' is already used", at: item.rawValue?.location ?? item.name.location, hint: "first used at \(previous)")
+            }
+            seenRaw[raw] = item.rawValue?.location ?? item.name.location
+        }
+        return EnumModel(name: enumeration.name.value, access: enumeration.access, documentation: enumeration.documentation,
+                         rawType: rawType, caseNames: enumeration.cases.map(\.name.value),
+                         rawValues: enumeration.cases.map { $0.rawValue?.value }, caseDocumentation: enumeration.cases.map(\.documentation))
+    }
+
+    private mutating func validateStruct(_ structure: StructDeclaration) -> StructModel {
+        var seen: [String: SourceLocation] = [:]
+        for field in structure.fields {
+            if let previous = seen[field.name.value] {
+                error("duplicate field '\(field.name.value)' in struct '\(structure.name.value)'", at: field.name.location, hint: "first declared at \(previous)")
+            }
+            seen[field.name.value] = field.name.location
+        }
+        let fields = validateFields(structure.fields, owner: structure.name.value)
+        let traits = catalog.traits(of: .named(structure.name.value))
+        return StructModel(name: structure.name.value, access: structure.access, documentation: structure.documentation,
+                           fields: fields, isHashable: traits.hashable, isEquatable: traits.equatable)
+    }
+}

@@ -1,0 +1,54 @@
+extension ToOne: Encodable where Target: Encodable, Target.ID: Encodable {
+    public func encode(to encoder: any Encoder) throws {
+        let strategy = encoder.relationEncodingStrategy
+        switch state {
+        case .none:
+            var container = encoder.singleValueContainer()
+            try container.encodeNil()
+        case .null:
+            if strategy == .plain {
+                var container = encoder.singleValueContainer()
+                try container.encodeNil()
+            } else {
+                var container = encoder.container(keyedBy: RelationCodingKey.self)
+                try container.encode(true, forKey: .null)
+            }
+        case .id(let id):
+            var container = encoder.container(keyedBy: RelationCodingKey.self)
+            try container.encode(id, forKey: .id)
+        case .entity(let entity, let fragment):
+            switch strategy {
+            case .plain:
+                try entity.encode(to: encoder)
+            case .keyedContainer:
+                var container = encoder.container(keyedBy: RelationCodingKey.self)
+                try container.encode(entity, forKey: .entity)
+            case .explicitKeyedContainer:
+                var container = encoder.container(keyedBy: RelationCodingKey.self)
+                try container.encode(entity, forKey: fragment ? .fragment : .entity)
+            }
+        }
+    }
+}
+
+extension ToOne: Decodable where Target: Decodable, Target.ID: Decodable {
+    public init(from decoder: any Decoder) throws {
+        if let single = try? decoder.singleValueContainer(), single.decodeNil() {
+            self.init(state: .none)
+            return
+        }
+        let container = try decoder.container(keyedBy: RelationCodingKey.self)
+        if container.contains(.null) {
+            // A required relation cannot be nullified: an explicit nil reads as "no data".
+            self.init(state: Constraint.self == Nullable.self ? .null : .none)
+        } else if container.contains(.entity) {
+            self.init(state: .entity(try container.decode(Target.self, forKey: .entity), fragment: false))
+        } else if container.contains(.fragment) {
+            self.init(state: .entity(try container.decode(Target.self, forKey: .fragment), fragment: true))
+        } else if container.allKeys.count == 1, container.contains(.id) {
+            self.init(state: .id(try container.decode(Target.ID.self, forKey: .id)))
+        } else {
+            self.init(state: .entity(try Target(from: decoder), fragment: false))
+        }
+    }
+}

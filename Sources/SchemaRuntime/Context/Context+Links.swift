@@ -1,0 +1,134 @@
+/// The link engine: keeps both sides of every mutual relation symmetric.
+///
+/// Everything here works on interned keys, whatever the entity types involved, and journals
+/// each slot it writes. A relation lives in a slot of its source table; a mutual relation's
+/// inverse lives in a slot of the target table.
+extension Context {
+    // MARK: Primitive journaled writes
+
+    mutating func writeToOne(_ table: ObjectIdentifier, _ column: Int, _ key: Int32, _ value: Int32) {
+        let storage = storage(table)
+        storage.reserveToOne(column, key)
+        let old = storage.toOne[column][Int(key)]
+        guard old != value else { return }
+        storage.toOne[column][Int(key)] = value
+        record(.toOne(table: table, column: column, key: key, old: old))
+    }
+
+    mutating func appendToMany(_ table: ObjectIdentifier, _ column: Int, _ key: Int32, _ value: Int32) {
+        let storage = storage(table)
+        storage.reserveToMany(column, key)
+        guard !storage.toMany[column][Int(key)].contains(value) else { return }
+        storage.toMany[column][Int(key)].appendAssumingAbsent(value)
+        record(.appended(table: table, column: column, key: key))
+    }
+
+    mutating func removeFromMany(_ table: ObjectIdentifier, _ column: Int, _ key: Int32, _ value: Int32) {
+        let storage = storage(table)
+        guard Int(key) < storage.toMany[column].count,
+              let index = storage.toMany[column][Int(key)].remove(value) else { return }
+        record(.removed(table: table, column: column, key: key, value: value, index: index))
+    }
+
+    mutating func replaceToMany(_ table: ObjectIdentifier, _ column: Int, _ key: Int32, _ list: LinkList) {
+        let storage = storage(table)
+        storage.reserveToMany(column, key)
+        let old = storage.toMany[column][Int(key)]
+        guard old != list else { return }
+        storage.toMany[column][Int(key)] = list
+        record(.replaced(table: table, column: column, key: key, old: old))
+    }
+
+    // MARK: Symmetric link maintenance
+
+    /// Points the to-one `slot` of `key` at `target` (`-1` to clear), updating the inverse.
+    ///
+    /// When the inverse is to-one and `target` was linked to another source, that source's
+    /// link is cleared: a to-one target moves, it is never shared.
+    mutating func setToOne(_ source: ObjectIdentifier, _ column: Int, _ key: Int32,
+                           to target: Int32, _ targetTable: ObjectIdentifier, inverse: LinkSlot?) {
+        let old = storage(source).toOneLink(column, key)
+        guard old != target else { return }
+        if old >= 0, let inverse { unlinkInverse(targetTable, inverse, old, from: key) }
+        writeToOne(source, column, key, target)
+        if target >= 0, let inverse {
+            linkInverse(targetTable, inverse, target, to: key, back: (source, .toOne(column)))
+        }
+    }
+
+    /// Sets (or, with `appending`, extends) the to-many `slot` of `key`, updating the inverses.
+    /// O(old + new) plus the inverse updates.
+    mutating func setToMany(_ source: ObjectIdentifier, _ column: Int, _ key: Int32,
+                            to targets: [Int32], appending: Bool,
+                            _ targetTable: ObjectIdentifier, inverse: LinkSlot?) {
+        let old = storage(source).toManyLinks(column, key)
+        var new = appending ? old : LinkList()
+        for target in targets where !new.contains(target) { new.appendAssumingAbsent(target) }
+        if !appending, let inverse {
+            for removed in old.keys where !new.contains(removed) {
+                unlinkInverse(targetTable, inverse, removed, from: key)
+            }
+        }
+        replaceToMany(source, column, key, new)
+        if let inverse {
+            for added in new.keys where !old.contains(added) {
+                linkInverse(targetTable, inverse, added, to: key, back: (source, .toMany(column)))
+            }
+        }
+    }
+
+    /// Removes every link of the `slot` of `key`, updating the inverses; returns the old targets.
+    @discardableResult
+    mutating func clearLinks(_ source: ObjectIdentifier, _ slot: LinkSlot, _ key: Int32,
+                             _ targetTable: ObjectIdentifier, inverse: LinkSlot?) -> [Int32] {
+        guard let storage = storageIfPresent(source) else { return [] }
+        switch slot.cardinality {
+        case .toOne:
+            let old = storage.toOneLink(slot.column, key)
+            guard old >= 0 else { return [] }
+            setToOne(source, slot.column, key, to: -1, targetTable, inverse: inverse)
+            return [old]
+        case .toMany:
+            let old = Array(storage.toManyLinks(slot.column, key).keys)
+            guard !old.isEmpty else { return [] }
+            setToMany(source, slot.column, key, to: [], appending: false, targetTable, inverse: inverse)
+            return old
+        }
+    }
+
+    /// Removes `source` from the inverse slot of `target`.
+    private mutating func unlinkInverse(_ table: ObjectIdentifier, _ inverse: LinkSlot, _ target: Int32, from source: Int32) {
+        switch inverse.cardinality {
+        case .toOne:
+            if storage(table).toOneLink(inverse.column, target) == source {
+                writeToOne(table, inverse.column, target, -1)
+            }
+        case .toMany:
+            removeFromMany(table, inverse.column, target, source)
+        }
+    }
+
+    /// Adds `source` to the inverse slot of `target`. If that slot is to-one and held another
+    /// source, that source's forward link (`back`) to `target` is removed first.
+    private mutating func linkInverse(_ table: ObjectIdentifier, _ inverse: LinkSlot, _ target: Int32,
+                                      to source: Int32, back: (table: ObjectIdentifier, slot: LinkSlot)) {
+        switch inverse.cardinality {
+        case .toMany:
+            appendToMany(table, inverse.column, target, source)
+        case .toOne:
+            let previous = storage(table).toOneLink(inverse.column, target)
+            guard previous != source else { return }
+            if previous >= 0 {
+                switch back.slot.cardinality {
+                case .toOne:
+                    if storage(back.table).toOneLink(back.slot.column, previous) == target {
+                        writeToOne(back.table, back.slot.column, previous, -1)
+                    }
+                case .toMany:
+                    removeFromMany(back.table, back.slot.column, previous, target)
+                }
+            }
+            writeToOne(table, inverse.column, target, source)
+        }
+    }
+}

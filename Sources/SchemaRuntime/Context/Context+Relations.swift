@@ -1,0 +1,124 @@
+/// Typed relation operations used by generated `save` and `delete`.
+extension Context {
+    /// Saves a to-one relation of the entity at `key`: saves an embedded entity, then links.
+    /// `.none` leaves the stored link untouched; `.null` removes it.
+    public mutating func saveRelation<Source, Target, Directionality, Constraint>(
+        _ relation: ToOne<Target, Directionality, Constraint>, of key: EntityKey<Source>,
+        _ descriptor: ToOneRelationDescriptor<Source, Target, Directionality, Constraint>
+    ) throws {
+        let target: Int32
+        switch relation.state {
+        case .none:
+            return
+        case .null:
+            target = -1
+        case .id(let id):
+            target = intern(id, Target.self)
+        case .entity(let entity, let fragment):
+            try entity.save(to: &self, options: fragment ? Target.fragmentMergeStrategy : Target.defaultMergeStrategy)
+            target = intern(entity.id, Target.self)
+        }
+        setToOne(ObjectIdentifier(Source.self), descriptor.column, key.rawValue,
+                 to: target, ObjectIdentifier(Target.self), inverse: descriptor.inverse)
+    }
+
+    /// Saves a to-many relation of the entity at `key`: saves embedded entities, then replaces
+    /// or appends the links. `.none` leaves the stored links untouched.
+    public mutating func saveRelation<Source, Target, Directionality>(
+        _ relation: ToMany<Target, Directionality>, of key: EntityKey<Source>,
+        _ descriptor: ToManyRelationDescriptor<Source, Target, Directionality>
+    ) throws {
+        let targets: [Int32]
+        let appending: Bool
+        switch relation.state {
+        case .none:
+            return
+        case .ids(let ids, let append):
+            appending = append
+            targets = ids.map { intern($0, Target.self) }
+        case .entities(let entities, let fragment, let append):
+            appending = append
+            let strategy = fragment ? Target.fragmentMergeStrategy : Target.defaultMergeStrategy
+            for entity in entities { try entity.save(to: &self, options: strategy) }
+            targets = entities.map { intern($0.id, Target.self) }
+        }
+        setToMany(ObjectIdentifier(Source.self), descriptor.column, key.rawValue, to: targets,
+                  appending: appending, ObjectIdentifier(Target.self), inverse: descriptor.inverse)
+    }
+
+    /// Applies a to-one relation's delete rule for the entity at `key`: removes the link (and
+    /// its inverse), then, for `.cascade`, deletes the entity that was linked.
+    public mutating func applyDeleteRule<Source, Target, Directionality, Constraint>(
+        _ descriptor: ToOneRelationDescriptor<Source, Target, Directionality, Constraint>, of key: EntityKey<Source>
+    ) throws {
+        let targets = clearLinks(ObjectIdentifier(Source.self), .toOne(descriptor.column), key.rawValue,
+                                 ObjectIdentifier(Target.self), inverse: descriptor.inverse)
+        if descriptor.deleteRule == .cascade { try deleteEntities(Target.self, keys: targets) }
+    }
+
+    /// Applies a to-many relation's delete rule for the entity at `key`: removes the links (and
+    /// their inverses), then, for `.cascade`, deletes the entities that were linked.
+    public mutating func applyDeleteRule<Source, Target, Directionality>(
+        _ descriptor: ToManyRelationDescriptor<Source, Target, Directionality>, of key: EntityKey<Source>
+    ) throws {
+        let targets = clearLinks(ObjectIdentifier(Source.self), .toMany(descriptor.column), key.rawValue,
+                                 ObjectIdentifier(Target.self), inverse: descriptor.inverse)
+        if descriptor.deleteRule == .cascade { try deleteEntities(Target.self, keys: targets) }
+    }
+
+    /// Deletes the stored entities among `keys` through their generated `delete(from:)`.
+    mutating func deleteEntities<Entity: EntityModelProtocol>(_ type: Entity.Type, keys: [Int32]) throws {
+        for key in keys {
+            if let entity = row(type, key) { try entity.delete(from: &self) }
+        }
+    }
+
+    func hasRow<Entity: EntityModelProtocol>(_ type: Entity.Type, _ key: Int32) -> Bool {
+        tableIfPresent(type)?.hasRow(key) ?? false
+    }
+}
+
+extension EntityModelProtocol {
+    /// Removes the links of one relation (and their inverses), keeping both entities stored.
+    /// The `inverse` key path documents the mutual side; the schema already knows it.
+    public func detach<Target, Directionality>(_ keyPath: WritableKeyPath<Self, ToMany<Target, Directionality>>,
+                                               inverse: PartialKeyPath<Target>? = nil,
+                                               in context: inout Context) {
+        detach(Self.relation(for: keyPath), in: &context)
+    }
+
+    /// Removes the link of one to-one relation (and its inverse), keeping both entities stored.
+    public func detach<Target, Directionality, Constraint>(_ keyPath: WritableKeyPath<Self, ToOne<Target, Directionality, Constraint>>,
+                                                           inverse: PartialKeyPath<Target>? = nil,
+                                                           in context: inout Context) {
+        detach(Self.relation(for: keyPath), in: &context)
+    }
+
+    private func detach(_ relation: AnyRelation<Self>, in context: inout Context) {
+        guard let key = context.key(of: id, Self.self) else { return }
+        context.clearLinks(ObjectIdentifier(Self.self), relation.slot, key, relation.targetTable, inverse: relation.inverse)
+    }
+
+    /// Removes the links of one relation and deletes the entities that were linked.
+    public func delete<Target, Directionality>(_ keyPath: WritableKeyPath<Self, ToMany<Target, Directionality>>,
+                                               inverse: PartialKeyPath<Target>? = nil,
+                                               from context: inout Context) throws {
+        try deleteLinked(Self.relation(for: keyPath), from: &context)
+    }
+
+    /// Removes the link of one to-one relation and deletes the entity that was linked.
+    public func delete<Target, Directionality, Constraint>(_ keyPath: WritableKeyPath<Self, ToOne<Target, Directionality, Constraint>>,
+                                                           inverse: PartialKeyPath<Target>? = nil,
+                                                           from context: inout Context) throws {
+        try deleteLinked(Self.relation(for: keyPath), from: &context)
+    }
+
+    private func deleteLinked(_ relation: AnyRelation<Self>, from context: inout Context) throws {
+        try context.transaction { context in
+            guard let key = context.key(of: id, Self.self) else { return }
+            let targets = context.clearLinks(ObjectIdentifier(Self.self), relation.slot, key,
+                                             relation.targetTable, inverse: relation.inverse)
+            try relation.deleteTargets(&context, targets)
+        }
+    }
+}

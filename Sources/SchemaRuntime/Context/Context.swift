@@ -1,0 +1,100 @@
+/// A normalized, in-memory store of entities and the links between them.
+///
+/// `Context` is a value: copying it is O(1) and the copy is an independent snapshot.
+/// Copy, mutate, discard is a rollback; keep the copy and it is a commit. Internally each
+/// entity type's storage is a copy-on-write box, duplicated the first time a shared copy
+/// writes to it, so no mutation is ever visible through another copy.
+///
+/// Saves and deletes run in a transaction: if they throw, the context is left exactly as
+/// it was before the call.
+public struct Context: Sendable {
+    var tables: [ObjectIdentifier: TableStorage] = [:]
+    var journal: Journal? = nil
+
+    /// An empty context.
+    public init() {}
+
+    // MARK: Table access
+
+    /// The storage of `table` for reading, if that entity type has been seen.
+    func storageIfPresent(_ table: ObjectIdentifier) -> TableStorage? { tables[table] }
+
+    /// The storage of an existing table, made unique so it can be written.
+    mutating func storage(_ table: ObjectIdentifier) -> TableStorage {
+        if !isKnownUniquelyReferenced(&tables[table]!) {
+            tables[table] = tables[table]!.copy()
+        }
+        return tables[table].unsafelyUnwrapped
+    }
+
+    /// The typed table of `Entity` for reading.
+    func tableIfPresent<Entity: EntityModelProtocol>(_ type: Entity.Type) -> EntityTable<Entity>? {
+        guard let storage = tables[ObjectIdentifier(type)] else { return nil }
+        return unsafeDowncast(storage, to: EntityTable<Entity>.self)
+    }
+
+    /// The typed table of `Entity`, created if needed and made unique so it can be written.
+    mutating func table<Entity: EntityModelProtocol>(_ type: Entity.Type) -> EntityTable<Entity> {
+        let id = ObjectIdentifier(type)
+        if tables[id] == nil {
+            let table = EntityTable<Entity>()
+            tables[id] = table
+            return table
+        }
+        return unsafeDowncast(storage(id), to: EntityTable<Entity>.self)
+    }
+
+    /// The key of `id`, interning it if it is new to the context.
+    mutating func intern<Entity: EntityModelProtocol>(_ id: Entity.ID, _ type: Entity.Type) -> Int32 {
+        if let key = tableIfPresent(type)?.keyByID[id] { return key }
+        return table(type).intern(id)
+    }
+
+    /// The key of `id`, if the context has seen it.
+    func key<Entity: EntityModelProtocol>(of id: Entity.ID, _ type: Entity.Type) -> Int32? {
+        tableIfPresent(type)?.keyByID[id]
+    }
+
+    /// The stored entity under `key`, normalized (relations are `.none`).
+    func row<Entity: EntityModelProtocol>(_ type: Entity.Type, _ key: Int32) -> Entity? {
+        guard let table = tableIfPresent(type), Int(key) < table.rows.count else { return nil }
+        return table.rows[Int(key)]
+    }
+
+    /// The id interned as `key`.
+    func id<Entity: EntityModelProtocol>(_ type: Entity.Type, _ key: Int32) -> Entity.ID {
+        tableIfPresent(type)!.ids[Int(key)]
+    }
+
+    // MARK: Public reading
+
+    /// The number of stored entities of `type`. O(1).
+    public func count<Entity: EntityModelProtocol>(of type: Entity.Type) -> Int {
+        tableIfPresent(type)?.rowCount ?? 0
+    }
+
+    /// The ids of every stored entity of `type`, in context order: the order in which each
+    /// id first appeared in this context (saved or linked to). O(n).
+    public func ids<Entity: EntityModelProtocol>(of type: Entity.Type) -> [Entity.ID] {
+        guard let table = tableIfPresent(type) else { return [] }
+        var result: [Entity.ID] = []
+        result.reserveCapacity(table.rowCount)
+        for key in table.rows.indices where table.rows[key] != nil { result.append(table.ids[key]) }
+        return result
+    }
+
+    /// The stored entity with `id`, with its relations unresolved (`.none`). O(1).
+    public func find<Entity: EntityModelProtocol>(_ type: Entity.Type, id: Entity.ID) -> Entity? {
+        guard let key = key(of: id, type) else { return nil }
+        return row(type, key)
+    }
+
+    /// Keys of every stored entity of `type`, in context order.
+    func liveKeys<Entity: EntityModelProtocol>(_ type: Entity.Type) -> [Int32] {
+        guard let table = tableIfPresent(type) else { return [] }
+        var result: [Int32] = []
+        result.reserveCapacity(table.rowCount)
+        for key in table.rows.indices where table.rows[key] != nil { result.append(Int32(key)) }
+        return result
+    }
+}

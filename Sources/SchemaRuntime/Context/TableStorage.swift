@@ -1,0 +1,99 @@
+/// The storage of one entity type inside a ``Context``: interned keys, rows and link columns.
+///
+/// Every id an entity type sees (saved, or only linked to) is interned once to a dense
+/// `Int32` key. Rows and links are arrays indexed by key, so reading a row or following a
+/// link is an array access, and the link machinery works on plain integers for every entity
+/// type alike. Keys are never reused: an id keeps its key (and its place in
+/// ``Context`` iteration order) for the life of the context.
+///
+/// Boxes are shared between copies of a context and copied on first write
+/// (``Context/storage(_:)``), which is what makes copying a context O(1).
+class TableStorage: @unchecked Sendable {
+    /// To-one link columns: `toOne[column][key]` is the linked key, or `-1`.
+    final var toOne: [ContiguousArray<Int32>]
+    /// To-many link columns: `toMany[column][key]` is the ordered list of linked keys.
+    final var toMany: [ContiguousArray<LinkList>]
+
+    init(toOneColumns: Int, toManyColumns: Int) {
+        toOne = Array(repeating: [], count: toOneColumns)
+        toMany = Array(repeating: [], count: toManyColumns)
+    }
+
+    init(copying other: TableStorage) {
+        toOne = other.toOne
+        toMany = other.toMany
+    }
+
+    /// A shallow copy: arrays are shared until written, by Swift's own copy-on-write.
+    func copy() -> TableStorage { fatalError("subclass responsibility") }
+
+    /// Whether an entity is stored under `key`.
+    func hasRow(_ key: Int32) -> Bool { fatalError("subclass responsibility") }
+
+    final func toOneLink(_ column: Int, _ key: Int32) -> Int32 {
+        let links = toOne[column]
+        return Int(key) < links.count ? links[Int(key)] : -1
+    }
+
+    final func toManyLinks(_ column: Int, _ key: Int32) -> LinkList {
+        let links = toMany[column]
+        return Int(key) < links.count ? links[Int(key)] : LinkList()
+    }
+
+    /// Grows the to-one column so `key` is a valid index. Amortized O(1).
+    final func reserveToOne(_ column: Int, _ key: Int32) {
+        let needed = Int(key) + 1 - toOne[column].count
+        if needed > 0 { toOne[column].append(contentsOf: repeatElement(-1, count: needed)) }
+    }
+
+    /// Grows the to-many column so `key` is a valid index. Amortized O(1).
+    final func reserveToMany(_ column: Int, _ key: Int32) {
+        let needed = Int(key) + 1 - toMany[column].count
+        if needed > 0 { toMany[column].append(contentsOf: repeatElement(LinkList(), count: needed)) }
+    }
+}
+
+/// The typed part of a table: the id of each key and the stored (normalized) entities.
+final class EntityTable<Entity: EntityModelProtocol>: TableStorage, @unchecked Sendable {
+    /// id -> key.
+    var keyByID: [Entity.ID: Int32] = [:]
+    /// key -> id.
+    var ids: ContiguousArray<Entity.ID> = []
+    /// key -> stored entity, nil when the id is only linked to or was deleted.
+    var rows: ContiguousArray<Entity?> = []
+    /// The number of non-nil rows.
+    var rowCount = 0
+
+    init() {
+        var toOne = 0, toMany = 0
+        for relation in Entity.relations {
+            switch relation.slot.cardinality {
+            case .toOne: toOne = max(toOne, relation.slot.column + 1)
+            case .toMany: toMany = max(toMany, relation.slot.column + 1)
+            }
+        }
+        super.init(toOneColumns: toOne, toManyColumns: toMany)
+    }
+
+    init(copying other: EntityTable<Entity>) {
+        keyByID = other.keyByID
+        ids = other.ids
+        rows = other.rows
+        rowCount = other.rowCount
+        super.init(copying: other)
+    }
+
+    override func copy() -> TableStorage { EntityTable(copying: self) }
+
+    override func hasRow(_ key: Int32) -> Bool { Int(key) < rows.count && rows[Int(key)] != nil }
+
+    /// The key of `id`, interning it if new. Amortized O(1).
+    func intern(_ id: Entity.ID) -> Int32 {
+        if let key = keyByID[id] { return key }
+        let key = Int32(ids.count)
+        keyByID[id] = key
+        ids.append(id)
+        rows.append(nil)
+        return key
+    }
+}

@@ -1,0 +1,84 @@
+/// The conformance `schemagen` generates for every entity declared in a schema.
+///
+/// Generated code implements the storage-facing requirements (`save`, `delete`, `normalize`,
+/// `relations`, merge strategies). The hooks (`willSave`, `didSave`, `willDelete`, `didDelete`)
+/// have empty defaults; implement them in an extension of the generated type to add behaviour.
+public protocol EntityModelProtocol: Sendable {
+    /// The identifier type, declared as the entity's `id` field in the schema.
+    associatedtype ID: Hashable & Sendable
+
+    /// The entity's identity within its type.
+    var id: ID { get }
+
+    /// The entity's name as written in the schema.
+    static var entityName: String { get }
+
+    /// Every relation of the entity, in schema order.
+    static var relations: [AnyRelation<Self>] { get }
+
+    /// Sets every relation to `.none`. The context stores entities this way: links live in the
+    /// context's link columns, and queries fill relations back in as requested.
+    mutating func normalize()
+
+    /// Called before the entity is written; may adjust the entity or the context, or throw to cancel.
+    mutating func willSave(to context: inout Context) throws
+
+    /// Called after the entity and its relations were written.
+    func didSave(to context: inout Context) throws
+
+    /// Called before the entity is removed; throw to cancel the delete.
+    func willDelete(from context: inout Context) throws
+
+    /// Called after the entity was removed and its delete rules applied.
+    func didDelete(from context: inout Context) throws
+
+    /// Saves the entity and everything embedded in its relations, merging with stored data.
+    func save(to context: inout Context, options: MergeStrategy<Self>) throws
+
+    /// Removes the entity, applying each relation's delete rule.
+    func delete(from context: inout Context) throws
+
+    /// The strategy used by `save(to:)`.
+    static var defaultMergeStrategy: MergeStrategy<Self> { get }
+
+    /// The strategy used for `.fragment` saves.
+    static var fragmentMergeStrategy: MergeStrategy<Self> { get }
+
+    /// Keeps stored values for every optional `var` field the new value leaves `nil`.
+    static var patch: MergeStrategy<Self> { get }
+}
+
+extension EntityModelProtocol {
+    public mutating func willSave(to context: inout Context) throws {}
+    public func didSave(to context: inout Context) throws {}
+    public func willDelete(from context: inout Context) throws {}
+    public func didDelete(from context: inout Context) throws {}
+
+    /// Saves with ``defaultMergeStrategy``.
+    public func save(to context: inout Context) throws {
+        try save(to: &context, options: Self.defaultMergeStrategy)
+    }
+
+    /// The entity with every relation set to `.none`, as the context stores it.
+    public func normalized() -> Self {
+        var copy = self
+        copy.normalize()
+        return copy
+    }
+}
+
+extension Sequence where Element: EntityModelProtocol {
+    /// Saves every entity in one transaction: if any save throws, none is kept.
+    public func save(to context: inout Context, options: MergeStrategy<Element> = Element.defaultMergeStrategy) throws {
+        try context.transaction { context in
+            for entity in self { try entity.save(to: &context, options: options) }
+        }
+    }
+
+    /// Deletes every entity in one transaction: if any delete throws, none is applied.
+    public func delete(from context: inout Context) throws {
+        try context.transaction { context in
+            for entity in self { try entity.delete(from: &context) }
+        }
+    }
+}

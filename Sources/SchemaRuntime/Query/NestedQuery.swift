@@ -1,0 +1,113 @@
+/// The nested-query vocabulary shared by ``Query`` and ``QueryList``.
+public protocol NestedQuery {
+    associatedtype Entity: EntityModelProtocol
+    /// The steps applied to each resolved entity.
+    var nesting: Nesting<Entity> { get set }
+}
+
+extension NestedQuery {
+    private func adding(_ step: @escaping Nesting<Entity>.Step) -> Self {
+        var copy = self
+        copy.nesting.steps.append(step)
+        return copy
+    }
+
+    /// Resolves a to-one relation as an entity, shaped by `nested`.
+    public func with<Target, Directionality, Constraint>(
+        _ keyPath: WritableKeyPath<Entity, ToOne<Target, Directionality, Constraint>>,
+        _ nested: (Query<Target>) -> Query<Target> = { $0 }
+    ) -> Self {
+        toOne(keyPath, nested) { .relation($0) }
+    }
+
+    /// Resolves a to-one relation as a fragment (saved back with the fragment strategy).
+    public func fragment<Target, Directionality, Constraint>(
+        _ keyPath: WritableKeyPath<Entity, ToOne<Target, Directionality, Constraint>>,
+        _ nested: (Query<Target>) -> Query<Target> = { $0 }
+    ) -> Self {
+        toOne(keyPath, nested) { .fragment($0) }
+    }
+
+    /// Resolves a to-many relation as entities, each shaped by `nested`.
+    public func with<Target, Directionality>(
+        _ keyPath: WritableKeyPath<Entity, ToMany<Target, Directionality>>,
+        _ nested: (Query<Target>) -> Query<Target> = { $0 }
+    ) -> Self {
+        toMany(keyPath, nested) { .relation($0) }
+    }
+
+    /// Resolves a to-many relation as fragments (saved back with the fragment strategy).
+    public func fragment<Target, Directionality>(
+        _ keyPath: WritableKeyPath<Entity, ToMany<Target, Directionality>>,
+        _ nested: (Query<Target>) -> Query<Target> = { $0 }
+    ) -> Self {
+        toMany(keyPath, nested) { .fragment($0) }
+    }
+
+    /// Resolves a to-one relation as the related id only.
+    public func id<Target, Directionality, Constraint>(
+        _ keyPath: WritableKeyPath<Entity, ToOne<Target, Directionality, Constraint>>
+    ) -> Self {
+        let column = Entity.relation(for: keyPath).slot.column
+        let source = ObjectIdentifier(Entity.self)
+        return adding { entity, key, context in
+            if let target = context.liveTarget(source, column, key, Target.self) {
+                entity[keyPath: keyPath] = .id(context.id(Target.self, target))
+            }
+        }
+    }
+
+    /// Resolves a to-many relation as the related ids only.
+    public func id<Target, Directionality>(
+        _ keyPath: WritableKeyPath<Entity, ToMany<Target, Directionality>>
+    ) -> Self {
+        let column = Entity.relation(for: keyPath).slot.column
+        let source = ObjectIdentifier(Entity.self)
+        return adding { entity, key, context in
+            let targets = context.liveTargets(source, column, key, Target.self)
+            entity[keyPath: keyPath] = .ids(targets.map { context.id(Target.self, $0) })
+        }
+    }
+
+    /// Resolves every relation, level by level: `.with(.entities, .fragments, .ids)`.
+    public func with(_ levels: Nested...) -> Self {
+        var copy = self
+        copy.nesting.steps += Nesting<Entity>.bulk(levels[...]).steps
+        return copy
+    }
+
+    private func toOne<Target, Directionality, Constraint>(
+        _ keyPath: WritableKeyPath<Entity, ToOne<Target, Directionality, Constraint>>,
+        _ nested: (Query<Target>) -> Query<Target>,
+        _ wrap: @escaping (Target) -> ToOne<Target, Directionality, Constraint>
+    ) -> Self {
+        let column = Entity.relation(for: keyPath).slot.column
+        let source = ObjectIdentifier(Entity.self)
+        let inner = nested(Query<Target>()).nesting
+        return adding { entity, key, context in
+            if let target = context.liveTarget(source, column, key, Target.self),
+               let resolved = context.resolve(Target.self, key: target, nesting: inner) {
+                entity[keyPath: keyPath] = wrap(resolved)
+            }
+        }
+    }
+
+    private func toMany<Target, Directionality>(
+        _ keyPath: WritableKeyPath<Entity, ToMany<Target, Directionality>>,
+        _ nested: (Query<Target>) -> Query<Target>,
+        _ wrap: @escaping ([Target]) -> ToMany<Target, Directionality>
+    ) -> Self {
+        let column = Entity.relation(for: keyPath).slot.column
+        let source = ObjectIdentifier(Entity.self)
+        let inner = nested(Query<Target>()).nesting
+        return adding { entity, key, context in
+            let links = context.storageIfPresent(source)?.toManyLinks(column, key).keys ?? []
+            var resolved: [Target] = []
+            resolved.reserveCapacity(links.count)
+            for target in links {
+                if let value = context.resolve(Target.self, key: target, nesting: inner) { resolved.append(value) }
+            }
+            entity[keyPath: keyPath] = wrap(resolved)
+        }
+    }
+}

@@ -1,0 +1,94 @@
+/// A query for a list of entities: all of a type, some ids, or the targets of a relation.
+///
+/// ```swift
+/// let chats = Chat.query(in: context).with(\.$messages).resolve()
+/// ```
+public struct QueryList<Entity: EntityModelProtocol>: NestedQuery {
+    enum Source {
+        case all
+        case ids([Entity.ID])
+        case keys([Int32])
+    }
+
+    let context: Context?
+    let source: Source
+    public var nesting = Nesting<Entity>()
+
+    init(context: Context?, source: Source) {
+        self.context = context
+        self.source = source
+    }
+
+    init(context: Context, keys: [Int32]) {
+        self.init(context: context, source: .keys(keys))
+    }
+
+    /// The entities in the query's context, shaped by the nested relations.
+    ///
+    /// Order: for `query(in:)`, context order (the order in which ids first appeared in the
+    /// context); for `query(ids, in:)`, the order of `ids`, skipping ids not stored; for
+    /// `related(_:)`, link order.
+    public func resolve() -> [Entity] {
+        resolve(in: context ?? Context())
+    }
+
+    /// The entities in `context`, shaped by the nested relations.
+    public func resolve(in context: Context) -> [Entity] {
+        let keys = keys(in: context)
+        var result: [Entity] = []
+        result.reserveCapacity(keys.count)
+        for key in keys {
+            if let entity = context.resolve(Entity.self, key: key, nesting: nesting) { result.append(entity) }
+        }
+        return result
+    }
+
+    /// The number of entities the query resolves to, without resolving them.
+    public func count() -> Int {
+        let context = context ?? Context()
+        if case .all = source { return context.count(of: Entity.self) }
+        return keys(in: context).count { context.hasRow(Entity.self, $0) }
+    }
+
+    func keys(in context: Context) -> [Int32] {
+        switch source {
+        case .all: context.liveKeys(Entity.self)
+        case .ids(let ids): ids.compactMap { context.key(of: $0, Entity.self) }
+        case .keys(let keys): keys
+        }
+    }
+}
+
+extension EntityModelProtocol {
+    /// A query for the entity with `id` in `context`.
+    public static func query(_ id: ID, in context: Context) -> Query<Self> {
+        Query(context: context, id: id)
+    }
+
+    /// A query for the entity with `id`, resolved later with `resolve(in:)`.
+    public static func query(_ id: ID) -> Query<Self> {
+        Query(id: id)
+    }
+
+    /// A query for the entities with `ids` in `context`, in the order of `ids`.
+    public static func query(_ ids: [ID], in context: Context) -> QueryList<Self> {
+        QueryList(context: context, source: .ids(ids))
+    }
+
+    /// A query for every stored entity of this type, in context order.
+    public static func query(in context: Context) -> QueryList<Self> {
+        QueryList(context: context, source: .all)
+    }
+
+    /// A query for every entity of this type, resolved later with `resolve(in:)`.
+    public static func query() -> QueryList<Self> {
+        QueryList(context: nil, source: .all)
+    }
+
+    /// Every stored entity of this type with every relation resolved as `nested` says.
+    public static func queryAll(with nested: Nested..., in context: Context) -> QueryList<Self> {
+        var list = QueryList<Self>(context: context, source: .all)
+        list.nesting = .bulk(nested[...])
+        return list
+    }
+}

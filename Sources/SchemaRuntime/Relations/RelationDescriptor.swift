@@ -1,0 +1,124 @@
+/// Static description of a to-one relation, emitted by `schemagen` for each relation.
+public struct ToOneRelationDescriptor<Source: EntityModelProtocol, Target: EntityModelProtocol, Directionality, Constraint>: Sendable {
+    /// The relation's name in the schema.
+    public let name: String
+    /// The relation property's projected value (`\Message.$author`).
+    public let keyPath: WritableKeyPath<Source, ToOne<Target, Directionality, Constraint>> & Sendable
+    /// The to-one column of `Source` that stores the links.
+    public let column: Int
+    /// The slot of the inverse relation on `Target`, for mutual relations.
+    public let inverse: LinkSlot?
+    /// What deleting a `Source` does to the linked `Target`.
+    public let deleteRule: DeleteRule
+
+    public init(_ name: String, _ keyPath: WritableKeyPath<Source, ToOne<Target, Directionality, Constraint>> & Sendable,
+                column: Int, inverse: LinkSlot? = nil, deleteRule: DeleteRule = .nullify) {
+        self.name = name
+        self.keyPath = keyPath
+        self.column = column
+        self.inverse = inverse
+        self.deleteRule = deleteRule
+    }
+
+    /// The type-erased form listed in `Source.relations`.
+    public var erased: AnyRelation<Source> {
+        let keyPath = keyPath
+        let column = column
+        return AnyRelation(
+            name: name, keyPath: keyPath, slot: .toOne(column), target: Target.self,
+            inverse: inverse, deleteRule: deleteRule,
+            resolveBulk: { entity, key, context, levels in
+                let target = context.storageIfPresent(ObjectIdentifier(Source.self))?.toOneLink(column, key) ?? -1
+                guard target >= 0, let level = levels.first else { return }
+                switch level {
+                case .ids:
+                    entity[keyPath: keyPath] = .id(context.id(Target.self, target))
+                case .entities, .fragments:
+                    let nested = Nesting<Target>.bulk(levels.dropFirst())
+                    if let resolved = context.resolve(Target.self, key: target, nesting: nested) {
+                        entity[keyPath: keyPath] = level == .entities ? .relation(resolved) : .fragment(resolved)
+                    }
+                }
+            },
+            deleteTargets: { context, keys in try context.deleteEntities(Target.self, keys: keys) }
+        )
+    }
+}
+
+/// Static description of a to-many relation, emitted by `schemagen` for each relation.
+public struct ToManyRelationDescriptor<Source: EntityModelProtocol, Target: EntityModelProtocol, Directionality>: Sendable {
+    /// The relation's name in the schema.
+    public let name: String
+    /// The relation property's projected value (`\Chat.$messages`).
+    public let keyPath: WritableKeyPath<Source, ToMany<Target, Directionality>> & Sendable
+    /// The to-many column of `Source` that stores the links.
+    public let column: Int
+    /// The slot of the inverse relation on `Target`, for mutual relations.
+    public let inverse: LinkSlot?
+    /// What deleting a `Source` does to the linked `Target`s.
+    public let deleteRule: DeleteRule
+
+    public init(_ name: String, _ keyPath: WritableKeyPath<Source, ToMany<Target, Directionality>> & Sendable,
+                column: Int, inverse: LinkSlot? = nil, deleteRule: DeleteRule = .nullify) {
+        self.name = name
+        self.keyPath = keyPath
+        self.column = column
+        self.inverse = inverse
+        self.deleteRule = deleteRule
+    }
+
+    /// The type-erased form listed in `Source.relations`.
+    public var erased: AnyRelation<Source> {
+        let keyPath = keyPath
+        let column = column
+        return AnyRelation(
+            name: name, keyPath: keyPath, slot: .toMany(column), target: Target.self,
+            inverse: inverse, deleteRule: deleteRule,
+            resolveBulk: { entity, key, context, levels in
+                guard let level = levels.first else { return }
+                let targets = context.storageIfPresent(ObjectIdentifier(Source.self))?.toManyLinks(column, key).keys ?? []
+                switch level {
+                case .ids:
+                    entity[keyPath: keyPath] = .ids(targets.filter { context.hasRow(Target.self, $0) }.map { context.id(Target.self, $0) })
+                case .entities, .fragments:
+                    let nested = Nesting<Target>.bulk(levels.dropFirst())
+                    let resolved = targets.compactMap { context.resolve(Target.self, key: $0, nesting: nested) }
+                    entity[keyPath: keyPath] = level == .entities ? .relation(resolved) : .fragment(resolved)
+                }
+            },
+            deleteTargets: { context, keys in try context.deleteEntities(Target.self, keys: keys) }
+        )
+    }
+}
+
+/// A type-erased relation of `Source`, as listed in `Source.relations`.
+public struct AnyRelation<Source: EntityModelProtocol>: Sendable {
+    /// The relation's name in the schema.
+    public let name: String
+    /// The relation property's projected value, for matching key paths given to queries.
+    public let keyPath: AnyKeyPath & Sendable
+    /// Where the links are stored in `Source`'s table.
+    public let slot: LinkSlot
+    /// The related entity type.
+    public let target: any EntityModelProtocol.Type
+    /// The inverse relation's slot on the target, for mutual relations.
+    public let inverse: LinkSlot?
+    /// What deleting a `Source` does to linked entities.
+    public let deleteRule: DeleteRule
+
+    let resolveBulk: @Sendable (inout Source, Int32, Context, ArraySlice<Nested>) -> Void
+    let deleteTargets: @Sendable (inout Context, [Int32]) throws -> Void
+
+    var targetTable: ObjectIdentifier { ObjectIdentifier(target) }
+}
+
+extension EntityModelProtocol {
+    /// The relation whose projected value is `keyPath`. Relations are generated, so a miss
+    /// is a programming error.
+    static func relation(for keyPath: AnyKeyPath) -> AnyRelation<Self> {
+        guard let relation = relations.first(where: { $0.keyPath == keyPath }) else {
+            preconditionFailure("\(keyPath) is not a relation of \(Self.entityName)")
+        }
+        return relation
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+import SchemaGenCore
+
+/// Dispatches the subcommands. Argument parsing is hand-written: the tool has no
+/// dependencies, so the build plugin that runs it builds in seconds.
+enum SchemaGenCommand {
+    static let version = "0.1.0"
+
+    static let usage = """
+        OVERVIEW: Compile SchemaGen schema files (*.schema, *.schema.json) into Swift.
+
+        USAGE: schemagen <command> [options]
+
+        COMMANDS:
+          generate --output <dir> <path>...     Generate one Swift file per schema file into <dir>.
+                                                Paths are schema files or directories searched recursively.
+                                                Only files whose content changed are rewritten.
+              --keep-stale                      Keep generated files whose schema file is gone.
+              --quiet                           Print diagnostics only.
+          check --generated <dir> <path>...     Exit 1 with a diff if <dir> is not what 'generate' would write.
+          convert <file> [--to dsl|json] [--output <file>]
+                                                Convert a schema between the DSL and JSON syntaxes
+                                                (default: to the other syntax, printed to standard output).
+          version                               Print the version.
+
+        OPTIONS:
+          -h, --help                            Show this help.
+          --version                             Print the version.
+
+        Diagnostics are printed as 'path:line:column: error: message', followed by a 'note:' hint.
+        """
+
+    static func run(_ arguments: [String]) -> Int32 {
+        guard let command = arguments.first else {
+            printError(usage)
+            return 64
+        }
+        let rest = Array(arguments.dropFirst())
+        do {
+            switch command {
+            case "generate": return try GenerateCommand.run(try ParsedArguments(rest, options: ["--output"], flags: ["--quiet", "--keep-stale"]))
+            case "check": return try CheckCommand.run(try ParsedArguments(rest, options: ["--generated"], flags: []))
+            case "convert": return try ConvertCommand.run(try ParsedArguments(rest, options: ["--to", "--output"], flags: []))
+            case "version", "--version":
+                print("schemagen \(version)")
+                return 0
+            case "-h", "--help", "help":
+                print(usage)
+                return 0
+            default:
+                printError("error: unknown command '\(command)'\n\n\(usage)")
+                return 64
+            }
+        } catch let error as UsageError {
+            printError("error: \(error.message)\nRun 'schemagen --help' for usage.")
+            return 64
+        } catch {
+            printError("error: \(error)")
+            return 1
+        }
+    }
+
+    static func printError(_ text: String) {
+        FileHandle.standardError.write(Data((text + "\n").utf8))
+    }
+
+    /// Prints diagnostics to standard error in compiler format.
+    static func report(_ diagnostics: [Diagnostic]) {
+        for diagnostic in diagnostics { printError(diagnostic.description) }
+        let errors = diagnostics.filter { $0.severity == .error }.count
+        if errors > 0 { printError("schemagen: \(errors) error\(errors == 1 ? "" : "s"); no files were written") }
+    }
+}
+
+struct UsageError: Error {
+    var message: String
+}
+
+/// Options (`--output dir`), flags (`--quiet`) and positional arguments.
+struct ParsedArguments {
+    var options: [String: String] = [:]
+    var flags: Set<String> = []
+    var positional: [String] = []
+
+    init(_ arguments: [String], options allowedOptions: Set<String>, flags allowedFlags: Set<String>) throws {
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            if allowedOptions.contains(argument) {
+                guard index + 1 < arguments.count else { throw UsageError(message: "\(argument) needs a value") }
+                options[argument] = arguments[index + 1]
+                index += 2
+            } else if allowedFlags.contains(argument) {
+                flags.insert(argument)
+                index += 1
+            } else if argument.hasPrefix("--") {
+                throw UsageError(message: "unknown option '\(argument)'")
+            } else {
+                positional.append(argument)
+                index += 1
+            }
+        }
+    }
+
+    func required(_ option: String) throws -> String {
+        guard let value = options[option] else { throw UsageError(message: "missing \(option) <value>") }
+        return value
+    }
+}
