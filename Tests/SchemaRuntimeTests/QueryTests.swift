@@ -1,0 +1,99 @@
+import ChatModels
+import SchemaRuntime
+import Testing
+
+/// README "How to Query Entities": nested, bulk nested, combined and related queries.
+@Suite struct QueryTests {
+    let context: Context
+
+    init() throws {
+        var context = Context()
+        try Fixtures.readmeChat.save(to: &context)
+        try Message(id: "3", text: "Reply", author: .id("2"), replyTo: .id("1")).save(to: &context)
+        self.context = context
+    }
+
+    @Test func nestedQueryFromTheOtherEnd() throws {
+        let user = try #require(User
+            .query("1", in: context)
+            .with(\.$chats) { chat in
+                chat.with(\.$messages) { message in
+                    message.with(\.$replies) { reply in
+                        reply.with(\.$author).id(\.$replyTo)
+                    }
+                    .id(\.$author)
+                    .id(\.$chat)
+                }
+                .with(\.$users)
+                .id(\.$admins)
+            }
+            .resolve())
+        let chat = try #require(user.chats?.first)
+        #expect(chat.users?.map(\.name) == ["Bob", "Alice"])
+        #expect(chat.$admins.ids == ["1"])
+        #expect(chat.messages?.map(\.id) == ["1", "2"])
+        let first = try #require(chat.messages?.first)
+        #expect(first.$author.id == "1" && first.$chat.id == "1")
+        #expect(first.replies?.map(\.id) == ["3"])
+        #expect(first.replies?.first?.author?.name == "Alice")
+        #expect(first.replies?.first?.$replyTo.id == "1")
+        // Relations not asked for stay unresolved.
+        #expect(first.$attachment.isNone && first.$viewedBy.isNone)
+    }
+
+    @Test func bothResolveStylesAgree() throws {
+        let bound = User.query("1", in: context).with(\.$chats).resolve()
+        let unbound = User.query("1").with(\.$chats).resolve(in: context)
+        #expect(bound == unbound)
+        #expect(bound?.chats?.count == 1)
+    }
+
+    @Test func bulkNestedQueryResolvesLevelByLevel() throws {
+        let user = try #require(User.query("1", in: context).with(.entities, .fragments, .ids).resolve())
+        let chat = try #require(user.chats?.first)
+        #expect(user.$chats == .relation([chat]))
+        // Second level: fragments; third: ids.
+        let message = try #require(chat.messages?.first)
+        #expect(chat.$messages == .fragment(chat.messages!))
+        #expect(message.$author.id == "1" && message.author == nil)
+        #expect(message.$replies.ids == ["3"] && message.replies == nil)
+    }
+
+    @Test func bulkNestedTerminatesOnCycles() throws {
+        // replies/replyTo and users/chats form cycles; depth bounds the walk.
+        let levels = Array(repeating: Nested.entities, count: 6)
+        var query = Message.query("3", in: context)
+        for _ in levels { query = query.with(.entities) }
+        #expect(query.resolve()?.replyTo?.id == "1")
+    }
+
+    @Test func combiningBulkWithNested() throws {
+        let user = try #require(User.query("1", in: context).with(\.$chats) { $0.with(.entities) }.resolve())
+        let chat = try #require(user.chats?.first)
+        #expect(chat.messages?.count == 2 && chat.users?.count == 2 && chat.admins?.count == 1)
+        #expect(user.$adminOf.isNone)
+    }
+
+    @Test func relatedQueries() throws {
+        let chats: [Chat] = User.query("1", in: context).related(\.$chats).resolve()
+        #expect(chats.map(\.id) == ["1"])
+        let author = Message.query("3", in: context).related(\.$author)?.resolve()
+        #expect(author?.name == "Alice")
+        #expect(Message.query("nope", in: context).related(\.$author) == nil)
+    }
+
+    @Test func listQueriesKeepTheirDocumentedOrder() throws {
+        #expect(Message.query(in: context).resolve().map(\.id) == ["1", "2", "3"])
+        #expect(Message.query(["3", "missing", "1"], in: context).resolve().map(\.id) == ["3", "1"])
+        #expect(Message.query(in: context).count() == 3)
+        #expect(Message.query(["3", "missing"], in: context).count() == 1)
+    }
+
+    @Test func queryCapturesASnapshot() throws {
+        var context = self.context
+        let query = User.query("1", in: context)
+        try User(id: "1", name: "Changed").save(to: &context)
+        #expect(query.resolve()?.name == "Bob")
+        #expect(query.resolve(in: context)?.name == "Changed")
+    }
+}
