@@ -28,8 +28,8 @@ public struct ToOneRelationDescriptor<Source: EntityModelProtocol, Target: Entit
             name: name, keyPath: keyPath, slot: .toOne(column), target: Target.self,
             inverse: inverse, deleteRule: deleteRule,
             resolveBulk: { entity, key, context, levels in
-                let target = context.storageIfPresent(ObjectIdentifier(Source.self))?.toOneLink(column, key) ?? -1
-                guard target >= 0, let level = levels.first else { return }
+                guard let level = levels.first,
+                      let target = context.liveTarget(ObjectIdentifier(Source.self), column, key, Target.self) else { return }
                 switch level {
                 case .ids:
                     entity[keyPath: keyPath] = .id(context.id(Target.self, target))
@@ -76,10 +76,10 @@ public struct ToManyRelationDescriptor<Source: EntityModelProtocol, Target: Enti
             inverse: inverse, deleteRule: deleteRule,
             resolveBulk: { entity, key, context, levels in
                 guard let level = levels.first else { return }
-                let targets = context.storageIfPresent(ObjectIdentifier(Source.self))?.toManyLinks(column, key).keys ?? []
+                let targets = context.liveTargets(ObjectIdentifier(Source.self), column, key, Target.self)
                 switch level {
                 case .ids:
-                    entity[keyPath: keyPath] = .ids(targets.filter { context.hasRow(Target.self, $0) }.map { context.id(Target.self, $0) })
+                    entity[keyPath: keyPath] = .ids(targets.map { context.id(Target.self, $0) })
                 case .entities, .fragments:
                     let nested = Nesting<Target>.bulk(levels.dropFirst())
                     let resolved = targets.compactMap { context.resolve(Target.self, key: $0, nesting: nested) }
