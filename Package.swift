@@ -55,7 +55,9 @@ let package = Package(
         .target(name: "BenchModels", dependencies: ["SchemaRuntime"], path: "Benchmarks/BenchModels", plugins: ["SchemaGenPlugin"]),
 
         .testTarget(name: "SchemaRuntimeTests", dependencies: ["SchemaRuntime", "ChatModels", "CatalogModels"]),
-        .testTarget(name: "SchemaGenCoreTests", dependencies: ["SchemaGenCore"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "SchemaGenCoreTests", dependencies: ["SchemaGenCore"], exclude: ["Fixtures"]),
+        // Applies the build plugin to AllConstructs.schema and uses the generated types.
+        .testTarget(name: "GeneratedCodeTests", dependencies: ["SchemaRuntime"], plugins: ["SchemaGenPlugin"]),
         .testTarget(name: "EndToEndTests", dependencies: []),
     ],
     swiftLanguageModes: [.v6]

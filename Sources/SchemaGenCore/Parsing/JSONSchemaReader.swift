@@ -166,8 +166,8 @@ public struct JSONSchemaReader {
             error("a field needs exactly one of 'let' or 'var' naming it", at: value.location, hint: "write {\"let\": \"id\", \"type\": \"String\"}")
             return nil
         }
-        guard let name = string(object[isMutable ? "var" : "let"], "the field name"),
-              let type = readType(object["type"], "field '\(name.value)'", at: value.location) else { return nil }
+        guard let name = string(object[isMutable ? "var" : "let"], "the field name") else { return nil }
+        let type = readType(object["type"], "field '\(name.value)'", at: value.location) ?? Located(.invalid, at: value.location)
         var field = FieldDeclaration(name: name, type: type, isMutable: isMutable)
         field.documentation = documentation(object["doc"])
         if let defaultValue = object["default"], let parsed = readDefault(defaultValue) {

@@ -14,6 +14,10 @@ public indirect enum TypeReference: Hashable, Sendable, CustomStringConvertible 
         }
     }
 
+    /// Stands in for a type that failed to parse (already reported), so the field is kept and
+    /// no follow-on error ("entity has no 'id'") is reported about it.
+    public static let invalid = TypeReference.named("")
+
     public var isOptional: Bool {
         if case .optional = self { return true }
         return false

@@ -91,11 +91,29 @@ public struct SchemaValidator {
         }
     }
 
+    // MARK: Access levels
+
+    private static let accessRank: [AccessLevel: Int] = [.internal: 0, .package: 1, .public: 2]
+
+    /// The access level of a schema-declared type, or nil for built-ins and externals.
+    private func accessLevel(of name: String) -> AccessLevel? {
+        catalog.entities[name]?.access ?? catalog.enums[name]?.access ?? catalog.structs[name]?.access
+    }
+
+    /// Reports schema types in `type` that are less visible than the declaration using them.
+    private mutating func checkAccess(of type: TypeReference, usedBy owner: String, access: AccessLevel, member: String, at location: SourceLocation) {
+        for name in type.namedTypes {
+            guard let level = accessLevel(of: name), Self.accessRank[level]! < Self.accessRank[access]! else { continue }
+            error("\(access.rawValue) '\(owner)' uses \(level.rawValue) type '\(name)' in '\(member)'", at: location,
+                  hint: "declare '\(name)' \(access.rawValue), or lower the access level of '\(owner)'")
+        }
+    }
+
     // MARK: Types and values
 
     /// Reports unknown names in a field type. Entities are not field types: they are related.
     private mutating func checkFieldType(_ type: Located<TypeReference>) {
-        for name in type.value.namedTypes where !catalog.isKnownFieldType(name) {
+        for name in type.value.namedTypes where !catalog.isKnownFieldType(name) && type.value != .invalid {
             if catalog.entities[name] != nil {
                 error("entity '\(name)' cannot be the type of a field", at: type.location,
                       hint: "link entities with a relation: 'relation \(name.prefix(1).lowercased() + name.dropFirst()): \(name)'")
@@ -139,9 +157,10 @@ public struct SchemaValidator {
         }
     }
 
-    private mutating func validateFields(_ fields: [FieldDeclaration], owner: String) -> [FieldModel] {
+    private mutating func validateFields(_ fields: [FieldDeclaration], owner: String, access: AccessLevel) -> [FieldModel] {
         fields.map { field in
             checkFieldType(field.type)
+            checkAccess(of: field.type.value, usedBy: owner, access: access, member: field.name.value, at: field.type.location)
             if let value = field.defaultValue { checkDefault(value, for: field.type.value, field: field.name.value) }
             return FieldModel(name: field.name.value, type: field.type.value, isMutable: field.isMutable,
                               defaultValue: field.defaultValue?.value, documentation: field.documentation)
@@ -172,7 +191,7 @@ public struct SchemaValidator {
             error("entity '\(entityName)' has no 'id' field", at: entity.name.location, hint: "add 'let id: String' (or Int, UUID, ...) to identify '\(entityName)' entities")
             fieldDeclarations.insert(FieldDeclaration(name: Located("id", at: entity.name.location), type: Located(.named("String"), at: entity.name.location), isMutable: false), at: 0)
         }
-        let fields = validateFields(fieldDeclarations, owner: entityName)
+        let fields = validateFields(fieldDeclarations, owner: entityName, access: entity.access)
         let fieldsByName = Dictionary(fields.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
 
         let relations = validateRelations(entity)
@@ -232,6 +251,10 @@ public struct SchemaValidator {
                 error("to-many relation '\(relation.name.value)' cannot be required", at: required.location,
                       hint: "remove 'required': an empty list already means no related entities")
                 model.isRequired = false
+            }
+            if catalog.entities[relation.target.value] != nil {
+                checkAccess(of: .named(relation.target.value), usedBy: entity.name.value, access: entity.access,
+                            member: relation.name.value, at: relation.target.location)
             }
             guard let target = catalog.entities[relation.target.value] else {
                 let isOtherType = catalog.isKnownFieldType(relation.target.value)
@@ -468,7 +491,7 @@ public struct SchemaValidator {
             }
             seen[field.name.value] = field.name.location
         }
-        let fields = validateFields(structure.fields, owner: structure.name.value)
+        let fields = validateFields(structure.fields, owner: structure.name.value, access: structure.access)
         let traits = catalog.traits(of: .named(structure.name.value))
         return StructModel(name: structure.name.value, access: structure.access, documentation: structure.documentation,
                            fields: fields, isHashable: traits.hashable, isEquatable: traits.equatable)

@@ -1,0 +1,58 @@
+import Foundation
+import SchemaGenCore
+import Testing
+
+/// Generated code is checked against checked-in files: the fixture's golden file, and
+/// `Generated/`, which must match what the build plugin compiles from `Schemas/`.
+@Suite struct GoldenTests {
+    /// Set SCHEMAGEN_UPDATE_GOLDEN=1 to rewrite the golden fixture after an intended change.
+    static let update = ProcessInfo.processInfo.environment["SCHEMAGEN_UPDATE_GOLDEN"] == "1"
+
+    @Test func allConstructsMatchesItsGoldenFile() throws {
+        let source = SchemaSource(path: "AllConstructs.schema", text: try PackagePaths.text(ParserTests.dslPath))
+        let output = SchemaGenerator.generate([source])
+        #expect(!output.hasErrors, "\(output.diagnostics)")
+        let golden = "Tests/SchemaGenCoreTests/Fixtures/AllConstructs.generated.swift"
+        if Self.update { try Data(output.files[0].contents.utf8).write(to: PackagePaths.url(golden)) }
+        let expected = try PackagePaths.text(golden)
+        #expect(output.files[0].contents == expected,
+                "\(TextDiff.lines(old: expected, new: output.files[0].contents, oldName: golden, newName: "generated"))")
+    }
+
+    /// One case per target that applies the plugin: its schema folder and its Generated/ folder.
+    @Test(arguments: [
+        ("Schemas/Chat", "Generated/ChatModels"),
+        ("Schemas/Catalog", "Generated/CatalogModels"),
+        ("Benchmarks/BenchModels", "Generated/BenchModels"),
+    ])
+    func generatedFolderIsUpToDate(schemas: String, generated: String) throws {
+        let paths = try SchemaFileCollector.collect([PackagePaths.url(schemas).path])
+        #expect(!paths.isEmpty)
+        let output = SchemaGenerator.generate(try SchemaFileCollector.read(paths))
+        #expect(!output.hasErrors, "\(output.diagnostics)")
+        for file in output.files {
+            let path = "\(generated)/\(file.name)"
+            let existing = try? PackagePaths.text(path)
+            #expect(existing == file.contents,
+                    "\(path) is stale; run `swift package --allow-writing-to-package-directory generate-schema-code`\n\(TextDiff.lines(old: existing ?? "", new: file.contents, oldName: path, newName: "generated"))")
+        }
+        let stale = try GeneratedFileWriter.stale(in: PackagePaths.url(generated).path, expected: Set(output.files.map(\.name)))
+        #expect(stale.isEmpty, "generated files without a schema: \(stale)")
+    }
+
+    @Test func generationIsDeterministic() throws {
+        let paths = try SchemaFileCollector.collect([PackagePaths.url("Schemas/Chat").path])
+        let sources = try SchemaFileCollector.read(paths)
+        let first = SchemaGenerator.generate(sources).files
+        let second = SchemaGenerator.generate(sources.reversed()).files
+        #expect(first.map(\.contents).sorted() == second.map(\.contents).sorted())
+    }
+
+    @Test func pluginNamingMatchesTheGenerator() {
+        for name in ["Chat.schema", "Chat.schema.json", "a.b.schema", "Weird Name.schema"] {
+            #expect(SchemaFiles.outputName(for: URL(fileURLWithPath: "/x/" + name)) == SchemaValidator.outputName(for: "/x/" + name))
+            #expect(SchemaFiles.isSchemaFile(name) == SchemaSource.isSchemaFile(name))
+        }
+        #expect(!SchemaFiles.isSchemaFile("Chat.swift") && !SchemaSource.isSchemaFile("Chat.json"))
+    }
+}
