@@ -1,2 +1,86 @@
 import BenchModels
-print("bench")
+import Foundation
+import SchemaRuntime
+
+// The runtime benchmark of docs/Performance.md, on types generated from Bench.schema.
+//
+//   swift run -c release schemagen-bench [users] [messagesPerChat]
+//
+// U users; U chats, each with 10 users (mutual many-to-many) and P messages (mutual
+// one-to-many, cascade), each message with 8 words of text, a timestamp and a required
+// one-way author. Prints one line per step with milliseconds.
+
+let arguments = CommandLine.arguments.dropFirst().compactMap { Int($0) }
+let userCount = arguments.first ?? 1000
+let messagesPerChat = arguments.dropFirst().first ?? 10
+let usersPerChat = 10
+
+/// SplitMix64: a fixed seed makes every run generate the same data.
+struct Generator: RandomNumberGenerator {
+    var state: UInt64 = 42
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+var random = Generator()
+let vocabulary = (0..<2000).map { "word\($0)" }
+
+func measure<T>(_ name: String, count: Int? = nil, _ body: () throws -> T) rethrows -> T {
+    let clock = ContinuousClock()
+    let start = clock.now
+    let result = try body()
+    let elapsed = clock.now - start
+    let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+    let perItem = count.map { String(format: " (%.2f µs each)", milliseconds * 1000 / Double(max($0, 1))) } ?? ""
+    print(name.padding(toLength: 56, withPad: " ", startingAt: 0) + String(format: "%10.2f ms", milliseconds) + perItem)
+    return result
+}
+
+print("schemagen-bench: users=\(userCount) chats=\(userCount) messagesPerChat=\(messagesPerChat) messages=\(userCount * messagesPerChat)")
+
+// Data generation is not measured.
+let users = (0..<userCount).map { User(id: $0, name: "user\($0)", age: Int.random(in: 18...80, using: &random)) }
+let chats = (0..<userCount).map { chatID in
+    Chat(
+        id: chatID,
+        title: "chat\(chatID)",
+        users: .ids((0..<usersPerChat).map { (chatID + $0 * 97) % userCount }),
+        messages: .relation((0..<messagesPerChat).map { index in
+            let id = chatID * messagesPerChat + index
+            return Message(
+                id: id,
+                text: (0..<8).map { _ in vocabulary.randomElement(using: &random)! }.joined(separator: " "),
+                timestamp: Int.random(in: 0..<1_000_000_000, using: &random),
+                author: .id(Int.random(in: 0..<userCount, using: &random))
+            )
+        })
+    )
+}
+
+var context = Context()
+try measure("save users", count: userCount) { try users.save(to: &context) }
+try measure("save chats with embedded messages", count: userCount * messagesPerChat) { try chats.save(to: &context) }
+let nested = measure("nested query: 100 chats + messages + authors + users") {
+    Chat.query(Array(0..<min(100, userCount)), in: context)
+        .with(\.$messages) { $0.with(\.$author) }
+        .with(\.$users)
+        .resolve()
+}
+precondition(nested.count == min(100, userCount) && nested[0].messages?.count == messagesPerChat)
+try measure("delete 100 chats (cascade to their messages)") {
+    for chat in chats.prefix(100) { try chat.delete(from: &context) }
+}
+let remaining = (userCount - min(100, userCount)) * messagesPerChat
+precondition(context.count(of: Message.self) == remaining)
+
+// A copy is O(1); the first write to a table the copy shares duplicates that table once.
+let snapshot = measure("copy context (value snapshot)") { context }
+try measure("first delete after the copy (copies shared tables once)") {
+    try chats[100 % userCount].delete(from: &context)
+}
+precondition(snapshot.count(of: Message.self) == remaining)

@@ -81,15 +81,17 @@ extension Context {
     @discardableResult
     mutating func clearLinks(_ source: ObjectIdentifier, _ slot: LinkSlot, _ key: Int32,
                              _ targetTable: ObjectIdentifier, inverse: LinkSlot?) -> [Int32] {
-        guard let storage = storageIfPresent(source) else { return [] }
+        // Read through a temporary reference only: holding a table box while writing would
+        // make it look shared and force a full copy of the table on every write.
+        guard storageIfPresent(source) != nil else { return [] }
         switch slot.cardinality {
         case .toOne:
-            let old = storage.toOneLink(slot.column, key)
+            let old = storageIfPresent(source)!.toOneLink(slot.column, key)
             guard old >= 0 else { return [] }
             setToOne(source, slot.column, key, to: -1, targetTable, inverse: inverse)
             return [old]
         case .toMany:
-            let old = Array(storage.toManyLinks(slot.column, key).keys)
+            let old = Array(storageIfPresent(source)!.toManyLinks(slot.column, key).keys)
             guard !old.isEmpty else { return [] }
             setToMany(source, slot.column, key, to: [], appending: false, targetTable, inverse: inverse)
             return old

@@ -24,8 +24,8 @@ extension Context {
     /// Returns whether a row was removed. O(1).
     @discardableResult
     public mutating func removeRow<Entity: EntityModelProtocol>(_ key: EntityKey<Entity>) -> Bool {
-        guard let table = tableIfPresent(Entity.self), table.hasRow(key.rawValue) else { return false }
-        let writable = self.table(Entity.self)
+        guard hasRow(Entity.self, key.rawValue) else { return false }
+        let writable = table(Entity.self)
         let old = writable.rows[Int(key.rawValue)]
         writable.rows[Int(key.rawValue)] = nil
         writable.rowCount -= 1

@@ -20,6 +20,9 @@ public struct Context: Sendable {
     func storageIfPresent(_ table: ObjectIdentifier) -> TableStorage? { tables[table] }
 
     /// The storage of an existing table, made unique so it can be written.
+    ///
+    /// Callers must not hold another reference to the box (from `storageIfPresent` or
+    /// `tableIfPresent`) at this point: it would defeat the uniqueness check and copy the table.
     mutating func storage(_ table: ObjectIdentifier) -> TableStorage {
         if !isKnownUniquelyReferenced(&tables[table]!) {
             tables[table] = tables[table]!.copy()
