@@ -40,6 +40,16 @@ extension User: EntityModelProtocol {
         Relations.chats.erased,
     ]
 
+    /// Indexes declared in the schema; the runtime keeps them up to date on every save and delete
+    /// and the query planner picks among them (`query.explain()` shows which).
+    public enum Indexes {
+        public static let ageOrdered = IndexDescriptor<User>.ordered("ageOrdered", .field(\.age))
+    }
+
+    public static let indexes: [IndexDescriptor<User>] = [
+        Indexes.ageOrdered,
+    ]
+
     /// Used by `save(to:)`.
     public static let defaultMergeStrategy: MergeStrategy<User> = .replace
     /// Used by `save(to:options: .fragment)` and `.fragment(...)` relations.
@@ -55,7 +65,7 @@ extension User: EntityModelProtocol {
         try context.transaction { context in
             var entity = self
             try entity.willSave(to: &context)
-            let key = context.upsert(entity, options: options)
+            let key = try context.upsert(entity, options: options)
             try context.saveRelation(entity.$chats, of: key, Relations.chats)
             try entity.didSave(to: &context)
         }
@@ -154,7 +164,7 @@ extension Chat: EntityModelProtocol {
         try context.transaction { context in
             var entity = self
             try entity.willSave(to: &context)
-            let key = context.upsert(entity, options: options)
+            let key = try context.upsert(entity, options: options)
             try context.saveRelation(entity.$users, of: key, Relations.users)
             try context.saveRelation(entity.$messages, of: key, Relations.messages)
             try entity.didSave(to: &context)
@@ -242,6 +252,18 @@ extension Message: EntityModelProtocol {
         Relations.author.erased,
     ]
 
+    /// Indexes declared in the schema; the runtime keeps them up to date on every save and delete
+    /// and the query planner picks among them (`query.explain()` shows which).
+    public enum Indexes {
+        public static let timestampOrdered = IndexDescriptor<Message>.ordered("timestampOrdered", .field(\.timestamp))
+        public static let textFullText = IndexDescriptor<Message>.fullText("textFullText", .text(\.text))
+    }
+
+    public static let indexes: [IndexDescriptor<Message>] = [
+        Indexes.timestampOrdered,
+        Indexes.textFullText,
+    ]
+
     /// Used by `save(to:)`.
     public static let defaultMergeStrategy: MergeStrategy<Message> = .replace
     /// Used by `save(to:options: .fragment)` and `.fragment(...)` relations.
@@ -258,7 +280,7 @@ extension Message: EntityModelProtocol {
         try context.transaction { context in
             var entity = self
             try entity.willSave(to: &context)
-            let key = context.upsert(entity, options: options)
+            let key = try context.upsert(entity, options: options)
             try context.saveRelation(entity.$chat, of: key, Relations.chat)
             try context.saveRelation(entity.$author, of: key, Relations.author)
             try entity.didSave(to: &context)

@@ -53,6 +53,18 @@ extension Category: EntityModelProtocol {
         Relations.products.erased,
     ]
 
+    /// Indexes declared in the schema; the runtime keeps them up to date on every save and delete
+    /// and the query planner picks among them (`query.explain()` shows which).
+    public enum Indexes {
+        public static let positionOrdered = IndexDescriptor<Category>.ordered("positionOrdered", .field(\.position))
+        public static let nameUnique = IndexDescriptor<Category>.unique("nameUnique", .field(\.name), onCollision: .throw)
+    }
+
+    public static let indexes: [IndexDescriptor<Category>] = [
+        Indexes.positionOrdered,
+        Indexes.nameUnique,
+    ]
+
     /// Used by `save(to:)`.
     public static let defaultMergeStrategy: MergeStrategy<Category> = .replace
     /// Used by `save(to:options: .fragment)` and `.fragment(...)` relations.
@@ -70,7 +82,7 @@ extension Category: EntityModelProtocol {
         try context.transaction { context in
             var entity = self
             try entity.willSave(to: &context)
-            let key = context.upsert(entity, options: options)
+            let key = try context.upsert(entity, options: options)
             try context.saveRelation(entity.$parent, of: key, Relations.parent)
             try context.saveRelation(entity.$children, of: key, Relations.children)
             try context.saveRelation(entity.$products, of: key, Relations.products)
@@ -193,6 +205,22 @@ extension Product: EntityModelProtocol {
         Relations.related.erased,
     ]
 
+    /// Indexes declared in the schema; the runtime keeps them up to date on every save and delete
+    /// and the query planner picks among them (`query.explain()` shows which).
+    public enum Indexes {
+        public static let skuUnique = IndexDescriptor<Product>.unique("skuUnique", .field(\.sku), onCollision: .throw)
+        public static let priceOrdered = IndexDescriptor<Product>.ordered("priceOrdered", .field(\.price))
+        public static let currencyDiscontinuedAtHash = IndexDescriptor<Product>.hash("currencyDiscontinuedAtHash", .field(\.currency), .field(\.discontinuedAt))
+        public static let titleSummaryFullText = IndexDescriptor<Product>.fullText("titleSummaryFullText", .text(\.title), .text(\.summary))
+    }
+
+    public static let indexes: [IndexDescriptor<Product>] = [
+        Indexes.skuUnique,
+        Indexes.priceOrdered,
+        Indexes.currencyDiscontinuedAtHash,
+        Indexes.titleSummaryFullText,
+    ]
+
     /// Used by `save(to:)`.
     public static let defaultMergeStrategy: MergeStrategy<Product> = patch
     /// Used by `save(to:options: .fragment)` and `.fragment(...)` relations.
@@ -210,7 +238,7 @@ extension Product: EntityModelProtocol {
         try context.transaction { context in
             var entity = self
             try entity.willSave(to: &context)
-            let key = context.upsert(entity, options: options)
+            let key = try context.upsert(entity, options: options)
             try context.saveRelation(entity.$category, of: key, Relations.category)
             try context.saveRelation(entity.$reviews, of: key, Relations.reviews)
             try context.saveRelation(entity.$related, of: key, Relations.related)
@@ -322,6 +350,16 @@ extension Review: EntityModelProtocol {
         Relations.product.erased,
     ]
 
+    /// Indexes declared in the schema; the runtime keeps them up to date on every save and delete
+    /// and the query planner picks among them (`query.explain()` shows which).
+    public enum Indexes {
+        public static let ratingCreatedAtOrdered = IndexDescriptor<Review>.ordered("ratingCreatedAtOrdered", .field(\.rating, descending: true), .field(\.createdAt, descending: true))
+    }
+
+    public static let indexes: [IndexDescriptor<Review>] = [
+        Indexes.ratingCreatedAtOrdered,
+    ]
+
     /// Used by `save(to:)`.
     public static let defaultMergeStrategy: MergeStrategy<Review> = MergeStrategy(.lastWriteWins(\.createdAt))
     /// Used by `save(to:options: .fragment)` and `.fragment(...)` relations.
@@ -337,7 +375,7 @@ extension Review: EntityModelProtocol {
         try context.transaction { context in
             var entity = self
             try entity.willSave(to: &context)
-            let key = context.upsert(entity, options: options)
+            let key = try context.upsert(entity, options: options)
             try context.saveRelation(entity.$product, of: key, Relations.product)
             try entity.didSave(to: &context)
         }
@@ -386,7 +424,7 @@ extension Review: Equatable {}
 
 // MARK: - Currency
 
-public enum Currency: String, Codable, Sendable, CaseIterable, Comparable {
+public enum Currency: String, Codable, Sendable, CaseIterable, Comparable, IndexKeyConvertible {
     case eur = "EUR"
     case usd = "USD"
     case gbp = "GBP"
@@ -394,6 +432,11 @@ public enum Currency: String, Codable, Sendable, CaseIterable, Comparable {
     /// Cases order as declared in the schema.
     public static func < (lhs: Currency, rhs: Currency) -> Bool {
         lhs.declarationOrder < rhs.declarationOrder
+    }
+
+    /// Indexes and sorts order cases as declared.
+    public var indexValue: IndexValue {
+        .ordinal(declarationOrder)
     }
 
     private var declarationOrder: Int {

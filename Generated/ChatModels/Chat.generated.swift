@@ -69,7 +69,7 @@ extension Chat: EntityModelProtocol {
         try context.transaction { context in
             var entity = self
             try entity.willSave(to: &context)
-            let key = context.upsert(entity, options: options)
+            let key = try context.upsert(entity, options: options)
             try context.saveRelation(entity.$users, of: key, Relations.users)
             try context.saveRelation(entity.$messages, of: key, Relations.messages)
             try context.saveRelation(entity.$admins, of: key, Relations.admins)

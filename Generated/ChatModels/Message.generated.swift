@@ -82,6 +82,18 @@ extension Message: EntityModelProtocol {
         Relations.viewedBy.erased,
     ]
 
+    /// Indexes declared in the schema; the runtime keeps them up to date on every save and delete
+    /// and the query planner picks among them (`query.explain()` shows which).
+    public enum Indexes {
+        public static let timestampOrdered = IndexDescriptor<Message>.ordered("timestampOrdered", .field(\.timestamp, descending: true))
+        public static let textFullText = IndexDescriptor<Message>.fullText("textFullText", .text(\.text))
+    }
+
+    public static let indexes: [IndexDescriptor<Message>] = [
+        Indexes.timestampOrdered,
+        Indexes.textFullText,
+    ]
+
     /// Used by `save(to:)`.
     public static let defaultMergeStrategy: MergeStrategy<Message> = .replace
     /// Used by `save(to:options: .fragment)` and `.fragment(...)` relations.
@@ -102,7 +114,7 @@ extension Message: EntityModelProtocol {
         try context.transaction { context in
             var entity = self
             try entity.willSave(to: &context)
-            let key = context.upsert(entity, options: options)
+            let key = try context.upsert(entity, options: options)
             try context.saveRelation(entity.$author, of: key, Relations.author)
             try context.saveRelation(entity.$chat, of: key, Relations.chat)
             try context.saveRelation(entity.$attachment, of: key, Relations.attachment)
@@ -229,7 +241,7 @@ extension Attachment: EntityModelProtocol {
         try context.transaction { context in
             var entity = self
             try entity.willSave(to: &context)
-            let key = context.upsert(entity, options: options)
+            let key = try context.upsert(entity, options: options)
             try context.saveRelation(entity.$message, of: key, Relations.message)
             try entity.didSave(to: &context)
         }
@@ -275,7 +287,7 @@ extension Attachment: Equatable {}
 
 // MARK: - AttachmentKind
 
-public enum AttachmentKind: String, Codable, Sendable, CaseIterable, Comparable {
+public enum AttachmentKind: String, Codable, Sendable, CaseIterable, Comparable, IndexKeyConvertible {
     case image
     case video
     case file
@@ -283,6 +295,11 @@ public enum AttachmentKind: String, Codable, Sendable, CaseIterable, Comparable 
     /// Cases order as declared in the schema.
     public static func < (lhs: AttachmentKind, rhs: AttachmentKind) -> Bool {
         lhs.declarationOrder < rhs.declarationOrder
+    }
+
+    /// Indexes and sorts order cases as declared.
+    public var indexValue: IndexValue {
+        .ordinal(declarationOrder)
     }
 
     private var declarationOrder: Int {

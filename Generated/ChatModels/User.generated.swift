@@ -10,9 +10,11 @@ import SchemaRuntime
 public struct User: Sendable {
     public let id: String
     public var name: String
-    public var username: String
-    public var email: String
+    public var username: String?
+    public var email: String?
     public var age: Int
+    /// True for the signed-in user, nil for everyone else (nil never collides in a unique index).
+    public var isCurrent: Bool?
     public var status: UserStatus
     public var avatar: Avatar?
     /// Heavy profile data the backend does not send with every response.
@@ -31,9 +33,10 @@ public struct User: Sendable {
     public init(
         id: String,
         name: String,
-        username: String = "",
-        email: String = "",
+        username: String? = nil,
+        email: String? = nil,
         age: Int = 0,
+        isCurrent: Bool? = nil,
         status: UserStatus = .active,
         avatar: Avatar? = nil,
         profile: Profile? = nil,
@@ -45,6 +48,7 @@ public struct User: Sendable {
         self.username = username
         self.email = email
         self.age = age
+        self.isCurrent = isCurrent
         self.status = status
         self.avatar = avatar
         self.profile = profile
@@ -67,12 +71,34 @@ extension User: EntityModelProtocol {
         Relations.adminOf.erased,
     ]
 
+    /// Indexes declared in the schema; the runtime keeps them up to date on every save and delete
+    /// and the query planner picks among them (`query.explain()` shows which).
+    public enum Indexes {
+        public static let ageOrdered = IndexDescriptor<User>.ordered("ageOrdered", .field(\.age))
+        public static let nameAgeOrdered = IndexDescriptor<User>.ordered("nameAgeOrdered", .field(\.name), .field(\.age, descending: true))
+        public static let statusHash = IndexDescriptor<User>.hash("statusHash", .field(\.status))
+        public static let usernameUnique = IndexDescriptor<User>.unique("usernameUnique", .field(\.username), onCollision: .upsert)
+        public static let emailUnique = IndexDescriptor<User>.unique("emailUnique", .field(\.email), onCollision: .throw)
+        public static let isCurrentUnique = IndexDescriptor<User>.unique("isCurrentUnique", .field(\.isCurrent), onCollision: .resolver(.updateCurrentUser))
+        public static let nameUsernameFullText = IndexDescriptor<User>.fullText("nameUsernameFullText", .text(\.name), .text(\.username))
+    }
+
+    public static let indexes: [IndexDescriptor<User>] = [
+        Indexes.ageOrdered,
+        Indexes.nameAgeOrdered,
+        Indexes.statusHash,
+        Indexes.usernameUnique,
+        Indexes.emailUnique,
+        Indexes.isCurrentUnique,
+        Indexes.nameUsernameFullText,
+    ]
+
     /// Used by `save(to:)`.
     public static let defaultMergeStrategy: MergeStrategy<User> = .replace
     /// Used by `save(to:options: .fragment)` and `.fragment(...)` relations.
     public static let fragmentMergeStrategy: MergeStrategy<User> = patch
-    /// Keeps the stored `avatar`, `profile` when the new value leaves it nil.
-    public static let patch = MergeStrategy<User>(.patch(\.avatar), .patch(\.profile))
+    /// Keeps the stored `username`, `email`, `isCurrent`, `avatar`, `profile` when the new value leaves it nil.
+    public static let patch = MergeStrategy<User>(.patch(\.username), .patch(\.email), .patch(\.isCurrent), .patch(\.avatar), .patch(\.profile))
 
     public mutating func normalize() {
         $chats = .none
@@ -83,7 +109,7 @@ extension User: EntityModelProtocol {
         try context.transaction { context in
             var entity = self
             try entity.willSave(to: &context)
-            let key = context.upsert(entity, options: options)
+            let key = try context.upsert(entity, options: options)
             try context.saveRelation(entity.$chats, of: key, Relations.chats)
             try context.saveRelation(entity.$adminOf, of: key, Relations.adminOf)
             try entity.didSave(to: &context)
@@ -109,6 +135,7 @@ extension User: Codable {
         case username
         case email
         case age
+        case isCurrent
         case status
         case avatar
         case profile
@@ -120,9 +147,10 @@ extension User: Codable {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.id = try container.decode(String.self, forKey: .id)
         self.name = try container.decode(String.self, forKey: .name)
-        self.username = try container.decodeIfPresent(String.self, forKey: .username) ?? ""
-        self.email = try container.decodeIfPresent(String.self, forKey: .email) ?? ""
+        self.username = try container.decodeIfPresent(String.self, forKey: .username)
+        self.email = try container.decodeIfPresent(String.self, forKey: .email)
         self.age = try container.decodeIfPresent(Int.self, forKey: .age) ?? 0
+        self.isCurrent = try container.decodeIfPresent(Bool.self, forKey: .isCurrent)
         self.status = try container.decodeIfPresent(UserStatus.self, forKey: .status) ?? .active
         self.avatar = try container.decodeIfPresent(Avatar.self, forKey: .avatar)
         self.profile = try container.decodeIfPresent(Profile.self, forKey: .profile)
@@ -134,9 +162,10 @@ extension User: Codable {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(id, forKey: .id)
         try container.encode(name, forKey: .name)
-        try container.encode(username, forKey: .username)
-        try container.encode(email, forKey: .email)
+        try container.encodeIfPresent(username, forKey: .username)
+        try container.encodeIfPresent(email, forKey: .email)
         try container.encode(age, forKey: .age)
+        try container.encodeIfPresent(isCurrent, forKey: .isCurrent)
         try container.encode(status, forKey: .status)
         try container.encodeIfPresent(avatar, forKey: .avatar)
         try container.encodeIfPresent(profile, forKey: .profile)
@@ -150,7 +179,7 @@ extension User: Equatable {}
 // MARK: - UserStatus
 
 /// Whether a user is around.
-public enum UserStatus: String, Codable, Sendable, CaseIterable, Comparable {
+public enum UserStatus: String, Codable, Sendable, CaseIterable, Comparable, IndexKeyConvertible {
     case active
     case away
     /// Not seen recently.
@@ -159,6 +188,11 @@ public enum UserStatus: String, Codable, Sendable, CaseIterable, Comparable {
     /// Cases order as declared in the schema.
     public static func < (lhs: UserStatus, rhs: UserStatus) -> Bool {
         lhs.declarationOrder < rhs.declarationOrder
+    }
+
+    /// Indexes and sorts order cases as declared.
+    public var indexValue: IndexValue {
+        .ordinal(declarationOrder)
     }
 
     private var declarationOrder: Int {

@@ -105,6 +105,8 @@ struct EntityRenderer {
                             entity.relations.map { "Relations.\(SwiftName.escaped($0.name)).erased" })
             }
 
+            renderIndexes(into: &writer)
+
             writer.line()
             writer.documentation(["Used by `save(to:)`."])
             writer.line("\(access.prefix)static let defaultMergeStrategy: MergeStrategy<\(name)> = \(mergeExpression(entity.defaultMerge))")
@@ -128,7 +130,7 @@ struct EntityRenderer {
                 writer.block(opening: "try context.transaction { context in") { writer in
                     writer.line("var entity = self")
                     writer.line("try entity.willSave(to: &context)")
-                    writer.line("\(entity.relations.isEmpty ? "_" : "let key") = context.upsert(entity, options: options)")
+                    writer.line("\(entity.relations.isEmpty ? "_" : "let key") = try context.upsert(entity, options: options)")
                     for relation in entity.relations {
                         writer.line("try context.saveRelation(entity.$\(relation.name), of: key, Relations.\(SwiftName.escaped(relation.name)))")
                     }
@@ -149,6 +151,41 @@ struct EntityRenderer {
                 }
             }
         }
+    }
+
+    // MARK: Indexes
+
+    private func indexDeclaration(_ index: IndexModel) -> String {
+        let descriptor = "IndexDescriptor<\(name)>"
+        let fields = index.fields.map { field in
+            index.kind == .fulltext ? ".text(\\.\(field.name))" : ".field(\\.\(field.name)\(field.descending ? ", descending: true" : ""))"
+        }.joined(separator: ", ")
+        switch index.kind {
+        case .ordered: return "\(descriptor).ordered(\"\(index.name)\", \(fields))"
+        case .hash: return "\(descriptor).hash(\"\(index.name)\", \(fields))"
+        case .fulltext: return "\(descriptor).fullText(\"\(index.name)\", \(fields))"
+        case .unique:
+            let policy = switch index.collision {
+            case .throw: ".throw"
+            case .upsert: ".upsert"
+            case .resolver(let resolver): ".resolver(.\(resolver))"
+            }
+            return "\(descriptor).unique(\"\(index.name)\", \(fields), onCollision: \(policy))"
+        }
+    }
+
+    private func renderIndexes(into writer: inout SwiftWriter) {
+        guard !entity.indexes.isEmpty else { return }
+        writer.line()
+        writer.documentation(["Indexes declared in the schema; the runtime keeps them up to date on every save and delete",
+                              "and the query planner picks among them (`query.explain()` shows which)."])
+        writer.block("\(access.prefix)enum Indexes") { writer in
+            for index in entity.indexes {
+                writer.line("\(access.prefix)static let \(index.name) = \(indexDeclaration(index))")
+            }
+        }
+        writer.line()
+        writer.list("\(access.prefix)static let indexes: [IndexDescriptor<\(name)>] =", entity.indexes.map { "Indexes.\($0.name)" })
     }
 
     // MARK: Codable

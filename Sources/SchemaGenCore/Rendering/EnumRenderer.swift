@@ -6,7 +6,7 @@ enum EnumRenderer {
         writer.line("// MARK: - \(enumeration.name)")
         writer.line()
         writer.documentation(enumeration.documentation)
-        writer.block("\(access.prefix)enum \(enumeration.name): \(enumeration.rawType), Codable, Sendable, CaseIterable, Comparable") { writer in
+        writer.block("\(access.prefix)enum \(enumeration.name): \(enumeration.rawType), Codable, Sendable, CaseIterable, Comparable, IndexKeyConvertible") { writer in
             for item in enumeration.cases {
                 writer.documentation(item.documentation)
                 if let raw = item.rawValue {
@@ -19,6 +19,11 @@ enum EnumRenderer {
             writer.line("/// Cases order as declared in the schema.")
             writer.block("\(access.prefix)static func < (lhs: \(enumeration.name), rhs: \(enumeration.name)) -> Bool") { writer in
                 writer.line("lhs.declarationOrder < rhs.declarationOrder")
+            }
+            writer.line()
+            writer.documentation(["Indexes and sorts order cases as declared."])
+            writer.block("\(access.prefix)var indexValue: IndexValue") { writer in
+                writer.line(".ordinal(declarationOrder)")
             }
             writer.line()
             writer.block("private var declarationOrder: Int") { writer in

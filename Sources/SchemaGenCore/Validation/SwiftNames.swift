@@ -27,6 +27,8 @@ public enum SwiftName {
         "Context", "Query", "QueryList", "ToOne", "ToMany", "MergeStrategy", "Mutual", "OneWay", "Required", "Nullable",
         "DeleteRule", "Nested", "Nesting", "NestedQuery", "EntityKey", "AnyRelation", "LinkSlot", "EntityModelProtocol",
         "ToOneRelationDescriptor", "ToManyRelationDescriptor", "RelationEncodingStrategy", "SchemaRuntime",
+        "IndexDescriptor", "IndexField", "TextField", "IndexValue", "IndexKey", "IndexKeyConvertible", "Predicate", "Descending",
+        "CollisionResolver", "CollisionPolicy", "QueryPlan", "UniqueConstraintViolation", "InvalidQuery",
         "Self", "Any", "Type", "Protocol", "AnyObject", "Optional", "Array", "Dictionary", "Set", "Codable", "Sendable",
     ]).union(TypeCatalog.builtins.keys)
 }

@@ -1,23 +1,53 @@
 extension Context {
     /// Stores `entity` (normalized), merged with the stored one by `strategy`, and returns its key.
     ///
-    /// Generated `save(to:options:)` calls this first, then saves each relation.
-    /// O(1) amortized, plus the cost of the merge.
+    /// Unique indexes are checked first: a collision throws, replaces the other entity, or runs
+    /// the schema's resolver, as the index says. Generated `save(to:options:)` calls this
+    /// first, then saves each relation. O(1) amortized plus index maintenance and the merge.
     @discardableResult
-    public mutating func upsert<Entity: EntityModelProtocol>(_ entity: Entity, options strategy: MergeStrategy<Entity>) -> EntityKey<Entity> {
-        let table = table(Entity.self)
-        let key = table.intern(entity.id)
-        let old = table.rows[Int(key)]
+    public mutating func upsert<Entity: EntityModelProtocol>(_ entity: Entity, options strategy: MergeStrategy<Entity>) throws -> EntityKey<Entity> {
         var new = entity
         new.normalize()
-        if let old, !strategy.isReplace {
+        if let key = key(of: entity.id, Entity.self), let old = row(Entity.self, key), !strategy.isReplace {
             new = strategy.merge(old, new)
             new.normalize()
         }
+        try resolveUniqueCollisions(new)
+        let table = table(Entity.self)
+        let key = table.intern(entity.id)
+        let old = table.rows[Int(key)]
         table.rows[Int(key)] = new
         if old == nil { table.rowCount += 1 }
+        table.updateIndexes(key: key, old: old, new: new)
         record(.row({ context in context.restoreRow(Entity.self, key, old) }))
         return EntityKey(key)
+    }
+
+    /// Applies each unique index's collision policy for `entity` about to be stored.
+    private mutating func resolveUniqueCollisions<Entity: EntityModelProtocol>(_ entity: Entity) throws {
+        for (position, descriptor) in Entity.indexes.enumerated() {
+            guard case .unique(let policy) = descriptor.kind else { continue }
+            let indexKey = descriptor.key(of: entity)
+            if indexKey.containsNull { continue }
+            func owner(_ context: Context) -> Int32? {
+                guard let table = context.tableIfPresent(Entity.self),
+                      let owner = table.unique[table.indexSlots[position]].owner(indexKey),
+                      table.ids[Int(owner)] != entity.id else { return nil }
+                return owner
+            }
+            guard let existing = owner(self) else { continue }
+            let violation = UniqueConstraintViolation(entityName: Entity.entityName, indexName: descriptor.name,
+                                                      existingID: "\(id(Entity.self, existing))", newID: "\(entity.id)")
+            switch policy {
+            case .throw:
+                throw violation
+            case .upsert:
+                try row(Entity.self, existing)?.delete(from: &self)
+            case .resolver(let resolver):
+                try resolver.resolve(id(Entity.self, existing), entity, &self)
+            }
+            if owner(self) != nil { throw violation }
+        }
     }
 
     /// Removes the row stored under `key`, keeping its links (generated `delete` detaches them).
@@ -29,6 +59,7 @@ extension Context {
         let old = writable.rows[Int(key.rawValue)]
         writable.rows[Int(key.rawValue)] = nil
         writable.rowCount -= 1
+        writable.updateIndexes(key: key.rawValue, old: old, new: nil)
         record(.row({ context in context.restoreRow(Entity.self, key.rawValue, old) }))
         return true
     }
@@ -36,8 +67,10 @@ extension Context {
     /// Puts back a row value during rollback.
     mutating func restoreRow<Entity: EntityModelProtocol>(_ type: Entity.Type, _ key: Int32, _ value: Entity?) {
         let table = table(type)
-        let wasStored = table.rows[Int(key)] != nil
+        let current = table.rows[Int(key)]
+        let wasStored = current != nil
         table.rows[Int(key)] = value
+        table.updateIndexes(key: key, old: current, new: value)
         table.rowCount += (value != nil ? 1 : 0) - (wasStored ? 1 : 0)
     }
 

@@ -64,7 +64,32 @@ final class EntityTable<Entity: EntityModelProtocol>: TableStorage, @unchecked S
     /// The number of non-nil rows.
     var rowCount = 0
 
+    /// Index storages by kind, and for each of `Entity.indexes` its position in its kind's array.
+    var ordered: [OrderedIndexStorage] = []
+    var hashed: [HashIndexStorage] = []
+    var unique: [UniqueIndexStorage] = []
+    var fullText: [FullTextIndexStorage] = []
+    let indexSlots: [Int]
+
     init() {
+        var slots: [Int] = []
+        for descriptor in Entity.indexes {
+            switch descriptor.kind {
+            case .ordered:
+                slots.append(ordered.count)
+                ordered.append(OrderedIndexStorage(descending: descriptor.fields.map(\.descending)))
+            case .hash:
+                slots.append(hashed.count)
+                hashed.append(HashIndexStorage())
+            case .unique:
+                slots.append(unique.count)
+                unique.append(UniqueIndexStorage())
+            case .fullText:
+                slots.append(fullText.count)
+                fullText.append(FullTextIndexStorage())
+            }
+        }
+        indexSlots = slots
         var toOne = 0, toMany = 0
         for relation in Entity.relations {
             switch relation.slot.cardinality {
@@ -80,12 +105,47 @@ final class EntityTable<Entity: EntityModelProtocol>: TableStorage, @unchecked S
         ids = other.ids
         rows = other.rows
         rowCount = other.rowCount
+        ordered = other.ordered
+        hashed = other.hashed
+        unique = other.unique
+        fullText = other.fullText
+        indexSlots = other.indexSlots
         super.init(copying: other)
     }
 
     override func copy() -> TableStorage { EntityTable(copying: self) }
 
     override func hasRow(_ key: Int32) -> Bool { Int(key) < rows.count && rows[Int(key)] != nil }
+
+    /// Moves `key` from `old` to `new` in every index, skipping indexes whose key is unchanged.
+    /// O(indexes × (log n + B)), plus the text length for full-text indexes.
+    func updateIndexes(key: Int32, old: Entity?, new: Entity?) {
+        for (position, descriptor) in Entity.indexes.enumerated() {
+            let slot = indexSlots[position]
+            if case .fullText = descriptor.kind {
+                let oldText = old.map(descriptor.text(of:)), newText = new.map(descriptor.text(of:))
+                if oldText == newText { continue }
+                if let oldText { fullText[slot].remove(oldText, key) }
+                if let newText { fullText[slot].insert(newText, key) }
+                continue
+            }
+            let oldKey = old.map(descriptor.key(of:)), newKey = new.map(descriptor.key(of:))
+            if oldKey == newKey { continue }
+            switch descriptor.kind {
+            case .ordered:
+                if let oldKey { ordered[slot].remove(.init(key: oldKey, entity: key)) }
+                if let newKey { ordered[slot].insert(.init(key: newKey, entity: key)) }
+            case .hash:
+                if let oldKey { hashed[slot].remove(oldKey, key) }
+                if let newKey { hashed[slot].insert(newKey, key) }
+            case .unique:
+                if let oldKey, !oldKey.containsNull { unique[slot].remove(oldKey, key) }
+                if let newKey, !newKey.containsNull { unique[slot].insert(newKey, key) }
+            case .fullText:
+                break
+            }
+        }
+    }
 
     /// The key of `id`, interning it if new. Amortized O(1).
     func intern(_ id: Entity.ID) -> Int32 {

@@ -16,6 +16,9 @@ public protocol EntityModelProtocol: Sendable {
     /// Every relation of the entity, in schema order.
     static var relations: [AnyRelation<Self>] { get }
 
+    /// Every index declared in the schema, maintained on save and delete.
+    static var indexes: [IndexDescriptor<Self>] { get }
+
     /// Sets every relation to `.none`. The context stores entities this way: links live in the
     /// context's link columns, and queries fill relations back in as requested.
     mutating func normalize()
@@ -49,6 +52,8 @@ public protocol EntityModelProtocol: Sendable {
 }
 
 extension EntityModelProtocol {
+    public static var indexes: [IndexDescriptor<Self>] { [] }
+
     public mutating func willSave(to context: inout Context) throws {}
     public func didSave(to context: inout Context) throws {}
     public func willDelete(from context: inout Context) throws {}

@@ -28,10 +28,11 @@ extension NestedQuery {
         toOne(keyPath, nested) { .fragment($0) }
     }
 
-    /// Resolves a to-many relation as entities, each shaped by `nested`.
+    /// Resolves a to-many relation as entities, shaped by `nested`, which may also filter,
+    /// sort and limit them: `.with(\.$messages) { $0.filter(\.timestamp > t).sorted(by: \.timestamp) }`.
     public func with<Target, Directionality>(
         _ keyPath: WritableKeyPath<Entity, ToMany<Target, Directionality>>,
-        _ nested: (Query<Target>) -> Query<Target> = { $0 }
+        _ nested: (QueryList<Target>) -> QueryList<Target> = { $0 }
     ) -> Self {
         toMany(keyPath, nested) { .relation($0) }
     }
@@ -39,7 +40,7 @@ extension NestedQuery {
     /// Resolves a to-many relation as fragments (saved back with the fragment strategy).
     public func fragment<Target, Directionality>(
         _ keyPath: WritableKeyPath<Entity, ToMany<Target, Directionality>>,
-        _ nested: (Query<Target>) -> Query<Target> = { $0 }
+        _ nested: (QueryList<Target>) -> QueryList<Target> = { $0 }
     ) -> Self {
         toMany(keyPath, nested) { .fragment($0) }
     }
@@ -94,18 +95,24 @@ extension NestedQuery {
 
     private func toMany<Target, Directionality>(
         _ keyPath: WritableKeyPath<Entity, ToMany<Target, Directionality>>,
-        _ nested: (Query<Target>) -> Query<Target>,
+        _ nested: (QueryList<Target>) -> QueryList<Target>,
         _ wrap: @escaping ([Target]) -> ToMany<Target, Directionality>
     ) -> Self {
         let column = Entity.relation(for: keyPath).slot.column
         let source = ObjectIdentifier(Entity.self)
-        let inner = nested(Query<Target>()).nesting
+        let inner = nested(QueryList<Target>(context: nil, source: .keys([])))
+        let refines = inner.predicate != nil || !inner.sortKeys.isEmpty || inner.limit != nil || inner.offset > 0
         return adding { entity, key, context in
-            let links = context.storageIfPresent(source)?.toManyLinks(column, key).keys ?? []
+            var links = Array(context.storageIfPresent(source)?.toManyLinks(column, key).keys ?? [])
+            if refines {
+                var list = inner
+                list.source = .keys(links)
+                links = list.execute(in: context).keys
+            }
             var resolved: [Target] = []
             resolved.reserveCapacity(links.count)
             for target in links {
-                if let value = context.resolve(Target.self, key: target, nesting: inner) { resolved.append(value) }
+                if let value = context.resolve(Target.self, key: target, nesting: inner.nesting) { resolved.append(value) }
             }
             entity[keyPath: keyPath] = wrap(resolved)
         }

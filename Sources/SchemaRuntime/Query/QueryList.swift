@@ -11,8 +11,12 @@ public struct QueryList<Entity: EntityModelProtocol>: NestedQuery {
     }
 
     let context: Context?
-    let source: Source
+    var source: Source
     public var nesting = Nesting<Entity>()
+    var predicate: Predicate<Entity>?
+    var sortKeys: [SortKey<Entity>] = []
+    var limit: Int?
+    var offset = 0
 
     init(context: Context?, source: Source) {
         self.context = context
@@ -25,16 +29,18 @@ public struct QueryList<Entity: EntityModelProtocol>: NestedQuery {
 
     /// The entities in the query's context, shaped by the nested relations.
     ///
-    /// Order: for `query(in:)`, context order (the order in which ids first appeared in the
+    /// Order: the sort, if any; else BM25 relevance for a full-text `matches` filter; else,
+    /// for `query(in:)`, context order (the order in which ids first appeared in the
     /// context); for `query(ids, in:)`, the order of `ids`, skipping ids not stored; for
     /// `related(_:)`, link order.
     public func resolve() -> [Entity] {
         resolve(in: context ?? Context())
     }
 
-    /// The entities in `context`, shaped by the nested relations.
+    /// The entities in `context`, filtered, sorted and limited as the query says, shaped by
+    /// the nested relations.
     public func resolve(in context: Context) -> [Entity] {
-        let keys = keys(in: context)
+        let keys = execute(in: context).keys
         var result: [Entity] = []
         result.reserveCapacity(keys.count)
         for key in keys {
@@ -46,8 +52,8 @@ public struct QueryList<Entity: EntityModelProtocol>: NestedQuery {
     /// The number of entities the query resolves to, without resolving them.
     public func count() -> Int {
         let context = context ?? Context()
-        if case .all = source { return context.count(of: Entity.self) }
-        return keys(in: context).count { context.hasRow(Entity.self, $0) }
+        if case .all = source, predicate == nil, limit == nil, offset == 0 { return context.count(of: Entity.self) }
+        return execute(in: context).keys.count
     }
 
     func keys(in context: Context) -> [Int32] {

@@ -109,6 +109,26 @@ extension Document: EntityModelProtocol {
         Relations.cover.erased,
     ]
 
+    /// Indexes declared in the schema; the runtime keeps them up to date on every save and delete
+    /// and the query planner picks among them (`query.explain()` shows which).
+    public enum Indexes {
+        public static let createdAtOrdered = IndexDescriptor<Document>.ordered("createdAtOrdered", .field(\.createdAt, descending: true))
+        public static let titlePageCountSizeScoreOrdered = IndexDescriptor<Document>.ordered("titlePageCountSizeScoreOrdered", .field(\.title), .field(\.pageCount, descending: true), .field(\.size), .field(\.score))
+        public static let stateIsDraftHash = IndexDescriptor<Document>.hash("stateIsDraftHash", .field(\.state), .field(\.isDraft))
+        public static let titleUnique = IndexDescriptor<Document>.unique("titleUnique", .field(\.title), onCollision: .upsert)
+        public static let sizeUnique = IndexDescriptor<Document>.unique("sizeUnique", .field(\.size), onCollision: .resolver(.keepNewest))
+        public static let titleBodyFullText = IndexDescriptor<Document>.fullText("titleBodyFullText", .text(\.title), .text(\.body))
+    }
+
+    public static let indexes: [IndexDescriptor<Document>] = [
+        Indexes.createdAtOrdered,
+        Indexes.titlePageCountSizeScoreOrdered,
+        Indexes.stateIsDraftHash,
+        Indexes.titleUnique,
+        Indexes.sizeUnique,
+        Indexes.titleBodyFullText,
+    ]
+
     /// Used by `save(to:)`.
     public static let defaultMergeStrategy: MergeStrategy<Document> = patch
     /// Used by `save(to:options: .fragment)` and `.fragment(...)` relations.
@@ -127,7 +147,7 @@ extension Document: EntityModelProtocol {
         try context.transaction { context in
             var entity = self
             try entity.willSave(to: &context)
-            let key = context.upsert(entity, options: options)
+            let key = try context.upsert(entity, options: options)
             try context.saveRelation(entity.$folder, of: key, Relations.folder)
             try context.saveRelation(entity.$sections, of: key, Relations.sections)
             try context.saveRelation(entity.$related, of: key, Relations.related)
@@ -282,7 +302,7 @@ extension Folder: EntityModelProtocol {
         try context.transaction { context in
             var entity = self
             try entity.willSave(to: &context)
-            let key = context.upsert(entity, options: options)
+            let key = try context.upsert(entity, options: options)
             try context.saveRelation(entity.$documents, of: key, Relations.documents)
             try entity.didSave(to: &context)
         }
@@ -371,7 +391,7 @@ extension Section: EntityModelProtocol {
         try context.transaction { context in
             var entity = self
             try entity.willSave(to: &context)
-            let key = context.upsert(entity, options: options)
+            let key = try context.upsert(entity, options: options)
             try context.saveRelation(entity.$document, of: key, Relations.document)
             try entity.didSave(to: &context)
         }
@@ -415,7 +435,7 @@ extension Section: Equatable {}
 // MARK: - DocumentState
 
 /// The publication state of a document.
-public enum DocumentState: String, Codable, Sendable, CaseIterable, Comparable {
+public enum DocumentState: String, Codable, Sendable, CaseIterable, Comparable, IndexKeyConvertible {
     /// Not yet published.
     case draft
     case published = "live"
@@ -424,6 +444,11 @@ public enum DocumentState: String, Codable, Sendable, CaseIterable, Comparable {
     /// Cases order as declared in the schema.
     public static func < (lhs: DocumentState, rhs: DocumentState) -> Bool {
         lhs.declarationOrder < rhs.declarationOrder
+    }
+
+    /// Indexes and sorts order cases as declared.
+    public var indexValue: IndexValue {
+        .ordinal(declarationOrder)
     }
 
     private var declarationOrder: Int {
@@ -437,13 +462,18 @@ public enum DocumentState: String, Codable, Sendable, CaseIterable, Comparable {
 
 // MARK: - Priority
 
-public enum Priority: Int, Codable, Sendable, CaseIterable, Comparable {
+public enum Priority: Int, Codable, Sendable, CaseIterable, Comparable, IndexKeyConvertible {
     case low = 1
     case high = 10
 
     /// Cases order as declared in the schema.
     public static func < (lhs: Priority, rhs: Priority) -> Bool {
         lhs.declarationOrder < rhs.declarationOrder
+    }
+
+    /// Indexes and sorts order cases as declared.
+    public var indexValue: IndexValue {
+        .ordinal(declarationOrder)
     }
 
     private var declarationOrder: Int {
@@ -542,7 +572,7 @@ extension Revision: EntityModelProtocol {
         try context.transaction { context in
             var entity = self
             try entity.willSave(to: &context)
-            let key = context.upsert(entity, options: options)
+            let key = try context.upsert(entity, options: options)
             try context.saveRelation(entity.$document, of: key, Relations.document)
             try entity.didSave(to: &context)
         }

@@ -1,0 +1,171 @@
+/// The ordered index: entries `(key, entity)` kept sorted by key (with a direction per field)
+/// and then by entity key, so entities with equal keys stay in context order.
+///
+/// Structure: a two-level B-tree. Entries live in sorted leaf chunks of at most
+/// `maxChunk` entries; `chunks` is ordered, so the last entry of each chunk bounds it.
+///
+/// Complexity, for n entries and chunk size B (here 256 to 512):
+/// - insert / remove: O(log n + B) (binary searches, then a shift within one chunk; a
+///   split or an emptied chunk also shifts the n / B chunk directory);
+/// - lower/upper bound: O(log n);
+/// - range scan of k entries: O(log n + k); full scan in either direction: O(n).
+struct OrderedIndexStorage: Sendable {
+    struct Entry: Sendable, Equatable {
+        var key: IndexKey
+        var entity: Int32
+    }
+
+    /// Per field: true when the field sorts descending.
+    let descending: [Bool]
+    private(set) var chunks: [[Entry]] = []
+    private(set) var count = 0
+
+    static let maxChunk = 512
+
+    init(descending: [Bool]) {
+        self.descending = descending
+    }
+
+    // MARK: Ordering
+
+    /// Compares keys field by field in storage order (descending fields reversed).
+    func compareKeys(_ a: IndexKey, _ b: IndexKey, fields: Int? = nil) -> Int {
+        for index in 0..<(fields ?? a.count) {
+            let x = a[index], y = b[index]
+            if x == y { continue }
+            let ascending = x < y
+            return (ascending != descending[index]) ? -1 : 1
+        }
+        return 0
+    }
+
+    func precedes(_ a: Entry, _ b: Entry) -> Bool {
+        let order = compareKeys(a.key, b.key)
+        return order != 0 ? order < 0 : a.entity < b.entity
+    }
+
+    // MARK: Search
+
+    /// The first position, in (chunk, offset) form, whose entry is not `before`, assuming
+    /// `before` holds for a prefix of the storage order. O(log n).
+    func partition(_ before: (Entry) -> Bool) -> (chunk: Int, offset: Int) {
+        var low = 0, high = chunks.count
+        while low < high {
+            let mid = (low + high) / 2
+            if before(chunks[mid][chunks[mid].count - 1]) { low = mid + 1 } else { high = mid }
+        }
+        guard low < chunks.count else { return (chunks.count, 0) }
+        let chunk = chunks[low]
+        var lo = 0, hi = chunk.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if before(chunk[mid]) { lo = mid + 1 } else { hi = mid }
+        }
+        return (low, lo)
+    }
+
+    // MARK: Mutation
+
+    mutating func insert(_ entry: Entry) {
+        count += 1
+        if chunks.isEmpty {
+            chunks.append([entry])
+            return
+        }
+        var position = partition { precedes($0, entry) }
+        if position.chunk == chunks.count {
+            position = (chunks.count - 1, chunks[chunks.count - 1].count)
+        }
+        chunks[position.chunk].insert(entry, at: position.offset)
+        if chunks[position.chunk].count > Self.maxChunk {
+            let upper = Array(chunks[position.chunk][(Self.maxChunk / 2)...])
+            chunks[position.chunk].removeLast(upper.count)
+            chunks.insert(upper, at: position.chunk + 1)
+        }
+    }
+
+    /// Removes the entry; returns false if it was not there.
+    @discardableResult
+    mutating func remove(_ entry: Entry) -> Bool {
+        let position = partition { precedes($0, entry) }
+        guard position.chunk < chunks.count, chunks[position.chunk][position.offset] == entry else { return false }
+        chunks[position.chunk].remove(at: position.offset)
+        if chunks[position.chunk].isEmpty { chunks.remove(at: position.chunk) }
+        count -= 1
+        return true
+    }
+
+    // MARK: Scans
+
+    /// Entity keys from `start` (inclusive) to `end` (exclusive) positions, in storage order.
+    func entities(from start: (chunk: Int, offset: Int), to end: (chunk: Int, offset: Int)) -> [Int32] {
+        var result: [Int32] = []
+        var chunk = start.chunk, offset = start.offset
+        while chunk < end.chunk || (chunk == end.chunk && offset < end.offset) {
+            guard chunk < chunks.count else { break }
+            let limit = chunk == end.chunk ? end.offset : chunks[chunk].count
+            for index in offset..<limit { result.append(chunks[chunk][index].entity) }
+            chunk += 1
+            offset = 0
+        }
+        return result
+    }
+
+    /// Visits entity keys in storage order, or in reverse key order with ties still in context
+    /// order (so a reversed scan is a stable descending sort), until `body` returns false.
+    /// O(visited entries).
+    func visit(reversed: Bool, _ body: (Int32) -> Bool) {
+        if !reversed {
+            for chunk in chunks { for entry in chunk where !body(entry.entity) { return } }
+            return
+        }
+        var run: [Int32] = []
+        var runKey: IndexKey?
+        for chunk in chunks.reversed() {
+            for entry in chunk.reversed() {
+                if let key = runKey, key != entry.key {
+                    for entity in run.reversed() where !body(entity) { return }
+                    run.removeAll(keepingCapacity: true)
+                }
+                runKey = entry.key
+                run.append(entry.entity)
+            }
+        }
+        for entity in run.reversed() where !body(entity) { return }
+    }
+
+    /// Every entity key, as `visit` orders them. O(n).
+    func allEntities(reversed: Bool) -> [Int32] {
+        var result: [Int32] = []
+        result.reserveCapacity(count)
+        visit(reversed: reversed) { result.append($0); return true }
+        return result
+    }
+
+    /// Entities whose first `values.count` fields satisfy: equal to `equal` on the leading
+    /// fields, and within (`lower`, `upper`) on the next one. Returns them in storage order.
+    func range(equal: [IndexValue], lower: (IndexValue, inclusive: Bool)?, upper: (IndexValue, inclusive: Bool)?) -> [Int32] {
+        let prefix = equal.count
+        let rangeField = prefix
+        let hasRange = (lower != nil || upper != nil) && rangeField < descending.count
+        // -1: before the range in storage order, 0: inside, 1: after.
+        func classify(_ entry: Entry) -> Int {
+            for index in 0..<prefix {
+                let x = entry.key[index], y = equal[index]
+                if x == y { continue }
+                return ((x < y) != descending[index]) ? -1 : 1
+            }
+            guard hasRange else { return 0 }
+            let value = entry.key[rangeField]
+            let belowLower = lower.map { value < $0.0 || (!$0.inclusive && value == $0.0) } ?? false
+            let aboveUpper = upper.map { value > $0.0 || (!$0.inclusive && value == $0.0) } ?? false
+            if descending[rangeField] {
+                return aboveUpper ? -1 : (belowLower ? 1 : 0)
+            }
+            return belowLower ? -1 : (aboveUpper ? 1 : 0)
+        }
+        let start = partition { classify($0) < 0 }
+        let end = partition { classify($0) <= 0 }
+        return entities(from: start, to: end)
+    }
+}

@@ -1,0 +1,229 @@
+import Foundation
+
+/// A filter condition on an entity, built from key paths:
+/// `\.age > 18 && \.status == .active`, `.string(\.text, contains: "hello")`.
+///
+/// A predicate keeps its structure (fields, operators, values) so the query planner can
+/// answer it from indexes; evaluating it directly gives the same result, which is how
+/// unindexed filters run and how index candidates are checked.
+public struct Predicate<Entity> {
+    indirect enum Node {
+        case comparison(Comparison)
+        case text(TextCondition)
+        case and([Node])
+        case or([Node])
+        case not(Node)
+    }
+
+    enum Operator: String { case equal = "==", notEqual = "!=", less = "<", lessOrEqual = "<=", greater = ">", greaterOrEqual = ">=" }
+
+    struct Comparison {
+        let keyPath: AnyKeyPath
+        let op: Operator
+        let value: IndexValue
+        let field: (Entity) -> IndexValue
+
+        func evaluate(_ entity: Entity) -> Bool {
+            let actual = field(entity)
+            switch op {
+            case .equal: return actual == value
+            case .notEqual: return actual != value
+            case .less: return actual < value
+            case .lessOrEqual: return actual <= value
+            case .greater: return actual > value
+            case .greaterOrEqual: return actual >= value
+            }
+        }
+    }
+
+    enum TextOperation: Equatable {
+        case contains, hasPrefix, hasSuffix
+        /// Full-text: every query token is a token of the fields; ranked by BM25.
+        case matches
+        case regex
+    }
+
+    struct TextCondition {
+        let keyPaths: [AnyKeyPath]
+        let operation: TextOperation
+        let query: String
+        let caseSensitive: Bool
+        let texts: (Entity) -> [String]
+        let regex: NSRegularExpression?
+
+        /// The fields joined as a full-text index joins them.
+        func joinedText(_ entity: Entity) -> String { texts(entity).joined(separator: " ") }
+
+        func evaluate(_ entity: Entity) -> Bool {
+            switch operation {
+            case .matches:
+                let tokens = Set(TextTokenizer.tokens(joinedText(entity)))
+                return TextTokenizer.tokens(query).allSatisfy(tokens.contains)
+            case .regex:
+                return texts(entity).contains { text in
+                    regex!.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
+                }
+            case .contains, .hasPrefix, .hasSuffix:
+                let needle = caseSensitive ? query : query.lowercased()
+                return texts(entity).contains { text in
+                    let haystack = caseSensitive ? text : text.lowercased()
+                    switch operation {
+                    case .contains: return needle.isEmpty || haystack.contains(needle)
+                    case .hasPrefix: return haystack.hasPrefix(needle)
+                    default: return haystack.hasSuffix(needle)
+                    }
+                }
+            }
+        }
+    }
+
+    let node: Node
+
+    init(_ node: Node) { self.node = node }
+
+    /// Whether `entity` satisfies the predicate.
+    public func evaluate(_ entity: Entity) -> Bool { Self.evaluate(node, entity) }
+
+    static func evaluate(_ node: Node, _ entity: Entity) -> Bool {
+        switch node {
+        case .comparison(let comparison): comparison.evaluate(entity)
+        case .text(let condition): condition.evaluate(entity)
+        case .and(let nodes): nodes.allSatisfy { evaluate($0, entity) }
+        case .or(let nodes): nodes.contains { evaluate($0, entity) }
+        case .not(let inner): !evaluate(inner, entity)
+        }
+    }
+
+    // MARK: Combining
+
+    public func and(_ other: Predicate) -> Predicate { self && other }
+    public func or(_ other: Predicate) -> Predicate { self || other }
+
+    public static func && (lhs: Predicate, rhs: Predicate) -> Predicate {
+        switch (lhs.node, rhs.node) {
+        case let (.and(a), .and(b)): Predicate(.and(a + b))
+        case let (.and(a), b): Predicate(.and(a + [b]))
+        case let (a, .and(b)): Predicate(.and([a] + b))
+        case let (a, b): Predicate(.and([a, b]))
+        }
+    }
+
+    public static func || (lhs: Predicate, rhs: Predicate) -> Predicate {
+        switch (lhs.node, rhs.node) {
+        case let (.or(a), .or(b)): Predicate(.or(a + b))
+        case let (.or(a), b): Predicate(.or(a + [b]))
+        case let (a, .or(b)): Predicate(.or([a] + b))
+        case let (a, b): Predicate(.or([a, b]))
+        }
+    }
+
+    public static prefix func ! (predicate: Predicate) -> Predicate { Predicate(.not(predicate.node)) }
+
+    // MARK: Building
+
+    static func compare<Value: IndexKeyConvertible>(_ keyPath: KeyPath<Entity, Value>, _ op: Operator, _ value: Value) -> Predicate {
+        Predicate(.comparison(Comparison(keyPath: keyPath, op: op, value: value.indexValue, field: { $0[keyPath: keyPath].indexValue })))
+    }
+
+    private static func text(_ keyPaths: [KeyPath<Entity, String>], _ operation: TextOperation, _ query: String, caseSensitive: Bool, regex: NSRegularExpression? = nil) -> Predicate {
+        Predicate(.text(TextCondition(keyPaths: keyPaths, operation: operation, query: query, caseSensitive: caseSensitive,
+                                      texts: { entity in keyPaths.map { entity[keyPath: $0] } }, regex: regex)))
+    }
+
+    /// The field contains `substring` (case-insensitive unless `caseSensitive`).
+    public static func string(_ keyPath: KeyPath<Entity, String>, contains substring: String, caseSensitive: Bool = false) -> Predicate {
+        text([keyPath], .contains, substring, caseSensitive: caseSensitive)
+    }
+
+    /// The field does not contain `substring`.
+    public static func string(_ keyPath: KeyPath<Entity, String>, notContains substring: String, caseSensitive: Bool = false) -> Predicate {
+        !string(keyPath, contains: substring, caseSensitive: caseSensitive)
+    }
+
+    /// The field starts with `prefix`.
+    public static func string(_ keyPath: KeyPath<Entity, String>, hasPrefix prefix: String, caseSensitive: Bool = false) -> Predicate {
+        text([keyPath], .hasPrefix, prefix, caseSensitive: caseSensitive)
+    }
+
+    /// The field does not start with `prefix`.
+    public static func string(_ keyPath: KeyPath<Entity, String>, notHasPrefix prefix: String, caseSensitive: Bool = false) -> Predicate {
+        !string(keyPath, hasPrefix: prefix, caseSensitive: caseSensitive)
+    }
+
+    /// The field ends with `suffix`.
+    public static func string(_ keyPath: KeyPath<Entity, String>, hasSuffix suffix: String, caseSensitive: Bool = false) -> Predicate {
+        text([keyPath], .hasSuffix, suffix, caseSensitive: caseSensitive)
+    }
+
+    /// The field does not end with `suffix`.
+    public static func string(_ keyPath: KeyPath<Entity, String>, notHasSuffix suffix: String, caseSensitive: Bool = false) -> Predicate {
+        !string(keyPath, hasSuffix: suffix, caseSensitive: caseSensitive)
+    }
+
+    /// Full-text match over one or more fields: every word of `query` appears as a word of
+    /// the fields (case-insensitive). Unsorted results come in BM25 relevance order.
+    public static func string(_ keyPaths: KeyPath<Entity, String>..., matches query: String) -> Predicate {
+        text(keyPaths, .matches, query, caseSensitive: false)
+    }
+
+    /// The field matches the regular expression `pattern` somewhere.
+    /// Throws ``InvalidQuery`` if the pattern does not compile.
+    public static func string(_ keyPath: KeyPath<Entity, String>, matchesRegex pattern: String, caseSensitive: Bool = true) throws -> Predicate {
+        do {
+            let regex = try NSRegularExpression(pattern: pattern, options: caseSensitive ? [] : [.caseInsensitive])
+            return text([keyPath], .regex, pattern, caseSensitive: caseSensitive, regex: regex)
+        } catch {
+            throw InvalidQuery(message: "invalid regular expression '\(pattern)': \(error)")
+        }
+    }
+}
+
+/// A query that cannot run, such as a regular expression that does not compile.
+public struct InvalidQuery: Error, CustomStringConvertible, Sendable {
+    public let message: String
+    public var description: String { message }
+}
+
+// MARK: - Operators on key paths
+
+public func == <Entity, Value: IndexKeyConvertible & Equatable>(lhs: KeyPath<Entity, Value>, rhs: Value) -> Predicate<Entity> {
+    .compare(lhs, .equal, rhs)
+}
+
+public func != <Entity, Value: IndexKeyConvertible & Equatable>(lhs: KeyPath<Entity, Value>, rhs: Value) -> Predicate<Entity> {
+    .compare(lhs, .notEqual, rhs)
+}
+
+public func < <Entity, Value: IndexKeyConvertible & Comparable>(lhs: KeyPath<Entity, Value>, rhs: Value) -> Predicate<Entity> {
+    .compare(lhs, .less, rhs)
+}
+
+public func <= <Entity, Value: IndexKeyConvertible & Comparable>(lhs: KeyPath<Entity, Value>, rhs: Value) -> Predicate<Entity> {
+    .compare(lhs, .lessOrEqual, rhs)
+}
+
+public func > <Entity, Value: IndexKeyConvertible & Comparable>(lhs: KeyPath<Entity, Value>, rhs: Value) -> Predicate<Entity> {
+    .compare(lhs, .greater, rhs)
+}
+
+public func >= <Entity, Value: IndexKeyConvertible & Comparable>(lhs: KeyPath<Entity, Value>, rhs: Value) -> Predicate<Entity> {
+    .compare(lhs, .greaterOrEqual, rhs)
+}
+
+// Optional fields compare with nil ordered before every value, as in sorts.
+
+public func < <Entity, Value: IndexKeyConvertible & Comparable>(lhs: KeyPath<Entity, Value?>, rhs: Value?) -> Predicate<Entity> {
+    .compare(lhs, .less, rhs)
+}
+
+public func <= <Entity, Value: IndexKeyConvertible & Comparable>(lhs: KeyPath<Entity, Value?>, rhs: Value?) -> Predicate<Entity> {
+    .compare(lhs, .lessOrEqual, rhs)
+}
+
+public func > <Entity, Value: IndexKeyConvertible & Comparable>(lhs: KeyPath<Entity, Value?>, rhs: Value?) -> Predicate<Entity> {
+    .compare(lhs, .greater, rhs)
+}
+
+public func >= <Entity, Value: IndexKeyConvertible & Comparable>(lhs: KeyPath<Entity, Value?>, rhs: Value?) -> Predicate<Entity> {
+    .compare(lhs, .greaterOrEqual, rhs)
+}

@@ -1,0 +1,234 @@
+/// Filtering, sorting and limits of list queries (README "How to use Filter Queries" and
+/// "How to use Sort Queries"). Indexes declared in the schema are used automatically; see
+/// ``QueryPlanner`` and `explain()`.
+extension QueryList {
+    /// Keeps the entities satisfying `predicate` (and any earlier filter).
+    public func filter(_ predicate: Predicate<Entity>) -> QueryList {
+        var copy = self
+        copy.predicate = self.predicate.map { $0 && predicate } ?? predicate
+        return copy
+    }
+
+    /// Same as `filter(_:)`.
+    public func and(_ predicate: Predicate<Entity>) -> QueryList { filter(predicate) }
+
+    /// Keeps the entities satisfying the current filter or `predicate`.
+    public func or(_ predicate: Predicate<Entity>) -> QueryList {
+        var copy = self
+        copy.predicate = self.predicate.map { $0 || predicate }
+        return copy
+    }
+
+    /// Entities matched by this query or by `other` (over the same entities), in context order.
+    public func or(_ other: QueryList) -> QueryList {
+        if case .all = source, case .all = other.source, let mine = predicate, let theirs = other.predicate,
+           sortKeys.isEmpty, other.sortKeys.isEmpty, limit == nil, other.limit == nil {
+            var copy = self
+            copy.predicate = mine || theirs
+            return copy
+        }
+        let context = context ?? other.context ?? Context()
+        let union = Set(execute(in: context).keys).union(other.execute(in: context).keys)
+        var copy = QueryList(context: context, source: .keys(union.sorted()))
+        copy.nesting = nesting
+        return copy
+    }
+
+    /// Sorts by one key; `\.age.desc` sorts descending. Stable: ties keep their order.
+    /// Optional keys sort `nil` first (last when descending).
+    public func sorted<A: IndexKeyConvertible>(by a: KeyPath<Entity, A>) -> QueryList {
+        sorted([SortKey(a)])
+    }
+
+    /// Sorts by two keys, the second breaking ties of the first.
+    public func sorted<A: IndexKeyConvertible, B: IndexKeyConvertible>(by a: KeyPath<Entity, A>, _ b: KeyPath<Entity, B>) -> QueryList {
+        sorted([SortKey(a), SortKey(b)])
+    }
+
+    /// Sorts by three keys.
+    public func sorted<A: IndexKeyConvertible, B: IndexKeyConvertible, C: IndexKeyConvertible>(
+        by a: KeyPath<Entity, A>, _ b: KeyPath<Entity, B>, _ c: KeyPath<Entity, C>
+    ) -> QueryList {
+        sorted([SortKey(a), SortKey(b), SortKey(c)])
+    }
+
+    /// Sorts by four keys.
+    public func sorted<A: IndexKeyConvertible, B: IndexKeyConvertible, C: IndexKeyConvertible, D: IndexKeyConvertible>(
+        by a: KeyPath<Entity, A>, _ b: KeyPath<Entity, B>, _ c: KeyPath<Entity, C>, _ d: KeyPath<Entity, D>
+    ) -> QueryList {
+        sorted([SortKey(a), SortKey(b), SortKey(c), SortKey(d)])
+    }
+
+    private func sorted(_ keys: [SortKey<Entity>]) -> QueryList {
+        var copy = self
+        copy.sortKeys = keys
+        return copy
+    }
+
+    /// At most `limit` entities, after skipping `offset`.
+    public func limit(_ limit: Int, offset: Int = 0) -> QueryList {
+        var copy = self
+        copy.limit = max(0, limit)
+        copy.offset = max(0, offset)
+        return copy
+    }
+
+    /// The first entity in the query's order, found without resolving the others.
+    public func first() -> Entity? { limit(1).resolve().first }
+
+    /// The last entity in the query's order.
+    public func last() -> Entity? {
+        let keys = execute(in: context ?? Context(), limitOverride: nil).keys
+        guard let key = keys.last else { return nil }
+        return (context ?? Context()).resolve(Entity.self, key: key, nesting: nesting)
+    }
+
+    /// How the query runs: the indexes it uses, and the filtering, ordering and limiting after.
+    public func explain() -> QueryPlan {
+        execute(in: context ?? Context()).plan
+    }
+
+    // MARK: Execution
+
+    /// The keys the query resolves to, in order, and how they were found.
+    func execute(in context: Context, limitOverride: Int?? = .none) -> (keys: [Int32], plan: QueryPlan) {
+        var planner = QueryPlanner<Entity>(context: context)
+        let limit = limitOverride ?? self.limit
+        var keys: [Int32]
+        var fromIndexOrder = false
+
+        // 1. Candidates.
+        switch source {
+        case .all:
+            if let predicate, let candidates = planner.candidates(predicate.node) {
+                keys = candidates.sorted()
+            } else if predicate == nil, !sortKeys.isEmpty, let (position, descriptor, reversed) = planner.sortIndex(sortKeys),
+                      let table = planner.table {
+                // No filter: walk the sort index and stop as soon as the limit is reached.
+                planner.plan.steps.append("scan index \(Entity.entityName).\(descriptor.name)\(reversed ? " reversed" : "")")
+                let needed = limit.map { $0 + offset } ?? Int.max
+                keys = []
+                table.ordered[table.indexSlots[position]].visit(reversed: reversed) { key in
+                    keys.append(key)
+                    return keys.count < needed
+                }
+                fromIndexOrder = true
+            } else {
+                planner.plan.steps.append("scan")
+                keys = context.liveKeys(Entity.self)
+            }
+        case .ids, .keys:
+            planner.plan.steps.append("lookup \(source.count) ids")
+            keys = self.keys(in: context).filter { context.hasRow(Entity.self, $0) }
+        }
+
+        // 2. Filter: every candidate is checked against the whole predicate.
+        if let predicate {
+            planner.plan.steps.append("filter")
+            keys = keys.filter { key in context.row(Entity.self, key).map(predicate.evaluate) ?? false }
+        }
+
+        // 3. Order.
+        if !sortKeys.isEmpty, !fromIndexOrder {
+            if let (position, descriptor, reversed) = planner.sortIndex(sortKeys), let table = planner.table,
+               keys.count * 8 > table.rowCount {
+                planner.plan.steps.append("sort by index \(Entity.entityName).\(descriptor.name)\(reversed ? " reversed" : "")")
+                let wanted = Set(keys)
+                var ordered: [Int32] = []
+                ordered.reserveCapacity(keys.count)
+                let needed = limit.map { $0 + offset } ?? Int.max
+                table.ordered[table.indexSlots[position]].visit(reversed: reversed) { key in
+                    if wanted.contains(key) { ordered.append(key) }
+                    return ordered.count < needed
+                }
+                keys = ordered
+            } else {
+                planner.plan.steps.append("sort")
+                keys = Self.stableSort(keys, by: sortKeys, in: context)
+            }
+        } else if sortKeys.isEmpty, let condition = predicate.flatMap({ Self.rankingCondition($0.node) }) {
+            planner.plan.steps.append("rank by relevance")
+            keys = rank(keys, by: condition, planner: planner, in: context)
+        }
+
+        // 4. Limit.
+        if offset > 0 || limit != nil {
+            planner.plan.steps.append("limit")
+            let start = min(offset, keys.count)
+            let end = limit.map { min(start + $0, keys.count) } ?? keys.count
+            keys = Array(keys[start..<end])
+        }
+        return (keys, planner.plan)
+    }
+
+    /// Sorts by the keys' values; equal values keep their input order.
+    static func stableSort(_ keys: [Int32], by sortKeys: [SortKey<Entity>], in context: Context) -> [Int32] {
+        let rows = keys.map { key -> (key: Int32, values: [IndexValue], position: Int) in
+            let entity = context.row(Entity.self, key)!
+            return (key, sortKeys.map { $0.value(entity) }, 0)
+        }
+        let indexed = rows.enumerated().map { ($0.element.key, $0.element.values, $0.offset) }
+        let sorted = indexed.sorted { a, b in
+            for (index, key) in sortKeys.enumerated() where a.1[index] != b.1[index] {
+                return (a.1[index] < b.1[index]) != key.descending
+            }
+            return a.2 < b.2
+        }
+        return sorted.map(\.0)
+    }
+
+    /// The full-text `matches` condition that orders unsorted results, if the predicate is one
+    /// (alone or as part of an `&&`).
+    static func rankingCondition(_ node: Predicate<Entity>.Node) -> Predicate<Entity>.TextCondition? {
+        switch node {
+        case .text(let condition) where condition.operation == .matches: return condition
+        case .and(let nodes): return nodes.lazy.compactMap(rankingCondition).first
+        default: return nil
+        }
+    }
+
+    /// Orders by BM25 score, highest first, ties in input order. Statistics come from a
+    /// full-text index on exactly the condition's fields, or are computed the same way from
+    /// every stored entity, so both give the same order.
+    private func rank(_ keys: [Int32], by condition: Predicate<Entity>.TextCondition, planner: QueryPlanner<Entity>, in context: Context) -> [Int32] {
+        let words = TextTokenizer.tokens(condition.query)
+        var scores: [Int32: Double] = [:]
+        if let (position, _) = planner.fullTextIndex(covering: condition.keyPaths, exactly: true), let table = planner.table {
+            let index = table.fullText[table.indexSlots[position]]
+            for key in keys { scores[key] = index.score(key, tokens: words) }
+        } else {
+            var statistics = FullTextIndexStorage()
+            for key in context.liveKeys(Entity.self) { statistics.insert(condition.joinedText(context.row(Entity.self, key)!), key) }
+            for key in keys { scores[key] = statistics.score(key, tokens: words) }
+        }
+        return keys.enumerated().sorted { a, b in
+            let sa = scores[a.element]!, sb = scores[b.element]!
+            return sa != sb ? sa > sb : a.offset < b.offset
+        }.map(\.element)
+    }
+}
+
+extension QueryList.Source {
+    var count: Int {
+        switch self {
+        case .all: 0
+        case .ids(let ids): ids.count
+        case .keys(let keys): keys.count
+        }
+    }
+}
+
+extension QueryList {
+    /// Every entity of this type in `context` satisfying `predicate`:
+    /// `.or(.filter(\.age > 30, in: context))`.
+    public static func filter(_ predicate: Predicate<Entity>, in context: Context) -> QueryList {
+        QueryList(context: context, source: .all).filter(predicate)
+    }
+}
+
+extension EntityModelProtocol {
+    /// Every entity of this type in `context` satisfying `predicate`: `User.filter(\.age > 18, in: context)`.
+    public static func filter(_ predicate: Predicate<Self>, in context: Context) -> QueryList<Self> {
+        QueryList(context: context, source: .all).filter(predicate)
+    }
+}

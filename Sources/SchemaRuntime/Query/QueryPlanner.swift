@@ -1,0 +1,204 @@
+/// Runs the filter, sort and limit of a list query, using indexes where they help.
+///
+/// Rules, in order:
+/// 1. Candidates: for a query over all entities, each condition that an index can answer
+///    (equality via unique, hash or ordered indexes, ranges and compound prefixes via
+///    ordered indexes, `matches`/`contains`/`hasPrefix`/`hasSuffix` via full-text indexes,
+///    `||` when every branch can) yields a candidate set. The smallest is used; the second
+///    smallest is intersected with it when it is selective (under a quarter of all rows).
+///    Without a usable index, every row is a candidate.
+/// 2. Every candidate is checked against the whole predicate, so an index only ever narrows
+///    the work: results are the same with and without indexes.
+/// 3. Order: the requested sort (through an ordered index on exactly the sort fields, in
+///    either direction, when there is one; otherwise a stable sort), else BM25 relevance for
+///    full-text `matches`, else the source order (context order, or the order of given ids).
+/// 4. `limit(_:offset:)` stops early when rows come from an index in order.
+struct QueryPlanner<Entity: EntityModelProtocol> {
+    let context: Context
+    let table: EntityTable<Entity>?
+    var plan = QueryPlan()
+
+    init(context: Context) {
+        self.context = context
+        self.table = context.tableIfPresent(Entity.self)
+    }
+
+    private var liveCount: Int { table?.rowCount ?? 0 }
+
+    private func name(_ descriptor: IndexDescriptor<Entity>) -> String { "\(Entity.entityName).\(descriptor.name)" }
+
+    // MARK: Candidates
+
+    typealias Node = Predicate<Entity>.Node
+
+    /// Candidate keys for `node` from indexes, or nil when no index can answer it.
+    mutating func candidates(_ node: Node) -> [Int32]? {
+        guard let table else { return nil }
+        switch node {
+        case .comparison(let comparison):
+            return candidates(for: [comparison], table: table)
+        case .and(let nodes):
+            let comparisons = nodes.compactMap { node -> Predicate<Entity>.Comparison? in
+                if case .comparison(let c) = node { return c }
+                return nil
+            }
+            var options: [(keys: [Int32], step: String)] = []
+            var saved = plan
+            if let keys = candidates(for: comparisons, table: table) { options.append((keys, plan.steps.last ?? "")) }
+            for node in nodes {
+                if case .comparison = node { continue }
+                plan = saved
+                if let keys = candidates(node) { options.append((keys, plan.steps.last ?? "")) }
+            }
+            plan = saved
+            // Single comparisons too: the compound match above takes the best index for all of them.
+            for comparison in comparisons {
+                saved = plan
+                if let keys = candidates(for: [comparison], table: table) { options.append((keys, plan.steps.last ?? "")) }
+                plan = saved
+            }
+            guard !options.isEmpty else { return nil }
+            options.sort { $0.keys.count < $1.keys.count }
+            var keys = options[0].keys
+            plan.steps.append(options[0].step)
+            if options.count > 1, options[1].step != options[0].step, options[1].keys.count * 4 < liveCount {
+                let other = Set(options[1].keys)
+                keys = keys.filter(other.contains)
+                plan.steps.append("intersect " + options[1].step)
+            }
+            return keys
+        case .or(let nodes):
+            var union = Set<Int32>()
+            var steps: [String] = []
+            for node in nodes {
+                let saved = plan
+                guard let keys = candidates(node) else { plan = saved; return nil }
+                steps.append(plan.steps.last ?? "")
+                plan = saved
+                union.formUnion(keys)
+            }
+            plan.steps.append("union(" + steps.joined(separator: ", ") + ")")
+            return Array(union)
+        case .text(let condition):
+            return textCandidates(condition, table: table)
+        case .not:
+            return nil
+        }
+    }
+
+    /// The best index answer for a conjunction of comparisons (a compound prefix where possible).
+    private mutating func candidates(for comparisons: [Predicate<Entity>.Comparison], table: EntityTable<Entity>) -> [Int32]? {
+        var best: (keys: [Int32], step: String)?
+        func consider(_ keys: [Int32], _ step: String) {
+            if best == nil || keys.count < best!.keys.count { best = (keys, step) }
+        }
+        for (position, descriptor) in Entity.indexes.enumerated() {
+            let slot = table.indexSlots[position]
+            let fields = descriptor.fields.map(\.keyPath)
+            guard !fields.isEmpty else { continue }
+            // Leading fields fixed by equality.
+            var equal: [IndexValue] = []
+            for field in fields {
+                guard let match = comparisons.first(where: { $0.keyPath == field && $0.op == .equal }) else { break }
+                equal.append(match.value)
+            }
+            switch descriptor.kind {
+            case .unique where equal.count == fields.count:
+                consider(table.unique[slot].owner(IndexKey(equal)).map { [$0] } ?? [], "index lookup \(name(descriptor))")
+            case .hash where equal.count == fields.count:
+                consider(table.hashed[slot].entities(IndexKey(equal)), "index lookup \(name(descriptor))")
+            case .ordered:
+                var lower: (IndexValue, inclusive: Bool)?
+                var upper: (IndexValue, inclusive: Bool)?
+                if equal.count < fields.count {
+                    for comparison in comparisons where comparison.keyPath == fields[equal.count] {
+                        switch comparison.op {
+                        case .greater: lower = tighterLower(lower, (comparison.value, false))
+                        case .greaterOrEqual: lower = tighterLower(lower, (comparison.value, true))
+                        case .less: upper = tighterUpper(upper, (comparison.value, false))
+                        case .lessOrEqual: upper = tighterUpper(upper, (comparison.value, true))
+                        default: break
+                        }
+                    }
+                }
+                guard !equal.isEmpty || lower != nil || upper != nil else { continue }
+                let keys = table.ordered[slot].range(equal: equal, lower: lower, upper: upper)
+                consider(keys, "index \(lower == nil && upper == nil ? "equality" : "range") \(name(descriptor))")
+            default:
+                continue
+            }
+        }
+        if let best { plan.steps.append(best.step) }
+        return best?.keys
+    }
+
+    private func tighterLower(_ a: (IndexValue, inclusive: Bool)?, _ b: (IndexValue, inclusive: Bool)) -> (IndexValue, inclusive: Bool) {
+        guard let a else { return b }
+        if a.0 != b.0 { return a.0 > b.0 ? a : b }
+        return (a.0, a.inclusive && b.inclusive)
+    }
+
+    private func tighterUpper(_ a: (IndexValue, inclusive: Bool)?, _ b: (IndexValue, inclusive: Bool)) -> (IndexValue, inclusive: Bool) {
+        guard let a else { return b }
+        if a.0 != b.0 { return a.0 < b.0 ? a : b }
+        return (a.0, a.inclusive && b.inclusive)
+    }
+
+    /// A full-text index over (at least) the condition's fields narrows to the documents that
+    /// contain every complete word of the query. Partial words at an unanchored edge of a
+    /// `contains` / `hasPrefix` / `hasSuffix` needle cannot be looked up and are left to the check.
+    private mutating func textCandidates(_ condition: Predicate<Entity>.TextCondition, table: EntityTable<Entity>) -> [Int32]? {
+        guard let (position, descriptor) = fullTextIndex(covering: condition.keyPaths) else { return nil }
+        let words: [String]
+        switch condition.operation {
+        case .matches: words = TextTokenizer.tokens(condition.query)
+        case .contains: words = Self.completeWords(condition.query, anchoredStart: false, anchoredEnd: false)
+        case .hasPrefix: words = Self.completeWords(condition.query, anchoredStart: true, anchoredEnd: false)
+        case .hasSuffix: words = Self.completeWords(condition.query, anchoredStart: false, anchoredEnd: true)
+        case .regex: return nil
+        }
+        guard !words.isEmpty else { return nil }
+        plan.steps.append("full-text index \(name(descriptor))")
+        return table.fullText[table.indexSlots[position]].entities(containingAll: words)
+    }
+
+    func fullTextIndex(covering keyPaths: [AnyKeyPath], exactly: Bool = false) -> (Int, IndexDescriptor<Entity>)? {
+        for (position, descriptor) in Entity.indexes.enumerated() {
+            guard case .fullText = descriptor.kind else { continue }
+            let fields = descriptor.textFields.map(\.keyPath)
+            let covers = keyPaths.allSatisfy { path in fields.contains { $0 == path } }
+            if covers && (!exactly || fields.count == keyPaths.count && zip(fields, keyPaths).allSatisfy { $0 == $1 }) {
+                return (position, descriptor)
+            }
+        }
+        return nil
+    }
+
+    /// Words of `query` that must appear whole in any text containing it.
+    static func completeWords(_ query: String, anchoredStart: Bool, anchoredEnd: Bool) -> [String] {
+        let lowered = query.lowercased()
+        var words = TextTokenizer.tokens(lowered)
+        guard !words.isEmpty else { return [] }
+        let isWordCharacter: (Character) -> Bool = { $0.isLetter || $0.isNumber }
+        if !anchoredStart, let first = lowered.first, isWordCharacter(first) { words.removeFirst() }
+        if !words.isEmpty, !anchoredEnd, let last = lowered.last, isWordCharacter(last) { words.removeLast() }
+        return words
+    }
+
+    // MARK: Ordering
+
+    /// An ordered index on exactly the sort fields, and whether to scan it in reverse.
+    func sortIndex(_ keys: [SortKey<Entity>]) -> (Int, IndexDescriptor<Entity>, reversed: Bool)? {
+        for (position, descriptor) in Entity.indexes.enumerated() where descriptor.isOrdered && descriptor.fields.count == keys.count {
+            var sameDirection = true, oppositeDirection = true
+            for (field, key) in zip(descriptor.fields, keys) {
+                let matchesField = key.descending ? key.keyPath == field.descendingKeyPath.keyPath : key.keyPath == field.keyPath
+                guard matchesField else { sameDirection = false; oppositeDirection = false; break }
+                if key.descending == field.descending { oppositeDirection = false } else { sameDirection = false }
+            }
+            if sameDirection { return (position, descriptor, false) }
+            if oppositeDirection { return (position, descriptor, true) }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,21 @@
+/// One key of a sort: a field, ascending, or descending when the key path ends in `.desc`.
+struct SortKey<Entity> {
+    let keyPath: AnyKeyPath
+    let descending: Bool
+    let value: (Entity) -> IndexValue
+
+    init<Value: IndexKeyConvertible>(_ keyPath: KeyPath<Entity, Value>) {
+        self.keyPath = keyPath
+        self.descending = Value.isDescending
+        self.value = { $0[keyPath: keyPath].indexValue }
+    }
+}
+
+/// How a query ran: which indexes it used and what it did after. `query.explain()`.
+public struct QueryPlan: CustomStringConvertible, Sendable, Equatable {
+    /// The steps, in order, e.g. `["index range User.ageIndex", "filter", "sort by index User.ageIndex"]`.
+    public internal(set) var steps: [String] = []
+    /// Whether any index was used.
+    public var usesIndex: Bool { steps.contains { $0.contains("index") } }
+    public var description: String { steps.joined(separator: " -> ") }
+}
