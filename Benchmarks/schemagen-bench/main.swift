@@ -72,10 +72,40 @@ let nested = measure("nested query: 100 chats + messages + authors + users") {
         .resolve()
 }
 precondition(nested.count == min(100, userCount) && nested[0].messages?.count == messagesPerChat)
+
+// Index steps.
+let inRange = measure("filter messages by timestamp range (10%), indexed") {
+    Message.filter(\.timestamp < 100_000_000, in: context).resolve()
+}
+let ageThirty = measure("filter users by age == 30, indexed") {
+    User.filter(\.age == 30, in: context).resolve()
+}
+let byTime = measure("sort all messages by timestamp, indexed") {
+    Message.query(in: context).sorted(by: \.timestamp).resolve()
+}
+let firstTwo = vocabulary[0] + " " + vocabulary[1]
+let matched = measure("full-text match of two words, ranked") {
+    Message.filter(.string(\.text, matches: firstTwo), in: context).resolve()
+}
+let scanned = measure("filter messages by timestamp range (10%), scan for comparison") {
+    Message.query(in: context).filter(.string(\.text, notContains: "\u{1}")).filter(\.timestamp < 100_000_000).resolve()
+}
+print("  results: \(inRange.count) in range (scan: \(scanned.count)), \(ageThirty.count) aged 30, \(byTime.count) sorted, \(matched.count) matched")
+precondition(inRange.count == scanned.count && byTime.count == userCount * messagesPerChat)
 try measure("delete 100 chats (cascade to their messages)") {
     for chat in chats.prefix(100) { try chat.delete(from: &context) }
 }
 let remaining = (userCount - min(100, userCount)) * messagesPerChat
+
+// Save cost per index kind: the same rows into entities that differ only in their index.
+let rowCount = userCount * messagesPerChat
+let rows = (0..<rowCount).map { (id: $0, value: Int.random(in: 0..<Int.max, using: &random), text: (0..<8).map { _ in vocabulary.randomElement(using: &random)! }.joined(separator: " ")) }
+var costs = Context()
+try measure("save \(rowCount) rows, no index", count: rowCount) { try rows.map { NoIndex(id: $0.id, value: $0.value, text: $0.text) }.save(to: &costs) }
+try measure("save \(rowCount) rows, ordered index", count: rowCount) { try rows.map { OrderedIndexed(id: $0.id, value: $0.value, text: $0.text) }.save(to: &costs) }
+try measure("save \(rowCount) rows, hash index", count: rowCount) { try rows.map { HashIndexed(id: $0.id, value: $0.value, text: $0.text) }.save(to: &costs) }
+try measure("save \(rowCount) rows, unique index", count: rowCount) { try rows.map { UniqueIndexed(id: $0.id, value: $0.value, text: $0.text) }.save(to: &costs) }
+try measure("save \(rowCount) rows, full-text index (8 words)", count: rowCount) { try rows.map { FullTextIndexed(id: $0.id, value: $0.value, text: $0.text) }.save(to: &costs) }
 precondition(context.count(of: Message.self) == remaining)
 
 // A copy is O(1); the first write to a table the copy shares duplicates that table once.

@@ -70,10 +70,13 @@ final class EntityTable<Entity: EntityModelProtocol>: TableStorage, @unchecked S
     var unique: [UniqueIndexStorage] = []
     var fullText: [FullTextIndexStorage] = []
     let indexSlots: [Int]
+    /// `Entity.indexes`, read once.
+    let descriptors: [IndexDescriptor<Entity>]
 
     init() {
         var slots: [Int] = []
-        for descriptor in Entity.indexes {
+        descriptors = Entity.indexes
+        for descriptor in descriptors {
             switch descriptor.kind {
             case .ordered:
                 slots.append(ordered.count)
@@ -110,6 +113,7 @@ final class EntityTable<Entity: EntityModelProtocol>: TableStorage, @unchecked S
         unique = other.unique
         fullText = other.fullText
         indexSlots = other.indexSlots
+        descriptors = other.descriptors
         super.init(copying: other)
     }
 
@@ -119,32 +123,54 @@ final class EntityTable<Entity: EntityModelProtocol>: TableStorage, @unchecked S
 
     /// Moves `key` from `old` to `new` in every index, skipping indexes whose key is unchanged.
     /// O(indexes × (log n + B)), plus the text length for full-text indexes.
+    ///
+    /// Written without optionals and enumerations of the generic descriptors: in unspecialized
+    /// generic code each of those costs a metadata lookup per call, on every save.
     func updateIndexes(key: Int32, old: Entity?, new: Entity?) {
-        for (position, descriptor) in Entity.indexes.enumerated() {
-            let slot = indexSlots[position]
-            if case .fullText = descriptor.kind {
-                let oldText = old.map(descriptor.text(of:)), newText = new.map(descriptor.text(of:))
-                if oldText == newText { continue }
-                if let oldText { fullText[slot].remove(oldText, key) }
-                if let newText { fullText[slot].insert(newText, key) }
-                continue
-            }
-            let oldKey = old.map(descriptor.key(of:)), newKey = new.map(descriptor.key(of:))
-            if oldKey == newKey { continue }
-            switch descriptor.kind {
-            case .ordered:
-                if let oldKey { ordered[slot].remove(.init(key: oldKey, entity: key)) }
-                if let newKey { ordered[slot].insert(.init(key: newKey, entity: key)) }
-            case .hash:
-                if let oldKey { hashed[slot].remove(oldKey, key) }
-                if let newKey { hashed[slot].insert(newKey, key) }
-            case .unique:
-                if let oldKey, !oldKey.containsNull { unique[slot].remove(oldKey, key) }
-                if let newKey, !newKey.containsNull { unique[slot].insert(newKey, key) }
-            case .fullText:
-                break
-            }
+        let descriptors = self.descriptors
+        guard !descriptors.isEmpty else { return }
+        if let old, let new {
+            for position in 0..<descriptors.count { moveIndex(position, key, from: old, to: new) }
+        } else if let old {
+            for position in 0..<descriptors.count { removeFromIndex(position, key, old) }
+        } else if let new {
+            for position in 0..<descriptors.count { addToIndex(position, key, new) }
         }
+    }
+
+    private func addToIndex(_ position: Int, _ key: Int32, _ entity: Entity) {
+        let descriptor = descriptors[position], slot = indexSlots[position]
+        switch descriptor.kind {
+        case .fullText: fullText[slot].insert(descriptor.text(of: entity), key)
+        case .ordered: ordered[slot].insert(.init(key: descriptor.key(of: entity), entity: key))
+        case .hash: hashed[slot].insert(descriptor.key(of: entity), key)
+        case .unique:
+            let indexKey = descriptor.key(of: entity)
+            if !indexKey.containsNull { unique[slot].insert(indexKey, key) }
+        }
+    }
+
+    private func removeFromIndex(_ position: Int, _ key: Int32, _ entity: Entity) {
+        let descriptor = descriptors[position], slot = indexSlots[position]
+        switch descriptor.kind {
+        case .fullText: fullText[slot].remove(descriptor.text(of: entity), key)
+        case .ordered: ordered[slot].remove(.init(key: descriptor.key(of: entity), entity: key))
+        case .hash: hashed[slot].remove(descriptor.key(of: entity), key)
+        case .unique:
+            let indexKey = descriptor.key(of: entity)
+            if !indexKey.containsNull { unique[slot].remove(indexKey, key) }
+        }
+    }
+
+    private func moveIndex(_ position: Int, _ key: Int32, from old: Entity, to new: Entity) {
+        let descriptor = descriptors[position]
+        if case .fullText = descriptor.kind {
+            if descriptor.text(of: old) == descriptor.text(of: new) { return }
+        } else if descriptor.key(of: old) == descriptor.key(of: new) {
+            return
+        }
+        removeFromIndex(position, key, old)
+        addToIndex(position, key, new)
     }
 
     /// The key of `id`, interning it if new. Amortized O(1).
