@@ -328,3 +328,428 @@ extension Message: Codable {
 }
 
 extension Message: Equatable {}
+
+// MARK: - NoIndex
+
+public struct NoIndex: Sendable {
+    public let id: Int
+    public var value: Int
+    public var text: String
+
+    /// Creates the entity. Relations default to `.none`, which leaves stored links as they are on save.
+    public init(
+        id: Int,
+        value: Int,
+        text: String
+    ) {
+        self.id = id
+        self.value = value
+        self.text = text
+    }
+}
+
+extension NoIndex: EntityModelProtocol {
+    public static let entityName = "NoIndex"
+
+    public static let relations: [AnyRelation<NoIndex>] = []
+
+    /// Used by `save(to:)`.
+    public static let defaultMergeStrategy: MergeStrategy<NoIndex> = .replace
+    /// Used by `save(to:options: .fragment)` and `.fragment(...)` relations.
+    public static let fragmentMergeStrategy: MergeStrategy<NoIndex> = patch
+    /// `NoIndex` has no optional `var` fields, so patching stores the new value as it is.
+    public static let patch: MergeStrategy<NoIndex> = .replace
+
+    public mutating func normalize() {
+    }
+
+    public func save(to context: inout Context, options: MergeStrategy<NoIndex>) throws {
+        try context.transaction { context in
+            var entity = self
+            try entity.willSave(to: &context)
+            _ = try context.upsert(entity, options: options)
+            try entity.didSave(to: &context)
+        }
+    }
+
+    public func delete(from context: inout Context) throws {
+        try context.transaction { context in
+            guard let key = context.storedKey(of: id, NoIndex.self) else { return }
+            try willDelete(from: &context)
+            context.removeRow(key)
+            try didDelete(from: &context)
+        }
+    }
+}
+
+extension NoIndex: Codable {
+    private enum CodingKeys: String, CodingKey {
+        case id
+        case value
+        case text
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.id = try container.decode(Int.self, forKey: .id)
+        self.value = try container.decode(Int.self, forKey: .value)
+        self.text = try container.decode(String.self, forKey: .text)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(value, forKey: .value)
+        try container.encode(text, forKey: .text)
+    }
+}
+
+extension NoIndex: Equatable {}
+
+// MARK: - OrderedIndexed
+
+public struct OrderedIndexed: Sendable {
+    public let id: Int
+    public var value: Int
+    public var text: String
+
+    /// Creates the entity. Relations default to `.none`, which leaves stored links as they are on save.
+    public init(
+        id: Int,
+        value: Int,
+        text: String
+    ) {
+        self.id = id
+        self.value = value
+        self.text = text
+    }
+}
+
+extension OrderedIndexed: EntityModelProtocol {
+    public static let entityName = "OrderedIndexed"
+
+    public static let relations: [AnyRelation<OrderedIndexed>] = []
+
+    /// Indexes declared in the schema; the runtime keeps them up to date on every save and delete
+    /// and the query planner picks among them (`query.explain()` shows which).
+    public enum Indexes {
+        public static let valueOrdered = IndexDescriptor<OrderedIndexed>.ordered("valueOrdered", .field(\.value))
+    }
+
+    public static let indexes: [IndexDescriptor<OrderedIndexed>] = [
+        Indexes.valueOrdered,
+    ]
+
+    /// Used by `save(to:)`.
+    public static let defaultMergeStrategy: MergeStrategy<OrderedIndexed> = .replace
+    /// Used by `save(to:options: .fragment)` and `.fragment(...)` relations.
+    public static let fragmentMergeStrategy: MergeStrategy<OrderedIndexed> = patch
+    /// `OrderedIndexed` has no optional `var` fields, so patching stores the new value as it is.
+    public static let patch: MergeStrategy<OrderedIndexed> = .replace
+
+    public mutating func normalize() {
+    }
+
+    public func save(to context: inout Context, options: MergeStrategy<OrderedIndexed>) throws {
+        try context.transaction { context in
+            var entity = self
+            try entity.willSave(to: &context)
+            _ = try context.upsert(entity, options: options)
+            try entity.didSave(to: &context)
+        }
+    }
+
+    public func delete(from context: inout Context) throws {
+        try context.transaction { context in
+            guard let key = context.storedKey(of: id, OrderedIndexed.self) else { return }
+            try willDelete(from: &context)
+            context.removeRow(key)
+            try didDelete(from: &context)
+        }
+    }
+}
+
+extension OrderedIndexed: Codable {
+    private enum CodingKeys: String, CodingKey {
+        case id
+        case value
+        case text
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.id = try container.decode(Int.self, forKey: .id)
+        self.value = try container.decode(Int.self, forKey: .value)
+        self.text = try container.decode(String.self, forKey: .text)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(value, forKey: .value)
+        try container.encode(text, forKey: .text)
+    }
+}
+
+extension OrderedIndexed: Equatable {}
+
+// MARK: - HashIndexed
+
+public struct HashIndexed: Sendable {
+    public let id: Int
+    public var value: Int
+    public var text: String
+
+    /// Creates the entity. Relations default to `.none`, which leaves stored links as they are on save.
+    public init(
+        id: Int,
+        value: Int,
+        text: String
+    ) {
+        self.id = id
+        self.value = value
+        self.text = text
+    }
+}
+
+extension HashIndexed: EntityModelProtocol {
+    public static let entityName = "HashIndexed"
+
+    public static let relations: [AnyRelation<HashIndexed>] = []
+
+    /// Indexes declared in the schema; the runtime keeps them up to date on every save and delete
+    /// and the query planner picks among them (`query.explain()` shows which).
+    public enum Indexes {
+        public static let valueHash = IndexDescriptor<HashIndexed>.hash("valueHash", .field(\.value))
+    }
+
+    public static let indexes: [IndexDescriptor<HashIndexed>] = [
+        Indexes.valueHash,
+    ]
+
+    /// Used by `save(to:)`.
+    public static let defaultMergeStrategy: MergeStrategy<HashIndexed> = .replace
+    /// Used by `save(to:options: .fragment)` and `.fragment(...)` relations.
+    public static let fragmentMergeStrategy: MergeStrategy<HashIndexed> = patch
+    /// `HashIndexed` has no optional `var` fields, so patching stores the new value as it is.
+    public static let patch: MergeStrategy<HashIndexed> = .replace
+
+    public mutating func normalize() {
+    }
+
+    public func save(to context: inout Context, options: MergeStrategy<HashIndexed>) throws {
+        try context.transaction { context in
+            var entity = self
+            try entity.willSave(to: &context)
+            _ = try context.upsert(entity, options: options)
+            try entity.didSave(to: &context)
+        }
+    }
+
+    public func delete(from context: inout Context) throws {
+        try context.transaction { context in
+            guard let key = context.storedKey(of: id, HashIndexed.self) else { return }
+            try willDelete(from: &context)
+            context.removeRow(key)
+            try didDelete(from: &context)
+        }
+    }
+}
+
+extension HashIndexed: Codable {
+    private enum CodingKeys: String, CodingKey {
+        case id
+        case value
+        case text
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.id = try container.decode(Int.self, forKey: .id)
+        self.value = try container.decode(Int.self, forKey: .value)
+        self.text = try container.decode(String.self, forKey: .text)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(value, forKey: .value)
+        try container.encode(text, forKey: .text)
+    }
+}
+
+extension HashIndexed: Equatable {}
+
+// MARK: - UniqueIndexed
+
+public struct UniqueIndexed: Sendable {
+    public let id: Int
+    public var value: Int
+    public var text: String
+
+    /// Creates the entity. Relations default to `.none`, which leaves stored links as they are on save.
+    public init(
+        id: Int,
+        value: Int,
+        text: String
+    ) {
+        self.id = id
+        self.value = value
+        self.text = text
+    }
+}
+
+extension UniqueIndexed: EntityModelProtocol {
+    public static let entityName = "UniqueIndexed"
+
+    public static let relations: [AnyRelation<UniqueIndexed>] = []
+
+    /// Indexes declared in the schema; the runtime keeps them up to date on every save and delete
+    /// and the query planner picks among them (`query.explain()` shows which).
+    public enum Indexes {
+        public static let valueUnique = IndexDescriptor<UniqueIndexed>.unique("valueUnique", .field(\.value), onCollision: .throw)
+    }
+
+    public static let indexes: [IndexDescriptor<UniqueIndexed>] = [
+        Indexes.valueUnique,
+    ]
+
+    /// Used by `save(to:)`.
+    public static let defaultMergeStrategy: MergeStrategy<UniqueIndexed> = .replace
+    /// Used by `save(to:options: .fragment)` and `.fragment(...)` relations.
+    public static let fragmentMergeStrategy: MergeStrategy<UniqueIndexed> = patch
+    /// `UniqueIndexed` has no optional `var` fields, so patching stores the new value as it is.
+    public static let patch: MergeStrategy<UniqueIndexed> = .replace
+
+    public mutating func normalize() {
+    }
+
+    public func save(to context: inout Context, options: MergeStrategy<UniqueIndexed>) throws {
+        try context.transaction { context in
+            var entity = self
+            try entity.willSave(to: &context)
+            _ = try context.upsert(entity, options: options)
+            try entity.didSave(to: &context)
+        }
+    }
+
+    public func delete(from context: inout Context) throws {
+        try context.transaction { context in
+            guard let key = context.storedKey(of: id, UniqueIndexed.self) else { return }
+            try willDelete(from: &context)
+            context.removeRow(key)
+            try didDelete(from: &context)
+        }
+    }
+}
+
+extension UniqueIndexed: Codable {
+    private enum CodingKeys: String, CodingKey {
+        case id
+        case value
+        case text
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.id = try container.decode(Int.self, forKey: .id)
+        self.value = try container.decode(Int.self, forKey: .value)
+        self.text = try container.decode(String.self, forKey: .text)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(value, forKey: .value)
+        try container.encode(text, forKey: .text)
+    }
+}
+
+extension UniqueIndexed: Equatable {}
+
+// MARK: - FullTextIndexed
+
+public struct FullTextIndexed: Sendable {
+    public let id: Int
+    public var value: Int
+    public var text: String
+
+    /// Creates the entity. Relations default to `.none`, which leaves stored links as they are on save.
+    public init(
+        id: Int,
+        value: Int,
+        text: String
+    ) {
+        self.id = id
+        self.value = value
+        self.text = text
+    }
+}
+
+extension FullTextIndexed: EntityModelProtocol {
+    public static let entityName = "FullTextIndexed"
+
+    public static let relations: [AnyRelation<FullTextIndexed>] = []
+
+    /// Indexes declared in the schema; the runtime keeps them up to date on every save and delete
+    /// and the query planner picks among them (`query.explain()` shows which).
+    public enum Indexes {
+        public static let textFullText = IndexDescriptor<FullTextIndexed>.fullText("textFullText", .text(\.text))
+    }
+
+    public static let indexes: [IndexDescriptor<FullTextIndexed>] = [
+        Indexes.textFullText,
+    ]
+
+    /// Used by `save(to:)`.
+    public static let defaultMergeStrategy: MergeStrategy<FullTextIndexed> = .replace
+    /// Used by `save(to:options: .fragment)` and `.fragment(...)` relations.
+    public static let fragmentMergeStrategy: MergeStrategy<FullTextIndexed> = patch
+    /// `FullTextIndexed` has no optional `var` fields, so patching stores the new value as it is.
+    public static let patch: MergeStrategy<FullTextIndexed> = .replace
+
+    public mutating func normalize() {
+    }
+
+    public func save(to context: inout Context, options: MergeStrategy<FullTextIndexed>) throws {
+        try context.transaction { context in
+            var entity = self
+            try entity.willSave(to: &context)
+            _ = try context.upsert(entity, options: options)
+            try entity.didSave(to: &context)
+        }
+    }
+
+    public func delete(from context: inout Context) throws {
+        try context.transaction { context in
+            guard let key = context.storedKey(of: id, FullTextIndexed.self) else { return }
+            try willDelete(from: &context)
+            context.removeRow(key)
+            try didDelete(from: &context)
+        }
+    }
+}
+
+extension FullTextIndexed: Codable {
+    private enum CodingKeys: String, CodingKey {
+        case id
+        case value
+        case text
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.id = try container.decode(Int.self, forKey: .id)
+        self.value = try container.decode(Int.self, forKey: .value)
+        self.text = try container.decode(String.self, forKey: .text)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(value, forKey: .value)
+        try container.encode(text, forKey: .text)
+    }
+}
+
+extension FullTextIndexed: Equatable {}
