@@ -45,6 +45,7 @@ extension Context {
     ///
     /// When the inverse is to-one and `target` was linked to another source, that source's
     /// link is cleared: a to-one target moves, it is never shared.
+    @usableFromInline
     mutating func setToOne(_ source: ObjectIdentifier, _ column: Int, _ key: Int32,
                            to target: Int32, _ targetTable: ObjectIdentifier, inverse: LinkSlot?) {
         let old = storage(source).toOneLink(column, key)
@@ -58,6 +59,7 @@ extension Context {
 
     /// Sets (or, with `appending`, extends) the to-many `slot` of `key`, updating the inverses.
     /// O(old + new) plus the inverse updates.
+    @usableFromInline
     mutating func setToMany(_ source: ObjectIdentifier, _ column: Int, _ key: Int32,
                             to targets: [Int32], appending: Bool,
                             _ targetTable: ObjectIdentifier, inverse: LinkSlot?) {
@@ -78,7 +80,7 @@ extension Context {
     }
 
     /// Removes every link of the `slot` of `key`, updating the inverses; returns the old targets.
-    @discardableResult
+    @usableFromInline @discardableResult
     mutating func clearLinks(_ source: ObjectIdentifier, _ slot: LinkSlot, _ key: Int32,
                              _ targetTable: ObjectIdentifier, inverse: LinkSlot?) -> [Int32] {
         // Read through a temporary reference only: holding a table box while writing would

@@ -2,6 +2,7 @@
 extension Context {
     /// Saves a to-one relation of the entity at `key`: saves an embedded entity, then links.
     /// `.none` leaves the stored link untouched; `.null` removes it.
+    @inlinable
     public mutating func saveRelation<Source, Target, Directionality, Constraint>(
         _ relation: ToOne<Target, Directionality, Constraint>, of key: EntityKey<Source>,
         _ descriptor: ToOneRelationDescriptor<Source, Target, Directionality, Constraint>
@@ -24,6 +25,7 @@ extension Context {
 
     /// Saves a to-many relation of the entity at `key`: saves embedded entities, then replaces
     /// or appends the links. `.none` leaves the stored links untouched.
+    @inlinable
     public mutating func saveRelation<Source, Target, Directionality>(
         _ relation: ToMany<Target, Directionality>, of key: EntityKey<Source>,
         _ descriptor: ToManyRelationDescriptor<Source, Target, Directionality>
@@ -48,6 +50,7 @@ extension Context {
 
     /// Applies a to-one relation's delete rule for the entity at `key`: removes the link (and
     /// its inverse), then, for `.cascade`, deletes the entity that was linked.
+    @inlinable
     public mutating func applyDeleteRule<Source, Target, Directionality, Constraint>(
         _ descriptor: ToOneRelationDescriptor<Source, Target, Directionality, Constraint>, of key: EntityKey<Source>
     ) throws {
@@ -58,6 +61,7 @@ extension Context {
 
     /// Applies a to-many relation's delete rule for the entity at `key`: removes the links (and
     /// their inverses), then, for `.cascade`, deletes the entities that were linked.
+    @inlinable
     public mutating func applyDeleteRule<Source, Target, Directionality>(
         _ descriptor: ToManyRelationDescriptor<Source, Target, Directionality>, of key: EntityKey<Source>
     ) throws {
@@ -67,12 +71,14 @@ extension Context {
     }
 
     /// Deletes the stored entities among `keys` through their generated `delete(from:)`.
+    @inlinable
     mutating func deleteEntities<Entity: EntityModelProtocol>(_ type: Entity.Type, keys: [Int32]) throws {
         for key in keys {
             if let entity = row(type, key) { try entity.delete(from: &self) }
         }
     }
 
+    @inlinable
     func hasRow<Entity: EntityModelProtocol>(_ type: Entity.Type, _ key: Int32) -> Bool {
         tableIfPresent(type)?.hasRow(key) ?? false
     }

@@ -4,7 +4,7 @@ extension Context {
     /// Unique indexes are checked first: a collision throws, replaces the other entity, or runs
     /// the schema's resolver, as the index says. Generated `save(to:options:)` calls this
     /// first, then saves each relation. O(1) amortized plus index maintenance and the merge.
-    @discardableResult
+    @inlinable @discardableResult
     public mutating func upsert<Entity: EntityModelProtocol>(_ entity: Entity, options strategy: MergeStrategy<Entity>) throws -> EntityKey<Entity> {
         var new = entity
         new.normalize()
@@ -24,7 +24,8 @@ extension Context {
     }
 
     /// Applies each unique index's collision policy for `entity` about to be stored.
-    private mutating func resolveUniqueCollisions<Entity: EntityModelProtocol>(_ entity: Entity) throws {
+    @inlinable
+    mutating func resolveUniqueCollisions<Entity: EntityModelProtocol>(_ entity: Entity) throws {
         for (position, descriptor) in Entity.indexes.enumerated() {
             guard case .unique(let policy) = descriptor.kind else { continue }
             let indexKey = descriptor.key(of: entity)
@@ -52,7 +53,7 @@ extension Context {
 
     /// Removes the row stored under `key`, keeping its links (generated `delete` detaches them).
     /// Returns whether a row was removed. O(1).
-    @discardableResult
+    @inlinable @discardableResult
     public mutating func removeRow<Entity: EntityModelProtocol>(_ key: EntityKey<Entity>) -> Bool {
         guard hasRow(Entity.self, key.rawValue) else { return false }
         let writable = table(Entity.self)
@@ -65,6 +66,7 @@ extension Context {
     }
 
     /// Puts back a row value during rollback.
+    @usableFromInline
     mutating func restoreRow<Entity: EntityModelProtocol>(_ type: Entity.Type, _ key: Int32, _ value: Entity?) {
         let table = table(type)
         let current = table.rows[Int(key)]
@@ -75,6 +77,7 @@ extension Context {
     }
 
     /// The key of the stored entity with `id`, or nil if no such entity is stored.
+    @inlinable
     public func storedKey<Entity: EntityModelProtocol>(of id: Entity.ID, _ type: Entity.Type = Entity.self) -> EntityKey<Entity>? {
         guard let key = key(of: id, type), hasRow(type, key) else { return nil }
         return EntityKey(key)
@@ -84,6 +87,6 @@ extension Context {
 /// A typed handle on an entity's slot in a ``Context``, returned by
 /// ``Context/upsert(_:options:)`` and used by generated code to save and delete relations.
 public struct EntityKey<Entity: EntityModelProtocol>: Hashable, Sendable {
-    let rawValue: Int32
-    init(_ rawValue: Int32) { self.rawValue = rawValue }
+    @usableFromInline let rawValue: Int32
+    @inlinable init(_ rawValue: Int32) { self.rawValue = rawValue }
 }

@@ -8,8 +8,8 @@
 /// Saves and deletes run in a transaction: if they throw, the context is left exactly as
 /// it was before the call.
 public struct Context: Sendable {
-    var tables: [ObjectIdentifier: TableStorage] = [:]
-    var journal: Journal? = nil
+    @usableFromInline var tables: [ObjectIdentifier: TableStorage] = [:]
+    @usableFromInline var journal: Journal? = nil
 
     /// An empty context.
     public init() {}
@@ -17,12 +17,14 @@ public struct Context: Sendable {
     // MARK: Table access
 
     /// The storage of `table` for reading, if that entity type has been seen.
+    @usableFromInline
     func storageIfPresent(_ table: ObjectIdentifier) -> TableStorage? { tables[table] }
 
     /// The storage of an existing table, made unique so it can be written.
     ///
     /// Callers must not hold another reference to the box (from `storageIfPresent` or
     /// `tableIfPresent`) at this point: it would defeat the uniqueness check and copy the table.
+    @usableFromInline
     mutating func storage(_ table: ObjectIdentifier) -> TableStorage {
         if !isKnownUniquelyReferenced(&tables[table]!) {
             tables[table] = tables[table]!.copy()
@@ -31,12 +33,14 @@ public struct Context: Sendable {
     }
 
     /// The typed table of `Entity` for reading.
+    @inlinable
     func tableIfPresent<Entity: EntityModelProtocol>(_ type: Entity.Type) -> EntityTable<Entity>? {
         guard let storage = tables[ObjectIdentifier(type)] else { return nil }
         return unsafeDowncast(storage, to: EntityTable<Entity>.self)
     }
 
     /// The typed table of `Entity`, created if needed and made unique so it can be written.
+    @inlinable
     mutating func table<Entity: EntityModelProtocol>(_ type: Entity.Type) -> EntityTable<Entity> {
         let id = ObjectIdentifier(type)
         if tables[id] == nil {
@@ -48,23 +52,27 @@ public struct Context: Sendable {
     }
 
     /// The key of `id`, interning it if it is new to the context.
+    @inlinable
     mutating func intern<Entity: EntityModelProtocol>(_ id: Entity.ID, _ type: Entity.Type) -> Int32 {
         if let key = tableIfPresent(type)?.keyByID[id] { return key }
         return table(type).intern(id)
     }
 
     /// The key of `id`, if the context has seen it.
+    @inlinable
     func key<Entity: EntityModelProtocol>(of id: Entity.ID, _ type: Entity.Type) -> Int32? {
         tableIfPresent(type)?.keyByID[id]
     }
 
     /// The stored entity under `key`, normalized (relations are `.none`).
+    @inlinable
     func row<Entity: EntityModelProtocol>(_ type: Entity.Type, _ key: Int32) -> Entity? {
         guard let table = tableIfPresent(type), Int(key) < table.rows.count else { return nil }
         return table.rows[Int(key)]
     }
 
     /// The id interned as `key`.
+    @inlinable
     func id<Entity: EntityModelProtocol>(_ type: Entity.Type, _ key: Int32) -> Entity.ID {
         tableIfPresent(type)!.ids[Int(key)]
     }

@@ -4,7 +4,9 @@
 /// reverse, which restores every row and link slot to its value before the transaction,
 /// however the writes interleaved. This costs O(1) per write, where restoring a snapshot
 /// would force a full copy of every table the transaction touched.
+@usableFromInline
 struct Journal: Sendable {
+    @usableFromInline
     enum Entry: Sendable {
         case toOne(table: ObjectIdentifier, column: Int, key: Int32, old: Int32)
         case appended(table: ObjectIdentifier, column: Int, key: Int32)
@@ -13,7 +15,7 @@ struct Journal: Sendable {
         case row(@Sendable (inout Context) -> Void)
     }
 
-    var entries: [Entry] = []
+    @usableFromInline var entries: [Entry] = []
 }
 
 extension Context {
@@ -34,7 +36,7 @@ extension Context {
         }
     }
 
-    @inline(__always)
+    @inlinable
     mutating func record(_ entry: @autoclosure () -> Journal.Entry) {
         if journal != nil { journal!.entries.append(entry()) }
     }

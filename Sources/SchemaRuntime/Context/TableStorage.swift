@@ -8,26 +8,31 @@
 ///
 /// Boxes are shared between copies of a context and copied on first write
 /// (``Context/storage(_:)``), which is what makes copying a context O(1).
+@usableFromInline
 class TableStorage: @unchecked Sendable {
     /// To-one link columns: `toOne[column][key]` is the linked key, or `-1`.
-    final var toOne: [ContiguousArray<Int32>]
+    @usableFromInline final var toOne: [ContiguousArray<Int32>]
     /// To-many link columns: `toMany[column][key]` is the ordered list of linked keys.
-    final var toMany: [ContiguousArray<LinkList>]
+    @usableFromInline final var toMany: [ContiguousArray<LinkList>]
 
+    @usableFromInline
     init(toOneColumns: Int, toManyColumns: Int) {
         toOne = Array(repeating: [], count: toOneColumns)
         toMany = Array(repeating: [], count: toManyColumns)
     }
 
+    @usableFromInline
     init(copying other: TableStorage) {
         toOne = other.toOne
         toMany = other.toMany
     }
 
     /// A shallow copy: arrays are shared until written, by Swift's own copy-on-write.
+    @usableFromInline
     func copy() -> TableStorage { fatalError("subclass responsibility") }
 
     /// Whether an entity is stored under `key`.
+    @usableFromInline
     func hasRow(_ key: Int32) -> Bool { fatalError("subclass responsibility") }
 
     final func toOneLink(_ column: Int, _ key: Int32) -> Int32 {
@@ -54,25 +59,27 @@ class TableStorage: @unchecked Sendable {
 }
 
 /// The typed part of a table: the id of each key and the stored (normalized) entities.
+@usableFromInline
 final class EntityTable<Entity: EntityModelProtocol>: TableStorage, @unchecked Sendable {
     /// id -> key.
-    var keyByID: [Entity.ID: Int32] = [:]
+    @usableFromInline var keyByID: [Entity.ID: Int32] = [:]
     /// key -> id.
-    var ids: ContiguousArray<Entity.ID> = []
+    @usableFromInline var ids: ContiguousArray<Entity.ID> = []
     /// key -> stored entity, nil when the id is only linked to or was deleted.
-    var rows: ContiguousArray<Entity?> = []
+    @usableFromInline var rows: ContiguousArray<Entity?> = []
     /// The number of non-nil rows.
-    var rowCount = 0
+    @usableFromInline var rowCount = 0
 
     /// Index storages by kind, and for each of `Entity.indexes` its position in its kind's array.
-    var ordered: [OrderedIndexStorage] = []
-    var hashed: [HashIndexStorage] = []
-    var unique: [UniqueIndexStorage] = []
-    var fullText: [FullTextIndexStorage] = []
-    let indexSlots: [Int]
+    @usableFromInline var ordered: [OrderedIndexStorage] = []
+    @usableFromInline var hashed: [HashIndexStorage] = []
+    @usableFromInline var unique: [UniqueIndexStorage] = []
+    @usableFromInline var fullText: [FullTextIndexStorage] = []
+    @usableFromInline let indexSlots: [Int]
     /// `Entity.indexes`, read once.
-    let descriptors: [IndexDescriptor<Entity>]
+    @usableFromInline let descriptors: [IndexDescriptor<Entity>]
 
+    @usableFromInline
     init() {
         var slots: [Int] = []
         descriptors = Entity.indexes
@@ -103,6 +110,7 @@ final class EntityTable<Entity: EntityModelProtocol>: TableStorage, @unchecked S
         super.init(toOneColumns: toOne, toManyColumns: toMany)
     }
 
+    @usableFromInline
     init(copying other: EntityTable<Entity>) {
         keyByID = other.keyByID
         ids = other.ids
@@ -117,8 +125,10 @@ final class EntityTable<Entity: EntityModelProtocol>: TableStorage, @unchecked S
         super.init(copying: other)
     }
 
+    @usableFromInline
     override func copy() -> TableStorage { EntityTable(copying: self) }
 
+    @usableFromInline
     override func hasRow(_ key: Int32) -> Bool { Int(key) < rows.count && rows[Int(key)] != nil }
 
     /// Moves `key` from `old` to `new` in every index, skipping indexes whose key is unchanged.
@@ -126,6 +136,7 @@ final class EntityTable<Entity: EntityModelProtocol>: TableStorage, @unchecked S
     ///
     /// Written without optionals and enumerations of the generic descriptors: in unspecialized
     /// generic code each of those costs a metadata lookup per call, on every save.
+    @inlinable
     func updateIndexes(key: Int32, old: Entity?, new: Entity?) {
         let descriptors = self.descriptors
         guard !descriptors.isEmpty else { return }
@@ -138,7 +149,8 @@ final class EntityTable<Entity: EntityModelProtocol>: TableStorage, @unchecked S
         }
     }
 
-    private func addToIndex(_ position: Int, _ key: Int32, _ entity: Entity) {
+    @inlinable
+    func addToIndex(_ position: Int, _ key: Int32, _ entity: Entity) {
         let descriptor = descriptors[position], slot = indexSlots[position]
         switch descriptor.kind {
         case .fullText: fullText[slot].insert(descriptor.text(of: entity), key)
@@ -150,7 +162,8 @@ final class EntityTable<Entity: EntityModelProtocol>: TableStorage, @unchecked S
         }
     }
 
-    private func removeFromIndex(_ position: Int, _ key: Int32, _ entity: Entity) {
+    @inlinable
+    func removeFromIndex(_ position: Int, _ key: Int32, _ entity: Entity) {
         let descriptor = descriptors[position], slot = indexSlots[position]
         switch descriptor.kind {
         case .fullText: fullText[slot].remove(descriptor.text(of: entity), key)
@@ -162,7 +175,8 @@ final class EntityTable<Entity: EntityModelProtocol>: TableStorage, @unchecked S
         }
     }
 
-    private func moveIndex(_ position: Int, _ key: Int32, from old: Entity, to new: Entity) {
+    @inlinable
+    func moveIndex(_ position: Int, _ key: Int32, from old: Entity, to new: Entity) {
         let descriptor = descriptors[position]
         if case .fullText = descriptor.kind {
             if descriptor.text(of: old) == descriptor.text(of: new) { return }
@@ -174,6 +188,7 @@ final class EntityTable<Entity: EntityModelProtocol>: TableStorage, @unchecked S
     }
 
     /// The key of `id`, interning it if new. Amortized O(1).
+    @inlinable
     func intern(_ id: Entity.ID) -> Int32 {
         if let key = keyByID[id] { return key }
         let key = Int32(ids.count)

@@ -7,7 +7,7 @@ public struct MergeStrategy<Entity>: Sendable {
     public let merge: @Sendable (_ old: Entity, _ new: Entity) -> Entity
 
     /// Whether the strategy always returns `new` unchanged; lets the runtime skip reading `old`.
-    let isReplace: Bool
+    @usableFromInline let isReplace: Bool
 
     /// A strategy from a merge function.
     public init(_ merge: @escaping @Sendable (_ old: Entity, _ new: Entity) -> Entity) {

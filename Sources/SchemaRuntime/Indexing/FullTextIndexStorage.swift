@@ -5,6 +5,7 @@
 /// new, larger keys) appends. Insert and remove are O(t log p) for a document of t tokens and
 /// posting lists of length p (plus a shift when an older entity is re-indexed); finding the
 /// documents containing every query token is O(shortest list × tokens × log p).
+@usableFromInline
 struct FullTextIndexStorage: Sendable {
     /// Entities containing a token, ascending, with the token's count in each.
     struct PostingList: Sendable, Equatable {
@@ -26,6 +27,8 @@ struct FullTextIndexStorage: Sendable {
             return found ? Int(counts[index]) : 0
         }
     }
+
+    @usableFromInline init() {}
 
     private(set) var postings: [String: PostingList] = [:]
     /// key -> number of tokens, or -1 when the entity is not indexed.
@@ -66,6 +69,7 @@ struct FullTextIndexStorage: Sendable {
         return (terms, tokens.count)
     }
 
+    @usableFromInline
     mutating func insert(_ text: String, _ entity: Int32) {
         let (terms, length) = Self.termCounts(text)
         if Int(entity) >= lengths.count { lengths.append(contentsOf: repeatElement(-1, count: Int(entity) + 1 - lengths.count)) }
@@ -77,6 +81,7 @@ struct FullTextIndexStorage: Sendable {
         }
     }
 
+    @usableFromInline
     mutating func remove(_ text: String, _ entity: Int32) {
         guard let length = length(of: entity) else { return }
         lengths[Int(entity)] = -1

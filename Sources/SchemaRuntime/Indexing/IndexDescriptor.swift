@@ -5,7 +5,7 @@ public struct IndexField<Entity>: Sendable {
     /// The same path through `.desc`, for matching descending sorts.
     let descendingKeyPath: ImmutableKeyPath
     let descending: Bool
-    let value: @Sendable (Entity) -> IndexValue
+    @usableFromInline let value: @Sendable (Entity) -> IndexValue
 
     public static func field<Value: IndexKeyConvertible & Sendable>(_ keyPath: KeyPath<Entity, Value> & Sendable, descending: Bool = false) -> IndexField {
         IndexField(keyPath: keyPath, descendingKeyPath: ImmutableKeyPath(keyPath.appending(path: \Value.desc)), descending: descending,
@@ -23,7 +23,7 @@ struct ImmutableKeyPath: @unchecked Sendable, Hashable {
 /// One field of a full-text index, as generated: `.text(\.title)`.
 public struct TextField<Entity>: Sendable {
     let keyPath: AnyKeyPath & Sendable
-    let text: @Sendable (Entity) -> String
+    @usableFromInline let text: @Sendable (Entity) -> String
 
     public static func text(_ keyPath: KeyPath<Entity, String> & Sendable) -> TextField {
         TextField(keyPath: keyPath, text: { $0[keyPath: keyPath] })
@@ -77,8 +77,8 @@ public struct IndexDescriptor<Entity: EntityModelProtocol>: Sendable {
 
     public let name: String
     public let kind: Kind
-    let fields: [IndexField<Entity>]
-    let textFields: [TextField<Entity>]
+    @usableFromInline let fields: [IndexField<Entity>]
+    @usableFromInline let textFields: [TextField<Entity>]
 
     /// An ordered index on 1 to 4 fields: equality, ranges and sorted scans.
     public static func ordered(_ name: String, _ fields: IndexField<Entity>...) -> IndexDescriptor {
@@ -100,11 +100,13 @@ public struct IndexDescriptor<Entity: EntityModelProtocol>: Sendable {
         IndexDescriptor(name: name, kind: .fullText, fields: [], textFields: fields)
     }
 
+    @inlinable
     func key(of entity: Entity) -> IndexKey {
         fields.count == 1 ? IndexKey(fields[0].value(entity)) : IndexKey(fields.map { $0.value(entity) })
     }
 
     /// The indexed text of an entity: its fields joined by a space.
+    @inlinable
     func text(of entity: Entity) -> String {
         textFields.count == 1 ? textFields[0].text(entity) : textFields.map { $0.text(entity) }.joined(separator: " ")
     }
@@ -120,6 +122,14 @@ public struct UniqueConstraintViolation: Error, CustomStringConvertible, Sendabl
     public let existingID: String
     /// The id of the entity being saved, as text.
     public let newID: String
+
+    @usableFromInline
+    init(entityName: String, indexName: String, existingID: String, newID: String) {
+        self.entityName = entityName
+        self.indexName = indexName
+        self.existingID = existingID
+        self.newID = newID
+    }
 
     public var description: String {
         "\(entityName) \(newID) collides with \(existingID) on unique index '\(indexName)'"

@@ -9,10 +9,18 @@
 ///   split or an emptied chunk also shifts the n / B chunk directory);
 /// - lower/upper bound: O(log n);
 /// - range scan of k entries: O(log n + k); full scan in either direction: O(n).
+@usableFromInline
 struct OrderedIndexStorage: Sendable {
+    @usableFromInline
     struct Entry: Sendable, Equatable {
-        var key: IndexKey
-        var entity: Int32
+        @usableFromInline var key: IndexKey
+        @usableFromInline var entity: Int32
+
+        @usableFromInline
+        init(key: IndexKey, entity: Int32) {
+            self.key = key
+            self.entity = entity
+        }
     }
 
     /// Per field: true when the field sorts descending.
@@ -22,6 +30,7 @@ struct OrderedIndexStorage: Sendable {
 
     static let maxChunk = 512
 
+    @usableFromInline
     init(descending: [Bool]) {
         self.descending = descending
     }
@@ -66,6 +75,7 @@ struct OrderedIndexStorage: Sendable {
 
     // MARK: Mutation
 
+    @usableFromInline
     mutating func insert(_ entry: Entry) {
         count += 1
         if chunks.isEmpty {
@@ -85,7 +95,7 @@ struct OrderedIndexStorage: Sendable {
     }
 
     /// Removes the entry; returns false if it was not there.
-    @discardableResult
+    @usableFromInline @discardableResult
     mutating func remove(_ entry: Entry) -> Bool {
         let position = partition { precedes($0, entry) }
         guard position.chunk < chunks.count, chunks[position.chunk][position.offset] == entry else { return false }

@@ -16,9 +16,9 @@ public enum Nested: Sendable, Hashable {
 /// template query, to record its steps; the steps are then applied to every related entity.
 /// Depth is bounded by the query's shape, so resolving terminates on cyclic graphs.
 public struct Nesting<Entity: EntityModelProtocol> {
-    typealias Step = (inout Entity, Int32, Context) -> Void
+    @usableFromInline typealias Step = (inout Entity, Int32, Context) -> Void
 
-    var steps: [Step] = []
+    @usableFromInline var steps: [Step] = []
 
     init() {}
 
@@ -35,6 +35,7 @@ public struct Nesting<Entity: EntityModelProtocol> {
 
 extension Context {
     /// The stored entity at `key` with `nesting` applied, or nil if none is stored.
+    @inlinable
     func resolve<Entity: EntityModelProtocol>(_ type: Entity.Type, key: Int32, nesting: Nesting<Entity>) -> Entity? {
         guard var entity = row(type, key) else { return nil }
         for step in nesting.steps { step(&entity, key, self) }

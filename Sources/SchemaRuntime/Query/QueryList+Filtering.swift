@@ -91,6 +91,7 @@ extension QueryList {
     // MARK: Execution
 
     /// The keys the query resolves to, in order, and how they were found.
+    @usableFromInline
     func execute(in context: Context, limitOverride: Int?? = .none) -> (keys: [Int32], plan: QueryPlan) {
         var planner = QueryPlanner<Entity>(context: context)
         let limit = limitOverride ?? self.limit
@@ -123,7 +124,7 @@ extension QueryList {
         }
 
         // 2. Filter: every candidate is checked against the whole predicate.
-        if let predicate {
+        if let predicate, !planner.plan.isExact {
             planner.plan.steps.append("filter")
             keys = keys.filter { key in context.row(Entity.self, key).map(predicate.evaluate) ?? false }
         }

@@ -4,14 +4,15 @@
 /// let chats = Chat.query(in: context).with(\.$messages).resolve()
 /// ```
 public struct QueryList<Entity: EntityModelProtocol>: NestedQuery {
+    @usableFromInline
     enum Source {
         case all
         case ids([Entity.ID])
         case keys([Int32])
     }
 
-    let context: Context?
-    var source: Source
+    @usableFromInline let context: Context?
+    @usableFromInline var source: Source
     public var nesting = Nesting<Entity>()
     var predicate: Predicate<Entity>?
     var sortKeys: [SortKey<Entity>] = []
@@ -33,12 +34,14 @@ public struct QueryList<Entity: EntityModelProtocol>: NestedQuery {
     /// for `query(in:)`, context order (the order in which ids first appeared in the
     /// context); for `query(ids, in:)`, the order of `ids`, skipping ids not stored; for
     /// `related(_:)`, link order.
+    @inlinable
     public func resolve() -> [Entity] {
         resolve(in: context ?? Context())
     }
 
     /// The entities in `context`, filtered, sorted and limited as the query says, shaped by
     /// the nested relations.
+    @inlinable
     public func resolve(in context: Context) -> [Entity] {
         let keys = execute(in: context).keys
         var result: [Entity] = []

@@ -36,7 +36,10 @@ struct QueryPlanner<Entity: EntityModelProtocol> {
         guard let table else { return nil }
         switch node {
         case .comparison(let comparison):
-            return candidates(for: [comparison], table: table)
+            // One comparison answered by an index on its field is answered exactly.
+            let keys = candidates(for: [comparison], table: table)
+            plan.isExact = keys != nil && comparison.op != .notEqual
+            return keys
         case .and(let nodes):
             let comparisons = nodes.compactMap { node -> Predicate<Entity>.Comparison? in
                 if case .comparison(let c) = node { return c }

@@ -3,6 +3,7 @@
 /// Small lists (the common case: a chat's admins, a message's viewers) are a plain array and
 /// membership is a linear scan. Past ``setThreshold`` elements a hash set is kept beside the
 /// array, so `contains` and `append` stay O(1) for long lists (a channel's messages).
+@usableFromInline
 struct LinkList: Sendable, Equatable {
     /// Linked keys in link order.
     private(set) var keys: ContiguousArray<Int32> = []
@@ -10,6 +11,7 @@ struct LinkList: Sendable, Equatable {
 
     static let setThreshold = 32
 
+    @usableFromInline
     static func == (lhs: LinkList, rhs: LinkList) -> Bool { lhs.keys == rhs.keys }
 
     init() {}

@@ -6,13 +6,14 @@
 /// `.appending(fragment:)` add to them (a page of a paginated list); `.none` keeps them.
 @propertyWrapper
 public struct ToMany<Target: EntityModelProtocol, Directionality>: Sendable {
+    @usableFromInline
     enum State: Sendable {
         case none
         case ids([Target.ID], appending: Bool)
         case entities([Target], fragment: Bool, appending: Bool)
     }
 
-    var state: State
+    @usableFromInline var state: State
 
     init(state: State) { self.state = state }
 

@@ -7,6 +7,7 @@
 /// `.none`, which leaves the stored link untouched on save.
 @propertyWrapper
 public struct ToOne<Target: EntityModelProtocol, Directionality, Constraint>: Sendable {
+    @usableFromInline
     indirect enum State: Sendable {
         case none
         case null
@@ -14,7 +15,7 @@ public struct ToOne<Target: EntityModelProtocol, Directionality, Constraint>: Se
         case entity(Target, fragment: Bool)
     }
 
-    var state: State
+    @usableFromInline var state: State
 
     init(state: State) { self.state = state }
 
