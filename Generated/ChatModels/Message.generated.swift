@@ -94,6 +94,10 @@ extension Message: EntityModelProtocol {
         Indexes.textFullText,
     ]
 
+    /// `metadata updatedAt`: the context records when each entity was last saved
+    /// (`context.updatedAt(of:id:)`, `query.updated(since:)`).
+    public static let tracksUpdatedAt = true
+
     /// Used by `save(to:)`.
     public static let defaultMergeStrategy: MergeStrategy<Message> = .replace
     /// Used by `save(to:options: .fragment)` and `.fragment(...)` relations.

@@ -129,6 +129,10 @@ extension Document: EntityModelProtocol {
         Indexes.titleBodyFullText,
     ]
 
+    /// `metadata updatedAt`: the context records when each entity was last saved
+    /// (`context.updatedAt(of:id:)`, `query.updated(since:)`).
+    public static let tracksUpdatedAt = true
+
     /// Used by `save(to:)`.
     public static let defaultMergeStrategy: MergeStrategy<Document> = patch
     /// Used by `save(to:options: .fragment)` and `.fragment(...)` relations.

@@ -133,3 +133,34 @@ import Testing
         #expect(chat?.messages?.map(\.id) == ["4", "3"])
     }
 }
+
+/// `metadata updatedAt` (Message declares it in Schemas/Chat/Message.schema).
+@Suite struct UpdatedAtTests {
+    @Test func savesAreTimestampedQueryableAndRolledBack() throws {
+        var context = Context()
+        let start = Date()
+        try Message(id: "1", text: "a").save(to: &context)
+        let first = try #require(context.updatedAt(of: Message.self, id: "1"))
+        #expect(first >= start.addingTimeInterval(-1))
+        #expect(context.updatedAt(of: User.self, id: "1") == nil) // User does not track it
+
+        let middle = Date()
+        Thread.sleep(forTimeInterval: 0.01)
+        try Message(id: "2", text: "b").save(to: &context)
+        #expect(Message.query(in: context).updated(since: middle).resolve().map(\.id) == ["2"])
+        #expect(Message.query(in: context).updated(since: middle).explain().steps.contains("index range Message.updatedAt"))
+        #expect(Message.query(in: context).updated(since: start.addingTimeInterval(-1)).count() == 2)
+
+        // A rolled-back save keeps the old timestamp; a delete clears it.
+        struct Abort: Error {}
+        var attempt = context
+        _ = try? attempt.transaction { context in
+            try Message(id: "1", text: "changed").save(to: &context)
+            throw Abort()
+        }
+        #expect(attempt.updatedAt(of: Message.self, id: "1") == first)
+        try Message(id: "1", text: "").delete(from: &context)
+        #expect(context.updatedAt(of: Message.self, id: "1") == nil)
+        #expect(Message.query(in: context).updated(since: start.addingTimeInterval(-1)).resolve().map(\.id) == ["2"])
+    }
+}

@@ -106,6 +106,12 @@ struct EntityRenderer {
             }
 
             renderIndexes(into: &writer)
+            if entity.tracksUpdatedAt {
+                writer.line()
+                writer.documentation(["`metadata updatedAt`: the context records when each entity was last saved",
+                                      "(`context.updatedAt(of:id:)`, `query.updated(since:)`)."])
+                writer.line("\(access.prefix)static let tracksUpdatedAt = true")
+            }
 
             writer.line()
             writer.documentation(["Used by `save(to:)`."])

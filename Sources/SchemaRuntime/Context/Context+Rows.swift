@@ -1,3 +1,5 @@
+import Foundation
+
 extension Context {
     /// Stores `entity` (normalized), merged with the stored one by `strategy`, and returns its key.
     ///
@@ -19,7 +21,9 @@ extension Context {
         table.rows[Int(key)] = new
         if old == nil { table.rowCount += 1 }
         table.updateIndexes(key: key, old: old, new: new)
-        record(.row({ context in context.restoreRow(Entity.self, key, old) }))
+        let oldSavedAt = table.savedAt(key)
+        if table.tracksUpdatedAt { table.setSavedAt(key, Date().timeIntervalSinceReferenceDate) }
+        record(.row({ context in context.restoreRow(Entity.self, key, old, savedAt: oldSavedAt) }))
         return EntityKey(key)
     }
 
@@ -61,19 +65,29 @@ extension Context {
         writable.rows[Int(key.rawValue)] = nil
         writable.rowCount -= 1
         writable.updateIndexes(key: key.rawValue, old: old, new: nil)
-        record(.row({ context in context.restoreRow(Entity.self, key.rawValue, old) }))
+        let oldSavedAt = writable.savedAt(key.rawValue)
+        writable.setSavedAt(key.rawValue, nil)
+        record(.row({ context in context.restoreRow(Entity.self, key.rawValue, old, savedAt: oldSavedAt) }))
         return true
     }
 
     /// Puts back a row value during rollback.
     @usableFromInline
-    mutating func restoreRow<Entity: EntityModelProtocol>(_ type: Entity.Type, _ key: Int32, _ value: Entity?) {
+    mutating func restoreRow<Entity: EntityModelProtocol>(_ type: Entity.Type, _ key: Int32, _ value: Entity?, savedAt: Double?) {
         let table = table(type)
         let current = table.rows[Int(key)]
         let wasStored = current != nil
         table.rows[Int(key)] = value
         table.updateIndexes(key: key, old: current, new: value)
+        table.setSavedAt(key, savedAt)
         table.rowCount += (value != nil ? 1 : 0) - (wasStored ? 1 : 0)
+    }
+
+    /// When the entity with `id` was last saved, for entities whose schema declares
+    /// `metadata updatedAt`; nil otherwise.
+    public func updatedAt<Entity: EntityModelProtocol>(of type: Entity.Type, id: Entity.ID) -> Date? {
+        guard let key = key(of: id, type), let time = tableIfPresent(type)?.savedAt(key) else { return nil }
+        return Date(timeIntervalSinceReferenceDate: time)
     }
 
     /// The key of the stored entity with `id`, or nil if no such entity is stored.

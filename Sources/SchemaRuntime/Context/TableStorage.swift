@@ -78,11 +78,17 @@ final class EntityTable<Entity: EntityModelProtocol>: TableStorage, @unchecked S
     @usableFromInline let indexSlots: [Int]
     /// `Entity.indexes`, read once.
     @usableFromInline let descriptors: [IndexDescriptor<Entity>]
+    /// `metadata updatedAt`: key -> seconds since the reference date (NaN when never saved),
+    /// and an ordered index on it. Empty when the entity does not track it.
+    @usableFromInline var updatedAt: ContiguousArray<Double> = []
+    @usableFromInline var updatedAtIndex = OrderedIndexStorage(descending: [false])
+    @usableFromInline let tracksUpdatedAt: Bool
 
     @usableFromInline
     init() {
         var slots: [Int] = []
         descriptors = Entity.indexes
+        tracksUpdatedAt = Entity.tracksUpdatedAt
         for descriptor in descriptors {
             switch descriptor.kind {
             case .ordered:
@@ -122,6 +128,9 @@ final class EntityTable<Entity: EntityModelProtocol>: TableStorage, @unchecked S
         fullText = other.fullText
         indexSlots = other.indexSlots
         descriptors = other.descriptors
+        tracksUpdatedAt = other.tracksUpdatedAt
+        updatedAt = other.updatedAt
+        updatedAtIndex = other.updatedAtIndex
         super.init(copying: other)
     }
 
@@ -185,6 +194,24 @@ final class EntityTable<Entity: EntityModelProtocol>: TableStorage, @unchecked S
         }
         removeFromIndex(position, key, old)
         addToIndex(position, key, new)
+    }
+
+    /// The recorded save time of `key`, or nil.
+    @inlinable
+    func savedAt(_ key: Int32) -> Double? {
+        guard Int(key) < updatedAt.count, !updatedAt[Int(key)].isNaN else { return nil }
+        return updatedAt[Int(key)]
+    }
+
+    /// Sets (or, with nil, clears) the recorded save time of `key`, keeping its index in step.
+    /// O(log n + B).
+    @inlinable
+    func setSavedAt(_ key: Int32, _ time: Double?) {
+        guard tracksUpdatedAt else { return }
+        if let old = savedAt(key) { updatedAtIndex.remove(.init(key: IndexKey(.double(old)), entity: key)) }
+        if Int(key) >= updatedAt.count { updatedAt.append(contentsOf: repeatElement(.nan, count: Int(key) + 1 - updatedAt.count)) }
+        updatedAt[Int(key)] = time ?? .nan
+        if let time { updatedAtIndex.insert(.init(key: IndexKey(.double(time)), entity: key)) }
     }
 
     /// The key of `id`, interning it if new. Amortized O(1).

@@ -19,6 +19,9 @@ public protocol EntityModelProtocol: Sendable {
     /// Every index declared in the schema, maintained on save and delete.
     static var indexes: [IndexDescriptor<Self>] { get }
 
+    /// Whether the context records when each entity was last saved (`metadata updatedAt`).
+    static var tracksUpdatedAt: Bool { get }
+
     /// Sets every relation to `.none`. The context stores entities this way: links live in the
     /// context's link columns, and queries fill relations back in as requested.
     mutating func normalize()
@@ -53,6 +56,7 @@ public protocol EntityModelProtocol: Sendable {
 
 extension EntityModelProtocol {
     public static var indexes: [IndexDescriptor<Self>] { [] }
+    public static var tracksUpdatedAt: Bool { false }
 
     public mutating func willSave(to context: inout Context) throws {}
     public func didSave(to context: inout Context) throws {}

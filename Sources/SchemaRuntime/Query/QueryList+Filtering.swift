@@ -1,3 +1,5 @@
+import Foundation
+
 /// Filtering, sorting and limits of list queries (README "How to use Filter Queries" and
 /// "How to use Sort Queries"). Indexes declared in the schema are used automatically; see
 /// ``QueryPlanner`` and `explain()`.
@@ -65,6 +67,14 @@ extension QueryList {
         return copy
     }
 
+    /// Entities saved at or after `date`, for entities whose schema declares
+    /// `metadata updatedAt` (others never match). Answered from the updatedAt index.
+    public func updated(since date: Date) -> QueryList {
+        var copy = self
+        copy.updatedSince = date.timeIntervalSinceReferenceDate
+        return copy
+    }
+
     /// At most `limit` entities, after skipping `offset`.
     public func limit(_ limit: Int, offset: Int = 0) -> QueryList {
         var copy = self
@@ -103,7 +113,7 @@ extension QueryList {
         case .all:
             if let predicate, let candidates = planner.candidates(predicate.node) {
                 keys = candidates.sorted()
-            } else if predicate == nil, !sortKeys.isEmpty, let (position, descriptor, reversed) = planner.sortIndex(sortKeys),
+            } else if predicate == nil, updatedSince == nil, !sortKeys.isEmpty, let (position, descriptor, reversed) = planner.sortIndex(sortKeys),
                       let table = planner.table {
                 // No filter: walk the sort index and stop as soon as the limit is reached.
                 planner.plan.steps.append("scan index \(Entity.entityName).\(descriptor.name)\(reversed ? " reversed" : "")")
@@ -121,6 +131,22 @@ extension QueryList {
         case .ids, .keys:
             planner.plan.steps.append("lookup \(source.count) ids")
             keys = self.keys(in: context).filter { context.hasRow(Entity.self, $0) }
+        }
+
+        // The updatedAt metadata narrows whatever the candidates are.
+        if let since = updatedSince {
+            if let table = planner.table, table.tracksUpdatedAt {
+                let recent = table.updatedAtIndex.range(equal: [], lower: (.double(since), true), upper: nil)
+                if case .all = source, keys.count > recent.count {
+                    let wanted = Set(keys)
+                    keys = recent.sorted().filter(wanted.contains)
+                } else {
+                    keys = keys.filter { (table.savedAt($0) ?? -.infinity) >= since }
+                }
+                planner.plan.steps.append("index range \(Entity.entityName).updatedAt")
+            } else {
+                keys = []
+            }
         }
 
         // 2. Filter: every candidate is checked against the whole predicate.

@@ -18,6 +18,8 @@ public struct QueryList<Entity: EntityModelProtocol>: NestedQuery {
     var sortKeys: [SortKey<Entity>] = []
     var limit: Int?
     var offset = 0
+    /// `updated(since:)`: seconds since the reference date.
+    var updatedSince: Double?
 
     init(context: Context?, source: Source) {
         self.context = context
