@@ -17,6 +17,9 @@ let package = Package(
         // The generator pipeline: parse, validate, translate, render. Shared by the CLI and tests.
         .target(name: "SchemaGenCore"),
 
+        // A reproducible random number generator for the randomized tests and the benchmark.
+        .target(name: "DeterministicRandom"),
+
         // Thin command-line front end over SchemaGenCore.
         .executableTarget(name: "schemagen", dependencies: ["SchemaGenCore"]),
 
@@ -51,13 +54,13 @@ let package = Package(
             plugins: ["SchemaGenPlugin"]
         ),
         .executableTarget(name: "schemagen-example", dependencies: ["ChatModels", "CatalogModels", "SchemaRuntime"], path: "Examples/schemagen-example"),
-        .executableTarget(name: "schemagen-bench", dependencies: ["BenchModels", "SchemaRuntime"], path: "Benchmarks/schemagen-bench"),
+        .executableTarget(name: "schemagen-bench", dependencies: ["BenchModels", "DeterministicRandom", "SchemaRuntime"], path: "Benchmarks/schemagen-bench"),
         .target(name: "BenchModels", dependencies: ["SchemaRuntime"], path: "Benchmarks/BenchModels", plugins: ["SchemaGenPlugin"]),
 
-        .testTarget(name: "SchemaRuntimeTests", dependencies: ["SchemaRuntime", "ChatModels", "CatalogModels"]),
+        .testTarget(name: "SchemaRuntimeTests", dependencies: ["SchemaRuntime", "ChatModels", "CatalogModels", "DeterministicRandom"]),
         .testTarget(name: "SchemaGenCoreTests", dependencies: ["SchemaGenCore"], exclude: ["Fixtures"]),
         // Applies the build plugin to AllConstructs.schema and uses the generated types.
-        .testTarget(name: "GeneratedCodeTests", dependencies: ["SchemaRuntime"], plugins: ["SchemaGenPlugin"]),
+        .testTarget(name: "GeneratedCodeTests", dependencies: ["SchemaRuntime", "DeterministicRandom"], plugins: ["SchemaGenPlugin"]),
         .testTarget(name: "EndToEndTests", dependencies: []),
     ],
     swiftLanguageModes: [.v6]

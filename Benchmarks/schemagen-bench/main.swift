@@ -1,4 +1,5 @@
 import BenchModels
+import DeterministicRandom
 import Foundation
 import SchemaRuntime
 
@@ -15,19 +16,7 @@ let userCount = arguments.first ?? 1000
 let messagesPerChat = arguments.dropFirst().first ?? 10
 let usersPerChat = 10
 
-/// SplitMix64: a fixed seed makes every run generate the same data.
-struct Generator: RandomNumberGenerator {
-    var state: UInt64 = 42
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
-var random = Generator()
+var random = SplitMix64(seed: 42)
 let vocabulary = (0..<2000).map { "word\($0)" }
 
 func measure<T>(_ name: String, count: Int? = nil, _ body: () throws -> T) rethrows -> T {

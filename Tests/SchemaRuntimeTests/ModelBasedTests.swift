@@ -1,4 +1,5 @@
 import ChatModels
+import DeterministicRandom
 import SchemaRuntime
 import Testing
 
@@ -33,18 +34,6 @@ import Testing
     }
 }
 
-/// A reproducible random number generator.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed &+ 0x9E37_79B9_7F4A_7C15 }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 indirect enum Operation {
     enum ListChange { case none, replace([String]), append([String]) }

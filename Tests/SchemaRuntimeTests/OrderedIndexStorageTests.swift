@@ -1,3 +1,4 @@
+import DeterministicRandom
 @testable import SchemaRuntime
 import Testing
 
