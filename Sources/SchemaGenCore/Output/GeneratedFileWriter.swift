@@ -8,6 +8,12 @@ public enum GeneratedFileWriter {
         public var written: [String] = []
         public var unchanged: [String] = []
         public var removed: [String] = []
+
+        public init(written: [String] = [], unchanged: [String] = [], removed: [String] = []) {
+            self.written = written
+            self.unchanged = unchanged
+            self.removed = removed
+        }
     }
 
     /// The first line every generated file starts with; only such files are ever removed.

@@ -19,10 +19,11 @@ public enum TextDiff {
         while i < a.count || j < b.count {
             if i < a.count, j < b.count, a[i] == b[j] {
                 edits.append(.same(a[i])); i += 1; j += 1
-            } else if j < b.count, i == a.count || lcs[i][j + 1] >= lcs[i + 1][j] {
-                edits.append(.added(b[j])); j += 1
-            } else {
+            } else if i < a.count, j == b.count || lcs[i + 1][j] >= lcs[i][j + 1] {
+                // Removals first, as in a unified diff.
                 edits.append(.removed(a[i])); i += 1
+            } else {
+                edits.append(.added(b[j])); j += 1
             }
         }
         let changed = edits.indices.filter { if case .same = edits[$0] { return false } else { return true } }

@@ -23,4 +23,9 @@ public struct SchemaSource: Hashable, Sendable {
 public struct GeneratedFile: Hashable, Sendable {
     public var name: String
     public var contents: String
+
+    public init(name: String, contents: String) {
+        self.name = name
+        self.contents = contents
+    }
 }

@@ -152,7 +152,15 @@ extension QueryList {
         // 2. Filter: every candidate is checked against the whole predicate.
         if let predicate, !planner.plan.isExact {
             planner.plan.steps.append("filter")
-            keys = keys.filter { key in context.row(Entity.self, key).map(predicate.evaluate) ?? false }
+            // Unordered results with a limit stop at the first matches (`first()`, `limit(_:)`).
+            let keepsOrder = sortKeys.isEmpty && Self.rankingCondition(predicate.node) == nil
+            let needed = keepsOrder ? limit.map { $0 + offset } ?? Int.max : Int.max
+            var matches: [Int32] = []
+            for key in keys where context.row(Entity.self, key).map(predicate.evaluate) ?? false {
+                matches.append(key)
+                if matches.count >= needed { break }
+            }
+            keys = matches
         }
 
         // 3. Order.
