@@ -429,7 +429,7 @@ public enum Currency: String, Codable, Sendable, CaseIterable, Comparable, Index
     case usd = "USD"
     case gbp = "GBP"
 
-    /// Cases order as declared in the schema.
+    /// Cases are ordered as declared in the schema.
     public static func < (lhs: Currency, rhs: Currency) -> Bool {
         lhs.declarationOrder < rhs.declarationOrder
     }

@@ -296,7 +296,7 @@ public enum AttachmentKind: String, Codable, Sendable, CaseIterable, Comparable,
     case video
     case file
 
-    /// Cases order as declared in the schema.
+    /// Cases are ordered as declared in the schema.
     public static func < (lhs: AttachmentKind, rhs: AttachmentKind) -> Bool {
         lhs.declarationOrder < rhs.declarationOrder
     }

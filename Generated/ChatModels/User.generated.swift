@@ -97,7 +97,7 @@ extension User: EntityModelProtocol {
     public static let defaultMergeStrategy: MergeStrategy<User> = .replace
     /// Used by `save(to:options: .fragment)` and `.fragment(...)` relations.
     public static let fragmentMergeStrategy: MergeStrategy<User> = patch
-    /// Keeps the stored `username`, `email`, `isCurrent`, `avatar`, `profile` when the new value leaves it nil.
+    /// Keeps the stored `username`, `email`, `isCurrent`, `avatar`, `profile` when the new value leaves them nil.
     public static let patch = MergeStrategy<User>(.patch(\.username), .patch(\.email), .patch(\.isCurrent), .patch(\.avatar), .patch(\.profile))
 
     public mutating func normalize() {
@@ -185,7 +185,7 @@ public enum UserStatus: String, Codable, Sendable, CaseIterable, Comparable, Ind
     /// Not seen recently.
     case offline = "offline"
 
-    /// Cases order as declared in the schema.
+    /// Cases are ordered as declared in the schema.
     public static func < (lhs: UserStatus, rhs: UserStatus) -> Bool {
         lhs.declarationOrder < rhs.declarationOrder
     }

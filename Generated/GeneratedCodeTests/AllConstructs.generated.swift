@@ -137,7 +137,7 @@ extension Document: EntityModelProtocol {
     public static let defaultMergeStrategy: MergeStrategy<Document> = patch
     /// Used by `save(to:options: .fragment)` and `.fragment(...)` relations.
     public static let fragmentMergeStrategy: MergeStrategy<Document> = MergeStrategy(.patch(\.link), .patch(\.price), .append(\.tags), .lastWriteWins(\.createdAt))
-    /// Keeps the stored `link`, `payload`, `price`, `metadata`, `owner`, `class` when the new value leaves it nil.
+    /// Keeps the stored `link`, `payload`, `price`, `metadata`, `owner`, `class` when the new value leaves them nil.
     public static let patch = MergeStrategy<Document>(.patch(\.link), .patch(\.payload), .patch(\.price), .patch(\.metadata), .patch(\.owner), .patch(\.class))
 
     public mutating func normalize() {
@@ -445,7 +445,7 @@ public enum DocumentState: String, Codable, Sendable, CaseIterable, Comparable, 
     case published = "live"
     case archived
 
-    /// Cases order as declared in the schema.
+    /// Cases are ordered as declared in the schema.
     public static func < (lhs: DocumentState, rhs: DocumentState) -> Bool {
         lhs.declarationOrder < rhs.declarationOrder
     }
@@ -470,7 +470,7 @@ public enum Priority: Int, Codable, Sendable, CaseIterable, Comparable, IndexKey
     case low = 1
     case high = 10
 
-    /// Cases order as declared in the schema.
+    /// Cases are ordered as declared in the schema.
     public static func < (lhs: Priority, rhs: Priority) -> Bool {
         lhs.declarationOrder < rhs.declarationOrder
     }

@@ -11,7 +11,7 @@ enum Level: Int, Codable, Sendable, CaseIterable, Comparable, IndexKeyConvertibl
     case mid = 2
     case high = 3
 
-    /// Cases order as declared in the schema.
+    /// Cases are ordered as declared in the schema.
     static func < (lhs: Level, rhs: Level) -> Bool {
         lhs.declarationOrder < rhs.declarationOrder
     }

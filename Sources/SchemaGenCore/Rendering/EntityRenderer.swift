@@ -122,7 +122,8 @@ struct EntityRenderer {
                 writer.documentation(["`\(name)` has no optional `var` fields, so patching stores the new value as it is."])
                 writer.line("\(access.prefix)static let patch: MergeStrategy<\(name)> = .replace")
             } else {
-                writer.documentation(["Keeps the stored " + entity.patchFields.map { "`\($0)`" }.joined(separator: ", ") + " when the new value leaves it nil."])
+                let fields = entity.patchFields.map { "`\($0)`" }.joined(separator: ", ")
+                writer.documentation(["Keeps the stored \(fields) when the new value leaves \(entity.patchFields.count == 1 ? "it" : "them") nil."])
                 writer.line("\(access.prefix)static let patch = MergeStrategy<\(name)>(" + entity.patchFields.map { ".patch(\\.\($0))" }.joined(separator: ", ") + ")")
             }
 

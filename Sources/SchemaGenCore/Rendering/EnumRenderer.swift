@@ -16,7 +16,7 @@ enum EnumRenderer {
                 }
             }
             writer.line()
-            writer.line("/// Cases order as declared in the schema.")
+            writer.line("/// Cases are ordered as declared in the schema.")
             writer.block("\(access.prefix)static func < (lhs: \(enumeration.name), rhs: \(enumeration.name)) -> Bool") { writer in
                 writer.line("lhs.declarationOrder < rhs.declarationOrder")
             }
