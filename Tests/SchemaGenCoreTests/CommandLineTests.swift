@@ -1,0 +1,98 @@
+import Foundation
+import Testing
+
+/// Runs the `schemagen` executable as users and the plugins do. `swift test` builds it
+/// because the plugin-applied targets in the test graph need it as their tool.
+@Suite struct CommandLineTests {
+    /// `schemagen` in the products directory that also holds the test bundle.
+    static var schemagen: URL {
+        var directory = Bundle.main.bundleURL
+        while !FileManager.default.fileExists(atPath: directory.appendingPathComponent("schemagen").path), directory.pathComponents.count > 1 {
+            directory.deleteLastPathComponent()
+        }
+        return directory.appendingPathComponent("schemagen")
+    }
+
+    struct Run {
+        var status: Int32
+        var output: String
+        var errors: String
+    }
+
+    private func run(_ arguments: [String]) throws -> Run {
+        try #require(FileManager.default.isExecutableFile(atPath: Self.schemagen.path), "schemagen was not built next to the tests")
+        let process = Process()
+        process.executableURL = Self.schemagen
+        process.arguments = arguments
+        let output = Pipe(), errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let out = output.fileHandleForReading.readDataToEndOfFile()
+        let err = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Run(status: process.terminationStatus, output: String(decoding: out, as: UTF8.self), errors: String(decoding: err, as: UTF8.self))
+    }
+
+    private func temporaryDirectory() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("schemagen-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    @Test func helpAndVersion() throws {
+        let help = try run(["--help"])
+        #expect(help.status == 0 && help.output.contains("USAGE: schemagen <command> [options]"))
+        #expect(try run(["--version"]).output.hasPrefix("schemagen "))
+        let unknown = try run(["frobnicate"])
+        #expect(unknown.status == 64 && unknown.errors.contains("error: unknown command 'frobnicate'"))
+    }
+
+    @Test func generateWritesNothingWhenASchemaIsBroken() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let good = directory.appendingPathComponent("Good.schema"), bad = directory.appendingPathComponent("Bad.schema")
+        try Data("entity A { let id: String }\n".utf8).write(to: good)
+        try Data("entity B {\n    let id: String\n    var c: Strng\n}\n".utf8).write(to: bad)
+        let output = directory.appendingPathComponent("out")
+        let result = try run(["generate", "--output", output.path, directory.path])
+        #expect(result.status == 1)
+        #expect(result.errors.contains("\(bad.path):3:12: error: unknown type 'Strng'"))
+        #expect(result.errors.contains("\(bad.path):3:12: note: did you mean 'String'?"))
+        #expect(!FileManager.default.fileExists(atPath: output.path))
+
+        try FileManager.default.removeItem(at: bad)
+        let fixed = try run(["generate", "--output", output.path, directory.path])
+        #expect(fixed.status == 0 && fixed.output.contains("1 written"))
+        #expect(FileManager.default.fileExists(atPath: output.appendingPathComponent("Good.generated.swift").path))
+    }
+
+    @Test func checkReportsUpToDateAndStaleFolders() throws {
+        let root = PackagePaths.root
+        let upToDate = try run(["check", "--generated", root.appendingPathComponent("Generated/ChatModels").path, root.appendingPathComponent("Schemas/Chat").path])
+        #expect(upToDate.status == 0, "\(upToDate.output)\(upToDate.errors)")
+
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let schema = directory.appendingPathComponent("Notes.schema")
+        try Data("entity Note {\n    let id: String\n    var text: String\n}\n".utf8).write(to: schema)
+        let generated = directory.appendingPathComponent("Generated")
+        #expect(try run(["generate", "--output", generated.path, schema.path]).status == 0)
+        try Data("entity Note {\n    let id: String\n    var body: String\n}\n".utf8).write(to: schema)
+        let stale = try run(["check", "--generated", generated.path, schema.path])
+        #expect(stale.status == 1)
+        #expect(stale.output.contains("-     var text: String") && stale.output.contains("+     var body: String"))
+        #expect(stale.errors.contains("is out of date"))
+    }
+
+    @Test func convertRoundTripsBetweenSyntaxes() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let json = directory.appendingPathComponent("User.schema.json")
+        let source = PackagePaths.root.appendingPathComponent("Schemas/Chat/User.schema").path
+        #expect(try run(["convert", source, "--output", json.path]).status == 0)
+        let back = try run(["convert", json.path])
+        let direct = try run(["convert", source, "--to", "dsl"])
+        #expect(back.status == 0 && back.output == direct.output && back.output.contains("public entity User {"))
+    }
+}
