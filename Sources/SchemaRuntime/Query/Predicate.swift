@@ -178,12 +178,6 @@ public struct Predicate<Entity> {
     }
 }
 
-/// A query that cannot run, such as a regular expression that does not compile.
-public struct InvalidQuery: Error, CustomStringConvertible, Sendable {
-    public let message: String
-    public var description: String { message }
-}
-
 // MARK: - Operators on key paths
 
 public func == <Entity, Value: IndexKeyConvertible & Equatable>(lhs: KeyPath<Entity, Value>, rhs: Value) -> Predicate<Entity> {

@@ -90,35 +90,3 @@ public struct ToManyRelationDescriptor<Source: EntityModelProtocol, Target: Enti
         )
     }
 }
-
-/// A type-erased relation of `Source`, as listed in `Source.relations`.
-public struct AnyRelation<Source: EntityModelProtocol>: Sendable {
-    /// The relation's name in the schema.
-    public let name: String
-    /// The relation property's projected value, for matching key paths given to queries.
-    public let keyPath: AnyKeyPath & Sendable
-    /// Where the links are stored in `Source`'s table.
-    public let slot: LinkSlot
-    /// The related entity type.
-    public let target: any EntityModelProtocol.Type
-    /// The inverse relation's slot on the target, for mutual relations.
-    public let inverse: LinkSlot?
-    /// What deleting a `Source` does to linked entities.
-    public let deleteRule: DeleteRule
-
-    let resolveBulk: @Sendable (inout Source, Int32, Context, ArraySlice<Nested>) -> Void
-    let deleteTargets: @Sendable (inout Context, [Int32]) throws -> Void
-
-    var targetTable: ObjectIdentifier { ObjectIdentifier(target) }
-}
-
-extension EntityModelProtocol {
-    /// The relation whose projected value is `keyPath`. Relations are generated, so a miss
-    /// is a programming error.
-    static func relation(for keyPath: AnyKeyPath) -> AnyRelation<Self> {
-        guard let relation = relations.first(where: { $0.keyPath == keyPath }) else {
-            preconditionFailure("\(keyPath) is not a relation of \(Self.entityName)")
-        }
-        return relation
-    }
-}

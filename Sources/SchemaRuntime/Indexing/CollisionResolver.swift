@@ -1,0 +1,56 @@
+/// Custom handling of a unique-index collision, named in the schema
+/// (`index unique(isCurrent, onCollision: updateCurrentUser)`) and written in Swift:
+///
+/// ```swift
+/// extension CollisionResolver where Entity == User {
+///     static var updateCurrentUser: Self {
+///         CollisionResolver { existingID, newUser, context in
+///             guard var current = context.find(User.self, id: existingID) else { return }
+///             current.isCurrent = false
+///             try current.save(to: &context)
+///         }
+///     }
+/// }
+/// ```
+///
+/// The resolver runs inside the save's transaction. If the collision remains afterwards, the
+/// save throws ``UniqueConstraintViolation``.
+public struct CollisionResolver<Entity: EntityModelProtocol>: Sendable {
+    public let resolve: @Sendable (_ existingID: Entity.ID, _ new: Entity, _ context: inout Context) throws -> Void
+
+    public init(_ resolve: @escaping @Sendable (_ existingID: Entity.ID, _ new: Entity, _ context: inout Context) throws -> Void) {
+        self.resolve = resolve
+    }
+}
+
+/// What a unique index does when a save would give a second entity its key.
+public enum CollisionPolicy<Entity: EntityModelProtocol>: Sendable {
+    /// Throw ``UniqueConstraintViolation``; the context is left unchanged.
+    case `throw`
+    /// Delete the entity holding the key (applying its delete rules), then save.
+    case upsert
+    /// Run a resolver written in Swift, then save if the collision is gone.
+    case resolver(CollisionResolver<Entity>)
+}
+
+/// A save would give a unique index key to a second entity.
+public struct UniqueConstraintViolation: Error, CustomStringConvertible, Sendable {
+    public let entityName: String
+    public let indexName: String
+    /// The id of the entity already holding the key, as text.
+    public let existingID: String
+    /// The id of the entity being saved, as text.
+    public let newID: String
+
+    @usableFromInline
+    init(entityName: String, indexName: String, existingID: String, newID: String) {
+        self.entityName = entityName
+        self.indexName = indexName
+        self.existingID = existingID
+        self.newID = newID
+    }
+
+    public var description: String {
+        "\(entityName) \(newID) collides with \(existingID) on unique index '\(indexName)'"
+    }
+}
