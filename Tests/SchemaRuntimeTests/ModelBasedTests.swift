@@ -23,9 +23,15 @@ import Testing
                 }
                 context = attempt
             } else {
-                try operation.apply(to: &context)
-                model.apply(operation)
+                do {
+                    try operation.apply(to: &context)
+                    model.apply(operation)
+                } catch is UniqueConstraintViolation {
+                    // The email index throws; the model predicts exactly when.
+                    #expect(model.wouldViolateEmail(operation), "seed \(seed), step \(step): unexpected violation \(operation)")
+                }
             }
+            ReferenceModel.checkIndexes(context)
             let observed = ReferenceModel.Observation(context)
             let expected = model.observation
             #expect(observed == expected, "seed \(seed), step \(step): \(operation)")
@@ -35,11 +41,20 @@ import Testing
 }
 
 
+/// The indexed fields of a user: username (unique, upsert), email (unique, throws),
+/// isCurrent (unique, resolved by un-marking the previous current user), age (ordered).
+struct UserFields: Equatable {
+    var username: String?
+    var email: String?
+    var isCurrent: Bool?
+    var age: Int
+}
+
 indirect enum Operation {
     enum ListChange { case none, replace([String]), append([String]) }
     enum OneChange { case none, null, set(String) }
 
-    case saveUser(String, name: String, bio: String?, fragment: Bool)
+    case saveUser(String, name: String, bio: String?, fields: UserFields, fragment: Bool)
     case saveChat(String, users: ListChange, admins: ListChange)
     case saveChatMessages(String, messages: [String])
     case saveMessage(String, chat: String?, author: String?, attachment: OneChange, replyTo: OneChange, viewedBy: ListChange)
@@ -47,6 +62,7 @@ indirect enum Operation {
     case rolledBack([Operation])
 
     static let ids = ["a", "b", "c", "d"]
+
 
     static func random(using random: inout SplitMix64) -> Operation {
         func id() -> String { ids.randomElement(using: &random)! }
@@ -66,7 +82,10 @@ indirect enum Operation {
             }
         }
         switch Int.random(in: 0..<11, using: &random) {
-        case 0, 1: return .saveUser(id(), name: id(), bio: Bool.random(using: &random) ? id() : nil, fragment: Bool.random(using: &random))
+        case 0, 1:
+            let fields = UserFields(username: [nil, "u1", "u2"].randomElement(using: &random)!, email: [nil, nil, "e1", "e2"].randomElement(using: &random)!,
+                                    isCurrent: [nil, nil, true].randomElement(using: &random)!, age: Int.random(in: 0..<4, using: &random))
+            return .saveUser(id(), name: id(), bio: Bool.random(using: &random) ? id() : nil, fields: fields, fragment: Bool.random(using: &random))
         case 2, 3: return .saveChat(id(), users: list(), admins: list())
         case 4: return .saveChatMessages(id(), messages: ids.filter { _ in Bool.random(using: &random) })
         case 5, 6, 7:
@@ -87,8 +106,9 @@ indirect enum Operation {
 
     func apply(to context: inout Context) throws {
         switch self {
-        case let .saveUser(id, name, bio, fragment):
-            let user = User(id: id, name: name, profile: bio.map { Profile(bio: $0) })
+        case let .saveUser(id, name, bio, fields, fragment):
+            let user = User(id: id, name: name, username: fields.username, email: fields.email, age: fields.age,
+                            isCurrent: fields.isCurrent, profile: bio.map { Profile(bio: $0) })
             try user.save(to: &context, options: fragment ? .fragment : .default)
         case let .saveChat(id, users, admins):
             try Chat(id: id, users: Self.many(users), admins: Self.many(admins)).save(to: &context)
@@ -126,7 +146,7 @@ indirect enum Operation {
 struct ReferenceModel {
     struct Pair: Hashable { var from: String, to: String }
 
-    var users: [String: (name: String, bio: String?)] = [:]
+    var users: [String: (name: String, bio: String?, fields: UserFields)] = [:]
     var chats: Set<String> = [], messages: Set<String> = [], attachments: Set<String> = []
     var chatUsers: Set<Pair> = [], chatAdmins: Set<Pair> = [], viewedBy: Set<Pair> = []
     var messageChat: [String: String] = [:], messageAuthor: [String: String] = [:]
@@ -145,9 +165,18 @@ struct ReferenceModel {
 
     mutating func apply(_ operation: Operation) {
         switch operation {
-        case let .saveUser(id, name, bio, fragment):
-            let keptBio = fragment && bio == nil ? users[id]?.bio : bio
-            users[id] = (name, keptBio)
+        case let .saveUser(id, name, bio, fields, fragment):
+            guard !wouldViolateEmail(operation) else { return }
+            let (keptBio, merged) = mergedUser(id, bio, fields, fragment)
+            // Unique indexes in schema order: username upserts, email throws (excluded above),
+            // isCurrent un-marks the previous current user.
+            if let username = merged.username, let holder = users.first(where: { $0.key != id && $0.value.fields.username == username })?.key {
+                deleteUser(holder)
+            }
+            if merged.isCurrent != nil, let holder = users.first(where: { $0.key != id && $0.value.fields.isCurrent != nil })?.key {
+                users[holder]!.fields.isCurrent = nil
+            }
+            users[id] = (name, keptBio, merged)
         case let .saveChat(id, usersChange, adminsChange):
             chats.insert(id)
             Self.change(&chatUsers, from: id, usersChange)
@@ -185,6 +214,44 @@ struct ReferenceModel {
         case .rolledBack:
             break
         }
+    }
+
+    /// The stored fields after a save: fragments keep stored values of optional fields left nil.
+    func mergedUser(_ id: String, _ bio: String?, _ fields: UserFields, _ fragment: Bool) -> (String?, UserFields) {
+        guard fragment, let old = users[id] else { return (bio, fields) }
+        var merged = fields
+        merged.username = fields.username ?? old.fields.username
+        merged.email = fields.email ?? old.fields.email
+        merged.isCurrent = fields.isCurrent ?? old.fields.isCurrent
+        return (bio ?? old.bio, merged)
+    }
+
+    /// Whether saving this user would collide on the email index (after the username upsert).
+    func wouldViolateEmail(_ operation: Operation) -> Bool {
+        guard case let .saveUser(id, _, bio, fields, fragment) = operation else { return false }
+        let merged = mergedUser(id, bio, fields, fragment).1
+        guard let email = merged.email else { return false }
+        let replaced = merged.username.flatMap { username in users.first { $0.key != id && $0.value.fields.username == username }?.key }
+        return users.contains { $0.key != id && $0.key != replaced && $0.value.fields.email == email }
+    }
+
+    /// Indexed queries equal scans, and unique fields are unique, in any reachable state.
+    static func checkIndexes(_ context: Context) {
+        let all = User.query(in: context).resolve()
+        for age in 0..<4 {
+            #expect(User.filter(\.age == age, in: context).resolve().map(\.id) == all.filter { $0.age == age }.map(\.id))
+        }
+        #expect(User.filter(\.age >= 2, in: context).resolve().map(\.id) == all.filter { $0.age >= 2 }.map(\.id))
+        let byAge = all.enumerated().sorted { ($0.element.age, $0.offset) < ($1.element.age, $1.offset) }.map(\.element.id)
+        #expect(User.query(in: context).sorted(by: \.age).resolve().map(\.id) == byAge)
+        for username in ["u1", "u2"] {
+            #expect(User.filter(\.username == username, in: context).resolve().map(\.id) == all.filter { $0.username == username }.map(\.id))
+        }
+        #expect(User.filter(\.isCurrent == true, in: context).resolve().map(\.id) == all.filter { $0.isCurrent == true }.map(\.id))
+        #expect(all.filter { $0.isCurrent == true }.count <= 1)
+        for email in ["e1", "e2"] { #expect(all.filter { $0.email == email }.count <= 1) }
+        #expect(User.filter(.string(\.name, matches: "a"), in: context).resolve().map(\.id).sorted()
+                == all.filter { TextTokenizer.tokens($0.name + " " + ($0.username ?? "")).contains("a") }.map(\.id).sorted())
     }
 
     private mutating func deleteUser(_ id: String) {
@@ -231,7 +298,8 @@ struct ReferenceModel {
 
         init(_ context: Context) {
             for user in User.queryAll(with: .ids, in: context).resolve() {
-                users[user.id] = "\(user.name)|\(user.profile?.bio ?? "-")|\(Self.ids(user.$chats.ids!))|\(Self.ids(user.$adminOf.ids!))"
+                let fields = "\(user.username ?? "-")|\(user.email ?? "-")|\(user.isCurrent.map(String.init) ?? "-")|\(user.age)"
+                users[user.id] = "\(user.name)|\(user.profile?.bio ?? "-")|\(fields)|\(Self.ids(user.$chats.ids!))|\(Self.ids(user.$adminOf.ids!))"
             }
             for chat in Chat.queryAll(with: .ids, in: context).resolve() {
                 chats[chat.id] = "\(Self.ids(chat.$users.ids!))|\(Self.ids(chat.$admins.ids!))|\(Self.ids(chat.$messages.ids!))"
@@ -251,7 +319,9 @@ struct ReferenceModel {
         func stored(_ set: Set<String>, _ id: String?) -> String { id.flatMap { set.contains($0) ? $0 : nil } ?? "-" }
         let userIDs = Set(users.keys)
         for (id, user) in users {
-            result.users[id] = "\(user.name)|\(user.bio ?? "-")|\(ids(chatUsers.filter { $0.to == id && chats.contains($0.from) }.map(\.from)))|\(ids(chatAdmins.filter { $0.to == id && chats.contains($0.from) }.map(\.from)))"
+            let f = user.fields
+            let fields = "\(f.username ?? "-")|\(f.email ?? "-")|\(f.isCurrent.map(String.init) ?? "-")|\(f.age)"
+            result.users[id] = "\(user.name)|\(user.bio ?? "-")|\(fields)|\(ids(chatUsers.filter { $0.to == id && chats.contains($0.from) }.map(\.from)))|\(ids(chatAdmins.filter { $0.to == id && chats.contains($0.from) }.map(\.from)))"
         }
         for id in chats {
             let members = chatUsers.filter { $0.from == id && userIDs.contains($0.to) }.map(\.to)
