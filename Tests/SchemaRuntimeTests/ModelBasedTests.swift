@@ -60,6 +60,8 @@ indirect enum Operation {
     case saveMessage(String, chat: String?, author: String?, attachment: OneChange, replyTo: OneChange, viewedBy: ListChange)
     case delete(kind: Int, id: String)
     case rolledBack([Operation])
+    /// `context.compact()`: nothing observable may change.
+    case compact
 
     static let ids = ["a", "b", "c", "d"]
 
@@ -81,7 +83,7 @@ indirect enum Operation {
             default: return .set(id())
             }
         }
-        switch Int.random(in: 0..<11, using: &random) {
+        switch Int.random(in: 0..<12, using: &random) {
         case 0, 1:
             let fields = UserFields(username: [nil, "u1", "u2"].randomElement(using: &random)!, email: [nil, nil, "e1", "e2"].randomElement(using: &random)!,
                                     isCurrent: [nil, nil, true].randomElement(using: &random)!, age: Int.random(in: 0..<4, using: &random))
@@ -92,7 +94,13 @@ indirect enum Operation {
             return .saveMessage(id(), chat: Bool.random(using: &random) ? id() : nil, author: Bool.random(using: &random) ? id() : nil,
                                 attachment: one(), replyTo: one(), viewedBy: list())
         case 8, 9: return .delete(kind: Int.random(in: 0..<4, using: &random), id: id())
-        default: return .rolledBack((0..<3).map { _ in Operation.random(using: &random) }.filter { if case .rolledBack = $0 { false } else { true } })
+        case 10: return .compact
+        default: return .rolledBack((0..<3).map { _ in Operation.random(using: &random) }.filter {
+            switch $0 {
+            case .rolledBack, .compact: false
+            default: true
+            }
+        })
         }
     }
 
@@ -138,6 +146,8 @@ indirect enum Operation {
             }
         case .rolledBack:
             break
+        case .compact:
+            context.compact()
         }
     }
 }
@@ -211,7 +221,7 @@ struct ReferenceModel {
             case 2: deleteMessage(id)
             default: deleteAttachment(id)
             }
-        case .rolledBack:
+        case .rolledBack, .compact:
             break
         }
     }

@@ -1,6 +1,7 @@
 import CatalogModels
+import ChatModels
 import Foundation
-import SchemaRuntime
+@testable import SchemaRuntime
 import Testing
 
 /// A throwing save or delete leaves the context exactly as it was; contexts are values.
@@ -75,5 +76,32 @@ import Testing
             } catch {}
         }
         #expect(context.find(Product.self, id: product.id)?.title == "Outer")
+    }
+}
+
+/// `Context.compact()` frees the slots of deleted ids and changes nothing observable.
+@Suite struct CompactionTests {
+    @Test func reclaimsDeletedIDsAndKeepsOrderLinksAndIndexes() throws {
+        var context = Context()
+        try Chat(id: "c", messages: .relation((0..<1000).map { Message(id: "m\($0)", text: "word\($0 % 7) text", timestamp: $0) })).save(to: &context)
+        try Message(id: "pending", text: "links to an id not saved yet", author: .id("later"), chat: .id("c")).save(to: &context)
+        for index in 0..<1000 where index % 10 != 0 { try Message(id: "m\(index)", text: "").delete(from: &context) }
+        let order = Message.query(in: context).resolve().map(\.id)
+        let keysBefore = try #require(context.tableIfPresent(Message.self)).keyCount
+
+        context.compact()
+
+        let table = try #require(context.tableIfPresent(Message.self))
+        #expect(keysBefore == 1001 && table.keyCount == 101)
+        #expect(Message.query(in: context).resolve().map(\.id) == order)
+        #expect(Chat.query("c", in: context).id(\.$messages).resolve()?.$messages.ids == order)
+        #expect(Message.filter(\.timestamp >= 990, in: context).resolve().map(\.id) == ["m990"])
+        #expect(Message.filter(.string(\.text, matches: "word0"), in: context).resolve().count == Set(order.filter { $0 != "pending" }.filter { Int($0.dropFirst())! % 7 == 0 }).count)
+        // The link to a user not saved yet survives and resolves once the user is saved.
+        try User(id: "later", name: "Later").save(to: &context)
+        #expect(Message.query("pending", in: context).with(\.$author).resolve()?.author?.name == "Later")
+        // New saves after compaction get fresh keys at the end of context order.
+        try Message(id: "new", text: "n").save(to: &context)
+        #expect(Message.query(in: context).resolve().last?.id == "new")
     }
 }

@@ -35,6 +35,38 @@ class TableStorage: @unchecked Sendable {
     @usableFromInline
     func hasRow(_ key: Int32) -> Bool { fatalError("subclass responsibility") }
 
+    /// The number of interned keys (stored, linked-only, or dead).
+    var keyCount: Int { fatalError("subclass responsibility") }
+
+    /// For each link column, the table its keys point into.
+    var linkTargets: [(slot: LinkSlot, table: ObjectIdentifier)] { fatalError("subclass responsibility") }
+
+    /// Renumbers keys: `own[old]` is the new key or -1 to drop it; `targets` do the same for
+    /// the tables the link columns point into. Returns the compacted copy.
+    func compacted(own: [Int32], targets: [ObjectIdentifier: [Int32]]) -> TableStorage { fatalError("subclass responsibility") }
+
+    /// Link columns with keys renumbered by `own` (rows) and `target` (values).
+    final func remappedLinks(own: [Int32], keep: Int, targets: [ObjectIdentifier: [Int32]]) -> ([ContiguousArray<Int32>], [ContiguousArray<LinkList>]) {
+        var targetOf: [LinkSlot: ObjectIdentifier] = [:]
+        for (slot, table) in linkTargets { targetOf[slot] = table }
+        let newToOne = toOne.enumerated().map { column, values -> ContiguousArray<Int32> in
+            var result = ContiguousArray<Int32>(repeating: -1, count: keep)
+            // No table for the target type means nothing was ever linked through this column.
+            guard let map = targets[targetOf[.toOne(column)]!] else { return result }
+            for (old, value) in values.enumerated() where own[old] >= 0 && value >= 0 { result[Int(own[old])] = map[Int(value)] }
+            return result
+        }
+        let newToMany = toMany.enumerated().map { column, lists -> ContiguousArray<LinkList> in
+            var result = ContiguousArray<LinkList>(repeating: LinkList(), count: keep)
+            guard let map = targets[targetOf[.toMany(column)]!] else { return result }
+            for (old, list) in lists.enumerated() where own[old] >= 0 && !list.isEmpty {
+                result[Int(own[old])] = LinkList(deduplicating: list.keys.map { map[Int($0)] })
+            }
+            return result
+        }
+        return (newToOne, newToMany)
+    }
+
     final func toOneLink(_ column: Int, _ key: Int32) -> Int32 {
         let links = toOne[column]
         return Int(key) < links.count ? links[Int(key)] : -1
@@ -194,6 +226,31 @@ final class EntityTable<Entity: EntityModelProtocol>: TableStorage, @unchecked S
         }
         removeFromIndex(position, key, old)
         addToIndex(position, key, new)
+    }
+
+    override var keyCount: Int { ids.count }
+
+    override var linkTargets: [(slot: LinkSlot, table: ObjectIdentifier)] {
+        Entity.relations.map { ($0.slot, $0.targetTable) }
+    }
+
+    override func compacted(own: [Int32], targets: [ObjectIdentifier: [Int32]]) -> TableStorage {
+        let keep = own.filter { $0 >= 0 }.count
+        let copy = EntityTable<Entity>()
+        (copy.toOne, copy.toMany) = remappedLinks(own: own, keep: keep, targets: targets)
+        copy.ids.reserveCapacity(keep)
+        copy.rows.reserveCapacity(keep)
+        for (old, new) in own.enumerated() where new >= 0 {
+            copy.ids.append(ids[old])
+            copy.keyByID[ids[old]] = new
+            copy.rows.append(rows[old])
+            if let row = rows[old] {
+                copy.rowCount += 1
+                copy.updateIndexes(key: new, old: nil, new: row)
+            }
+            if let time = savedAt(Int32(old)) { copy.setSavedAt(new, time) }
+        }
+        return copy
     }
 
     /// The recorded save time of `key`, or nil.
