@@ -3,8 +3,8 @@
 /// Every id an entity type sees (saved, or only linked to) is interned once to a dense
 /// `Int32` key. Rows and links are arrays indexed by key, so reading a row or following a
 /// link is an array access, and the link machinery works on plain integers for every entity
-/// type alike. Keys are never reused: an id keeps its key (and its place in
-/// ``Context`` iteration order) for the life of the context.
+/// type alike. An id keeps its key (and its place in ``Context`` iteration order) until
+/// ``Context/compact()`` frees the keys of ids that are neither stored nor linked.
 ///
 /// Boxes are shared between copies of a context and copied on first write
 /// (``Context/storage(_:)``), which is what makes copying a context O(1).
