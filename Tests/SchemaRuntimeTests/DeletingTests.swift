@@ -1,4 +1,5 @@
 import ChatModels
+import Foundation
 import SchemaRuntime
 import Testing
 
@@ -52,5 +53,36 @@ import Testing
         try message.delete(\.$attachment, inverse: \.$message, from: &context)
         #expect(context.find(Attachment.self, id: "a") == nil)
         #expect(context.find(Message.self, id: "m") != nil)
+    }
+}
+
+/// `Deleted<Entity>`: soft delete and restore, as in SwiftletModel, with links kept.
+@Suite struct SoftDeleteTests {
+    @Test func archiveListAndRestoreWithLinks() throws {
+        var context = Context()
+        try Fixtures.readmeChat.save(to: &context)
+        let message = try #require(context.find(Message.self, id: "1"))
+        let archived = try #require(message.asDeleted(in: context))
+        try archived.save(to: &context)
+
+        #expect(context.find(Message.self, id: "1") == nil)
+        #expect(Chat.query("1", in: context).id(\.$messages).resolve()?.$messages.ids == ["2"])
+        #expect(Deleted<Message>.query(in: context).resolve().map(\.id) == ["1"])
+        #expect(Deleted<Message>.query("1", in: context).resolve()?.entity.text == "Any thoughts on SwiftletModel?")
+
+        let restored = try #require(Deleted<Message>.query("1", in: context).resolve())
+        try restored.restore(in: &context)
+        #expect(context.count(of: Deleted<Message>.self) == 0)
+        let back = try #require(Message.query("1", in: context).with(\.$author).id(\.$chat).resolve())
+        #expect(back.author?.name == "Bob" && back.$chat.id == "1")
+        #expect(Set(Chat.query("1", in: context).id(\.$messages).resolve()?.$messages.ids ?? []) == ["1", "2"])
+    }
+
+    @Test func archivesEncode() throws {
+        var context = Context()
+        try Message(id: "m", text: "hello", author: .relation(User(id: "u", name: "U"))).save(to: &context)
+        let archived = try #require(context.find(Message.self, id: "m")?.asDeleted(in: context))
+        let decoded = try JSONDecoder().decode(Deleted<Message>.self, from: JSONEncoder().encode(archived))
+        #expect(decoded.entity == archived.entity && decoded.entity.$author.id == "u")
     }
 }

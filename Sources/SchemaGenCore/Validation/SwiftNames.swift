@@ -28,7 +28,7 @@ public enum SwiftName {
         "DeleteRule", "Nested", "Nesting", "NestedQuery", "EntityKey", "AnyRelation", "LinkSlot", "EntityModelProtocol",
         "ToOneRelationDescriptor", "ToManyRelationDescriptor", "RelationEncodingStrategy", "SchemaRuntime",
         "IndexDescriptor", "IndexField", "TextField", "IndexValue", "IndexKey", "IndexKeyConvertible", "Predicate", "Descending",
-        "CollisionResolver", "CollisionPolicy", "QueryPlan", "UniqueConstraintViolation", "InvalidQuery",
+        "CollisionResolver", "CollisionPolicy", "QueryPlan", "Deleted", "UniqueConstraintViolation", "InvalidQuery",
         "Self", "Any", "Type", "Protocol", "AnyObject", "Optional", "Array", "Dictionary", "Set", "Codable", "Sendable",
     ]).union(TypeCatalog.builtins.keys)
 }

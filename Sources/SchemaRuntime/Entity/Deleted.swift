@@ -1,0 +1,78 @@
+import Foundation
+
+/// A soft-deleted entity: the entity as it was, with its links, kept in its own table so it
+/// can be listed and restored.
+///
+/// ```swift
+/// if let archived = message.asDeleted(in: context) {
+///     try archived.save(to: &context)          // removes the message, keeps the archive
+/// }
+/// let trash = Deleted<Message>.query(in: context).resolve()
+/// try trash[0].restore(in: &context)           // saves the message back, relinked
+/// ```
+///
+/// Saving a `Deleted` deletes the original with its delete rules (a cascade still deletes
+/// related entities for good). Restoring saves the entity with the links it had, as ids, so
+/// links to entities that still exist come back.
+public struct Deleted<Entity: EntityModelProtocol>: EntityModelProtocol {
+    /// The archived entity, with every relation as the ids it was linked to.
+    public let entity: Entity
+    /// When the entity was archived.
+    public let deletedAt: Date
+
+    public var id: Entity.ID { entity.id }
+
+    public init(_ entity: Entity, deletedAt: Date = Date()) {
+        self.entity = entity
+        self.deletedAt = deletedAt
+    }
+
+    public static var entityName: String { "Deleted<\(Entity.entityName)>" }
+    public static var relations: [AnyRelation<Deleted>] { [] }
+    public static var defaultMergeStrategy: MergeStrategy<Deleted> { .replace }
+    public static var fragmentMergeStrategy: MergeStrategy<Deleted> { .replace }
+    public static var patch: MergeStrategy<Deleted> { .replace }
+
+    /// Keeps the archived entity's relation ids: they are what `restore(in:)` relinks.
+    public mutating func normalize() {}
+
+    /// Archives the entity: deletes the original (with its delete rules) and stores this.
+    public func save(to context: inout Context, options: MergeStrategy<Deleted>) throws {
+        try context.transaction { context in
+            var archived = self
+            try archived.willSave(to: &context)
+            if let stored = context.find(Entity.self, id: id) { try stored.delete(from: &context) }
+            try context.upsert(archived, options: options)
+            try archived.didSave(to: &context)
+        }
+    }
+
+    /// Removes the archive (the entity stays deleted).
+    public func delete(from context: inout Context) throws {
+        try context.transaction { context in
+            guard let key = context.storedKey(of: id, Deleted.self) else { return }
+            try willDelete(from: &context)
+            context.removeRow(key)
+            try didDelete(from: &context)
+        }
+    }
+
+    /// Saves the entity back with the links it had and removes the archive, in one transaction.
+    public func restore(in context: inout Context) throws {
+        try context.transaction { context in
+            try entity.save(to: &context)
+            try delete(from: &context)
+        }
+    }
+}
+
+extension Deleted: Codable where Entity: Codable {}
+
+extension EntityModelProtocol {
+    /// The stored entity, with all its relations as ids, ready to be archived by saving it;
+    /// nil if the entity is not stored.
+    public func asDeleted(in context: Context) -> Deleted<Self>? {
+        guard let stored = Self.query(id, in: context).with(.ids).resolve() else { return nil }
+        return Deleted(stored)
+    }
+}
