@@ -67,13 +67,6 @@ extension EntityModelProtocol {
     public func save(to context: inout Context) throws {
         try save(to: &context, options: Self.defaultMergeStrategy)
     }
-
-    /// The entity with every relation set to `.none`, as the context stores it.
-    public func normalized() -> Self {
-        var copy = self
-        copy.normalize()
-        return copy
-    }
 }
 
 extension Sequence where Element: EntityModelProtocol {

@@ -38,8 +38,8 @@ struct OrderedIndexStorage: Sendable {
     // MARK: Ordering
 
     /// Compares keys field by field in storage order (descending fields reversed).
-    func compareKeys(_ a: IndexKey, _ b: IndexKey, fields: Int? = nil) -> Int {
-        for index in 0..<(fields ?? a.count) {
+    func compareKeys(_ a: IndexKey, _ b: IndexKey) -> Int {
+        for index in 0..<a.count {
             let x = a[index], y = b[index]
             if x == y { continue }
             let ascending = x < y
