@@ -10,7 +10,7 @@ extension Context {
     public mutating func upsert<Entity: EntityModelProtocol>(_ entity: Entity, options strategy: MergeStrategy<Entity>) throws -> EntityKey<Entity> {
         var new = entity
         new.normalize()
-        if let key = key(of: entity.id, Entity.self), let old = row(Entity.self, key), !strategy.isReplace {
+        if !strategy.isReplace, let key = key(of: entity.id, Entity.self), let old = row(Entity.self, key) {
             new = strategy.merge(old, new)
             new.normalize()
         }

@@ -192,40 +192,64 @@ final class EntityTable<Entity: EntityModelProtocol>: TableStorage, @unchecked S
 
     @inlinable
     func addToIndex(_ position: Int, _ key: Int32, _ entity: Entity) {
-        let descriptor = descriptors[position], slot = indexSlots[position]
-        switch descriptor.kind {
-        case .fullText: fullText[slot].insert(descriptor.text(of: entity), key)
-        case .ordered: ordered[slot].insert(.init(key: descriptor.key(of: entity), entity: key))
-        case .hash: hashed[slot].insert(descriptor.key(of: entity), key)
-        case .unique:
-            let indexKey = descriptor.key(of: entity)
-            if !indexKey.containsNull { unique[slot].insert(indexKey, key) }
+        let descriptor = descriptors[position]
+        if case .fullText = descriptor.kind {
+            fullText[indexSlots[position]].insert(descriptor.text(of: entity), key)
+        } else {
+            insert(descriptor.key(of: entity), into: position, key)
         }
     }
 
     @inlinable
     func removeFromIndex(_ position: Int, _ key: Int32, _ entity: Entity) {
-        let descriptor = descriptors[position], slot = indexSlots[position]
-        switch descriptor.kind {
-        case .fullText: fullText[slot].remove(descriptor.text(of: entity), key)
-        case .ordered: ordered[slot].remove(.init(key: descriptor.key(of: entity), entity: key))
-        case .hash: hashed[slot].remove(descriptor.key(of: entity), key)
-        case .unique:
-            let indexKey = descriptor.key(of: entity)
-            if !indexKey.containsNull { unique[slot].remove(indexKey, key) }
+        let descriptor = descriptors[position]
+        if case .fullText = descriptor.kind {
+            fullText[indexSlots[position]].remove(descriptor.text(of: entity), key)
+        } else {
+            remove(descriptor.key(of: entity), from: position, key)
         }
     }
 
+    /// Re-indexes only when the indexed value changed, computing each value once.
     @inlinable
     func moveIndex(_ position: Int, _ key: Int32, from old: Entity, to new: Entity) {
         let descriptor = descriptors[position]
         if case .fullText = descriptor.kind {
-            if descriptor.text(of: old) == descriptor.text(of: new) { return }
-        } else if descriptor.key(of: old) == descriptor.key(of: new) {
+            let oldText = descriptor.text(of: old), newText = descriptor.text(of: new)
+            guard oldText != newText else { return }
+            fullText[indexSlots[position]].remove(oldText, key)
+            fullText[indexSlots[position]].insert(newText, key)
             return
         }
-        removeFromIndex(position, key, old)
-        addToIndex(position, key, new)
+        let oldKey = descriptor.key(of: old), newKey = descriptor.key(of: new)
+        guard oldKey != newKey else { return }
+        remove(oldKey, from: position, key)
+        insert(newKey, into: position, key)
+    }
+
+    /// Adds `key` under `indexKey` to an ordered, hash or unique index. Unique indexes skip
+    /// keys containing nil: nil never collides.
+    @inlinable
+    func insert(_ indexKey: IndexKey, into position: Int, _ key: Int32) {
+        let slot = indexSlots[position]
+        switch descriptors[position].kind {
+        case .ordered: ordered[slot].insert(.init(key: indexKey, entity: key))
+        case .hash: hashed[slot].insert(indexKey, key)
+        case .unique: if !indexKey.containsNull { unique[slot].insert(indexKey, key) }
+        case .fullText: preconditionFailure("full-text indexes take text, not keys")
+        }
+    }
+
+    /// Removes `key` under `indexKey` from an ordered, hash or unique index.
+    @inlinable
+    func remove(_ indexKey: IndexKey, from position: Int, _ key: Int32) {
+        let slot = indexSlots[position]
+        switch descriptors[position].kind {
+        case .ordered: ordered[slot].remove(.init(key: indexKey, entity: key))
+        case .hash: hashed[slot].remove(indexKey, key)
+        case .unique: if !indexKey.containsNull { unique[slot].remove(indexKey, key) }
+        case .fullText: preconditionFailure("full-text indexes take text, not keys")
+        }
     }
 
     override var keyCount: Int { ids.count }
