@@ -301,7 +301,7 @@ extension Product: Codable {
         try container.encode(currency, forKey: .currency)
         try container.encode(tags, forKey: .tags)
         try container.encode(attributes, forKey: .attributes)
-        try container.encodeIfPresent(discontinuedAt, forKey: .discontinuedAt)
+        try container.encode(discontinuedAt, forKey: .discontinuedAt)
         try container.encode($category, forKey: .category)
         try container.encode($reviews, forKey: .reviews)
         try container.encode($related, forKey: .related)

@@ -180,7 +180,7 @@ extension Message: Codable {
         try container.encode(id, forKey: .id)
         try container.encode(text, forKey: .text)
         try container.encode(timestamp, forKey: .timestamp)
-        try container.encodeIfPresent(editedAt, forKey: .editedAt)
+        try container.encode(editedAt, forKey: .editedAt)
         try container.encode(tags, forKey: .tags)
         try container.encode($author, forKey: .author)
         try container.encode($chat, forKey: .chat)
@@ -282,7 +282,7 @@ extension Attachment: Codable {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(id, forKey: .id)
         try container.encode(kind, forKey: .kind)
-        try container.encodeIfPresent(url, forKey: .url)
+        try container.encode(url, forKey: .url)
         try container.encode($message, forKey: .message)
     }
 }

@@ -162,13 +162,13 @@ extension User: Codable {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(id, forKey: .id)
         try container.encode(name, forKey: .name)
-        try container.encodeIfPresent(username, forKey: .username)
-        try container.encodeIfPresent(email, forKey: .email)
+        try container.encode(username, forKey: .username)
+        try container.encode(email, forKey: .email)
         try container.encode(age, forKey: .age)
-        try container.encodeIfPresent(isCurrent, forKey: .isCurrent)
+        try container.encode(isCurrent, forKey: .isCurrent)
         try container.encode(status, forKey: .status)
-        try container.encodeIfPresent(avatar, forKey: .avatar)
-        try container.encodeIfPresent(profile, forKey: .profile)
+        try container.encode(avatar, forKey: .avatar)
+        try container.encode(profile, forKey: .profile)
         try container.encode($chats, forKey: .chats)
         try container.encode($adminOf, forKey: .adminOf)
     }
@@ -232,7 +232,7 @@ public struct Avatar: Codable, Sendable, Hashable {
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encodeIfPresent(small, forKey: .small)
-        try container.encodeIfPresent(large, forKey: .large)
+        try container.encode(small, forKey: .small)
+        try container.encode(large, forKey: .large)
     }
 }

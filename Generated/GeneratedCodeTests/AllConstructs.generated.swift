@@ -239,16 +239,16 @@ extension Document: Codable {
         try container.encode(ratio, forKey: .ratio)
         try container.encode(isDraft, forKey: .isDraft)
         try container.encode(createdAt, forKey: .createdAt)
-        try container.encodeIfPresent(link, forKey: .link)
-        try container.encodeIfPresent(payload, forKey: .payload)
-        try container.encodeIfPresent(price, forKey: .price)
+        try container.encode(link, forKey: .link)
+        try container.encode(payload, forKey: .payload)
+        try container.encode(price, forKey: .price)
         try container.encode(tags, forKey: .tags)
         try container.encode(counts, forKey: .counts)
         try container.encode(state, forKey: .state)
-        try container.encodeIfPresent(metadata, forKey: .metadata)
-        try container.encodeIfPresent(owner, forKey: .owner)
+        try container.encode(metadata, forKey: .metadata)
+        try container.encode(owner, forKey: .owner)
         try container.encode(`default`, forKey: .`default`)
-        try container.encodeIfPresent(`class`, forKey: .`class`)
+        try container.encode(`class`, forKey: .`class`)
         try container.encode($folder, forKey: .folder)
         try container.encode($sections, forKey: .sections)
         try container.encode($related, forKey: .related)
@@ -523,7 +523,7 @@ public struct Metadata: Codable, Sendable, Hashable {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(author, forKey: .author)
         try container.encode(keywords, forKey: .keywords)
-        try container.encodeIfPresent(priority, forKey: .priority)
+        try container.encode(priority, forKey: .priority)
     }
 }
 
@@ -610,7 +610,7 @@ extension Revision: Codable {
     package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(id, forKey: .id)
-        try container.encodeIfPresent(note, forKey: .note)
+        try container.encode(note, forKey: .note)
         try container.encode($document, forKey: .document)
     }
 }

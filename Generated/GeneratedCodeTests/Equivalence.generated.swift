@@ -139,7 +139,7 @@ extension Indexed: Codable {
         try container.encode(id, forKey: .id)
         try container.encode(a, forKey: .a)
         try container.encode(b, forKey: .b)
-        try container.encodeIfPresent(c, forKey: .c)
+        try container.encode(c, forKey: .c)
         try container.encode(level, forKey: .level)
         try container.encode(text, forKey: .text)
     }
@@ -234,7 +234,7 @@ extension Plain: Codable {
         try container.encode(id, forKey: .id)
         try container.encode(a, forKey: .a)
         try container.encode(b, forKey: .b)
-        try container.encodeIfPresent(c, forKey: .c)
+        try container.encode(c, forKey: .c)
         try container.encode(level, forKey: .level)
         try container.encode(text, forKey: .text)
     }

@@ -38,6 +38,28 @@ import Testing
         ])
     }
 
+    // Issue #7.13: every name the generator derives is checked, not only the declarations.
+    @Test func indexesWhoseGeneratedNamesCollide() {
+        let text = """
+        entity A {
+            let id: String
+            var a: Int
+            var b: Int
+            var aB: Int
+            index ordered(a, b)
+            index ordered(a desc, b)
+            index hash(aB)
+            index hash(a, b)
+        }
+        """
+        #expect(diagnose(text, notes: true) == [
+            "7:5: error: ordered index on a desc, b would be generated as 'A.Indexes.aBOrdered', like the ordered index at test.schema:6:5",
+            "note: indexes that differ only in direction share a name; an ordered index is scanned in both directions, so keep one",
+            "9:5: error: hash index on a, b would be generated as 'A.Indexes.aBHash', like the hash index at test.schema:8:5",
+            "note: rename a field, or drop one of the two indexes",
+        ])
+    }
+
     @Test func compilerStyleOutputWithHints() {
         let output = SchemaGenerator.generate([SchemaSource(path: "Schemas/App.schema", text: "entity A {\n    let id: Strin\n}")])
         #expect(output.diagnostics.map(\.description) == [

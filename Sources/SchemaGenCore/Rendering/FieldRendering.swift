@@ -21,10 +21,14 @@ enum FieldRendering {
     }
 
     /// Decodes a field; a missing key takes the schema default, so partial payloads decode.
+    /// For an optional field with a default other than nil, an explicit `null` is nil.
     static func decode(_ field: FieldModel) -> String {
         let key = "forKey: .\(SwiftName.escaped(field.name))"
         let target = "self.\(field.name)"
-        if let value = field.defaultValue {
+        if let value = field.defaultValue, field.type.isOptional, value != .nil {
+            return "\(target) = container.contains(.\(SwiftName.escaped(field.name))) ? try container.decodeIfPresent(\(field.type.unwrapped).self, \(key)) : \(value)"
+        }
+        if let value = field.defaultValue, value != .nil {
             return "\(target) = try container.decodeIfPresent(\(field.type.unwrapped).self, \(key)) ?? \(value)"
         }
         if field.type.isOptional {
@@ -33,9 +37,11 @@ enum FieldRendering {
         return "\(target) = try container.decode(\(field.type).self, \(key))"
     }
 
+    /// Encodes a field. nil is written as an explicit `null`, never left out: a missing key
+    /// decodes as the schema default, and an embedded entity whose only key is `id` would read
+    /// back as an id reference.
     static func encode(_ field: FieldModel) -> String {
-        let method = field.type.isOptional ? "encodeIfPresent" : "encode"
-        return "try container.\(method)(\(SwiftName.escaped(field.name)), forKey: .\(SwiftName.escaped(field.name)))"
+        "try container.encode(\(SwiftName.escaped(field.name)), forKey: .\(SwiftName.escaped(field.name)))"
     }
 
     /// `init(...)` with one parameter per line.

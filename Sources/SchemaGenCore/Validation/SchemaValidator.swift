@@ -306,6 +306,7 @@ public struct SchemaValidator {
 
     private mutating func validateIndexes(_ entity: EntityDeclaration, fieldsByName: [String: FieldModel]) -> [IndexModel] {
         var seen: [[String]: SourceLocation] = [:]
+        var namedIndexes: [String: (location: SourceLocation, fields: [String])] = [:]
         var models: [IndexModel] = []
         let relationNames = Set(entity.relations.map(\.name.value))
         for index in entity.indexes {
@@ -367,6 +368,17 @@ public struct SchemaValidator {
                 offset == 0 ? field.name.value : field.name.value.prefix(1).uppercased() + field.name.value.dropFirst()
             }.joined()
             let suffix = kind == .fulltext ? "FullText" : kind.rawValue.prefix(1).uppercased() + kind.rawValue.dropFirst()
+            // Derived names must be unique too: `ordered(a, b)` and `ordered(a desc, b)`, or
+            // `hash(aB)` and `hash(a, b)`, would otherwise declare the same static twice.
+            if let previous = namedIndexes[baseName + suffix] {
+                let sameFields = previous.fields == index.fields.map(\.name.value)
+                error("\(kind.rawValue) index on \(index.fields.map { $0.name.value + ($0.descending ? " desc" : "") }.joined(separator: ", ")) would be generated as '\(entity.name.value).Indexes.\(baseName + suffix)', like the \(kind.rawValue) index at \(previous.location)",
+                      at: index.location,
+                      hint: sameFields ? "indexes that differ only in direction share a name; an ordered index is scanned in both directions, so keep one"
+                          : "rename a field, or drop one of the two indexes")
+                continue
+            }
+            namedIndexes[baseName + suffix] = (index.location, index.fields.map(\.name.value))
             models.append(IndexModel(kind: kind, fieldNames: index.fields.map(\.name.value), descending: index.fields.map(\.descending),
                                      fieldTypes: types, collision: index.collision?.value ?? .throw, name: baseName + suffix))
         }

@@ -8,7 +8,8 @@ extension Context {
     ///
     /// O(total size of the context). Must not be called inside a transaction.
     public mutating func compact() {
-        precondition(journal == nil, "compact() cannot run inside a transaction")
+        precondition(!isInTransaction, "compact() cannot run inside a transaction")
+        journal = nil
         // 1. Mark the keys in use: stored rows, keys with links, and keys that links point to.
         var inUse: [ObjectIdentifier: [Bool]] = [:]
         for (id, table) in tables { inUse[id] = (0..<table.keyCount).map { table.hasRow(Int32($0)) } }

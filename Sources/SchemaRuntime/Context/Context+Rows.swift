@@ -15,8 +15,8 @@ extension Context {
             new.normalize()
         }
         try resolveUniqueCollisions(new)
+        let key = intern(entity.id, Entity.self)
         let table = table(Entity.self)
-        let key = table.intern(entity.id)
         let old = table.rows[Int(key)]
         table.rows[Int(key)] = new
         if old == nil { table.rowCount += 1 }

@@ -51,11 +51,14 @@ public struct Context: Sendable {
         return unsafeDowncast(storage(id), to: EntityTable<Entity>.self)
     }
 
-    /// The key of `id`, interning it if it is new to the context.
+    /// The key of `id`, interning it if it is new to the context. Journaled, so a rolled-back
+    /// transaction leaves no trace of the ids it saw.
     @inlinable
     mutating func intern<Entity: EntityModelProtocol>(_ id: Entity.ID, _ type: Entity.Type) -> Int32 {
         if let key = tableIfPresent(type)?.keyByID[id] { return key }
-        return table(type).intern(id)
+        let key = table(type).intern(id)
+        record(.interned(table: ObjectIdentifier(type)))
+        return key
     }
 
     /// The key of `id`, if the context has seen it.

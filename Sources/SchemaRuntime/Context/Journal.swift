@@ -1,3 +1,5 @@
+import Foundation
+
 /// The undo log of the running transaction.
 ///
 /// Each primitive write records how to undo itself. Rolling back replays the entries in
@@ -13,27 +15,51 @@ struct Journal: Sendable {
         case removed(table: ObjectIdentifier, column: Int, key: Int32, value: Int32, index: Int)
         case replaced(table: ObjectIdentifier, column: Int, key: Int32, old: LinkList)
         case row(@Sendable (inout Context) -> Void)
+        /// A new id was interned as the table's last key.
+        case interned(table: ObjectIdentifier)
     }
 
     @usableFromInline var entries: [Entry] = []
+    /// Open while the transaction that created this journal runs. A context copied inside a
+    /// transaction carries the journal along; the token tells the copy when it has ended.
+    @usableFromInline let token = TransactionToken()
+}
+
+/// Whether the outermost transaction that opened a journal is still running. Shared by every
+/// copy of a context made while it runs, possibly on other threads, hence the lock.
+@usableFromInline
+final class TransactionToken: @unchecked Sendable {
+    private let lock = NSLock()
+    private var open = true
+
+    var isOpen: Bool { lock.withLock { open } }
+    func close() { lock.withLock { open = false } }
 }
 
 extension Context {
     /// Runs `body` as a transaction: if it throws, every change it made is undone and the
     /// error is rethrown. Transactions nest; an inner one that throws undoes only its own changes.
     public mutating func transaction<Result>(_ body: (inout Context) throws -> Result) throws -> Result {
-        let isOutermost = journal == nil
+        // A journal whose transaction has ended came with a copy made inside it: drop it.
+        let isOutermost = !isInTransaction
         if isOutermost { journal = Journal() }
+        let token = journal!.token
         let mark = journal!.entries.count
         do {
             let result = try body(&self)
-            if isOutermost { journal = nil }
+            if isOutermost { token.close(); journal = nil }
             return result
         } catch {
             rollback(to: mark)
-            if isOutermost { journal = nil }
+            if isOutermost { token.close(); journal = nil }
             throw error
         }
+    }
+
+    /// Whether a transaction is running on this context, or on the context this one was
+    /// copied from inside a transaction that has not ended yet.
+    public var isInTransaction: Bool {
+        journal?.token.isOpen ?? false
     }
 
     @inlinable
@@ -57,6 +83,8 @@ extension Context {
                 storage(table).toMany[column][Int(key)] = old
             case let .row(undo):
                 undo(&self)
+            case let .interned(table):
+                storage(table).removeLastKey()
             }
         }
         pending.entries.removeSubrange(mark...)

@@ -38,6 +38,15 @@ class TableStorage: @unchecked Sendable {
     /// The number of interned keys (stored, linked-only, or dead).
     var keyCount: Int { fatalError("subclass responsibility") }
 
+    /// Un-interns the last key, which must hold no row (rollback of an intern).
+    func removeLastKey() { fatalError("subclass responsibility") }
+
+    /// Shortens the link columns to `count` keys.
+    final func truncateLinks(to count: Int) {
+        for column in toOne.indices where toOne[column].count > count { toOne[column].removeLast(toOne[column].count - count) }
+        for column in toMany.indices where toMany[column].count > count { toMany[column].removeLast(toMany[column].count - count) }
+    }
+
     /// For each link column, the table its keys point into.
     var linkTargets: [(slot: LinkSlot, table: ObjectIdentifier)] { fatalError("subclass responsibility") }
 
@@ -253,6 +262,16 @@ final class EntityTable<Entity: EntityModelProtocol>: TableStorage, @unchecked S
     }
 
     override var keyCount: Int { ids.count }
+
+    override func removeLastKey() {
+        let key = ids.count - 1
+        precondition(rows[key] == nil, "only a key without a row can be un-interned")
+        if keyByID[ids[key]] == Int32(key) { keyByID[ids[key]] = nil }
+        ids.removeLast()
+        rows.removeLast()
+        truncateLinks(to: key)
+        if updatedAt.count > key { updatedAt.removeLast(updatedAt.count - key) }
+    }
 
     override var linkTargets: [(slot: LinkSlot, table: ObjectIdentifier)] {
         Entity.relations.map { ($0.slot, $0.targetTable) }

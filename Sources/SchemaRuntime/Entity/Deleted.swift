@@ -13,7 +13,7 @@ import Foundation
 ///
 /// Saving a `Deleted` deletes the original with its delete rules (a cascade still deletes
 /// related entities for good). Restoring saves the entity with the links it had, as ids, so
-/// links to entities that still exist come back.
+/// links to entities that still exist come back; links to entities deleted since do not.
 public struct Deleted<Entity: EntityModelProtocol>: EntityModelProtocol {
     /// The archived entity, with every relation as the ids it was linked to.
     public let entity: Entity
@@ -58,9 +58,13 @@ public struct Deleted<Entity: EntityModelProtocol>: EntityModelProtocol {
     }
 
     /// Saves the entity back with the links it had and removes the archive, in one transaction.
+    /// Links to entities that were deleted since are not restored: a new entity saved later
+    /// under the same id does not inherit them.
     public func restore(in context: inout Context) throws {
         try context.transaction { context in
-            try entity.save(to: &context)
+            var restored = entity
+            for relation in Entity.relations { relation.keepStoredTargets(&restored, context) }
+            try restored.save(to: &context)
             try delete(from: &context)
         }
     }

@@ -5,6 +5,11 @@ import Foundation
 /// Every value of one field maps to the same case (plus `.null` for nil), and the ordering
 /// within a case is the Swift ordering of the original type, so an ordered index sorts
 /// exactly as `sorted(by:)` on the field would. `nil` sorts before every value.
+///
+/// The order is total, so indexes, sorts and filters agree on every value: NaN (`Double`,
+/// `Float` or `Decimal`) equals itself and sorts above every other number, as in SQL
+/// databases, and `-0.0 == 0.0`. So `\.score > 0` matches a NaN score and `\.score == .nan`
+/// finds it, whether an index answers the filter or a scan does.
 public enum IndexValue: Hashable, Sendable, Comparable {
     case null
     case bool(Bool)
@@ -31,13 +36,45 @@ public enum IndexValue: Hashable, Sendable, Comparable {
         }
     }
 
+    public static func == (lhs: IndexValue, rhs: IndexValue) -> Bool {
+        switch (lhs, rhs) {
+        case (.null, .null): true
+        case let (.bool(a), .bool(b)): a == b
+        case let (.int(a), .int(b)): a == b
+        case let (.uint(a), .uint(b)): a == b
+        case let (.double(a), .double(b)): a == b || (a.isNaN && b.isNaN)
+        case let (.decimal(a), .decimal(b)): a.isNaN ? b.isNaN : (!b.isNaN && a == b)
+        case let (.string(a), .string(b)): a == b
+        case let (.data(a), .data(b)): a == b
+        case let (.ordinal(a), .ordinal(b)): a == b
+        default: false
+        }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(rank)
+        switch self {
+        case .null: break
+        case .bool(let value): hasher.combine(value)
+        case .int(let value): hasher.combine(value)
+        case .uint(let value): hasher.combine(value)
+        // Every NaN hashes alike; -0.0 and 0.0 hash alike because Double's hash treats them so.
+        case .double(let value): if value.isNaN { hasher.combine(UInt8(0)) } else { hasher.combine(value) }
+        case .decimal(let value): if value.isNaN { hasher.combine(UInt8(0)) } else { hasher.combine(value) }
+        case .string(let value): hasher.combine(value)
+        case .data(let value): hasher.combine(value)
+        case .ordinal(let value): hasher.combine(value)
+        }
+    }
+
     public static func < (lhs: IndexValue, rhs: IndexValue) -> Bool {
         switch (lhs, rhs) {
         case let (.bool(a), .bool(b)): return !a && b
         case let (.int(a), .int(b)): return a < b
         case let (.uint(a), .uint(b)): return a < b
-        case let (.double(a), .double(b)): return a < b
-        case let (.decimal(a), .decimal(b)): return a < b
+        // NaN is the greatest number: `a < NaN` for every other `a`.
+        case let (.double(a), .double(b)): return a < b || (b.isNaN && !a.isNaN)
+        case let (.decimal(a), .decimal(b)): return b.isNaN ? !a.isNaN : (!a.isNaN && a < b)
         case let (.string(a), .string(b)): return a < b
         case let (.data(a), .data(b)): return a.lexicographicallyPrecedes(b)
         case let (.ordinal(a), .ordinal(b)): return a < b

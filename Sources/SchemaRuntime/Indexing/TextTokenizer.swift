@@ -1,10 +1,56 @@
 import Foundation
 
-/// Splits text into lowercase tokens of letters and digits; everything else separates.
+/// Splits text into case-folded tokens of letters, digits and combining marks; every other
+/// scalar separates.
+///
+/// Tokens are decided scalar by scalar and folded scalar by scalar (``folded(_:)``), with no
+/// dependence on neighbouring characters. That is what lets a full-text index narrow a
+/// `contains` condition safely: a word of the needle with a separator on both sides is a
+/// token of every text that contains the needle. (Grapheme clusters would not do: in
+/// `"cafe\u{301}bar"` the needle `"\u{301}bar"` starts inside the cluster `e\u{301}`.)
 /// Full-text indexes and `matches` queries use the same tokenizer, so their results agree.
 public enum TextTokenizer {
     public static func tokens(_ text: String) -> [String] {
         asciiTokens(text) ?? unicodeTokens(text)
+    }
+
+    /// `text` case-folded scalar by scalar: each scalar's lowercase mapping, with final sigma
+    /// folded to sigma. Unlike `lowercased()`, which looks at neighbouring letters, this maps
+    /// every scalar the same way wherever it stands, so folding keeps substrings substrings.
+    /// Case-insensitive `contains`, `hasPrefix` and `hasSuffix` compare folded text.
+    public static func folded(_ text: String) -> String {
+        if text.utf8.allSatisfy({ $0 < 0x80 }) { return text.lowercased() }
+        var result = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars { appendFolded(scalar, to: &result) }
+        return String(result)
+    }
+
+    /// Whether `scalar` (already folded) is part of words: a letter, a number or a combining mark.
+    static func isWordScalar(_ scalar: Unicode.Scalar) -> Bool {
+        if scalar.isASCII {
+            switch scalar.value {
+            case 0x30...0x39, 0x41...0x5A, 0x61...0x7A: return true
+            default: return false
+            }
+        }
+        let properties = scalar.properties
+        if properties.isAlphabetic || properties.numericType != nil { return true }
+        switch properties.generalCategory {
+        case .nonspacingMark, .spacingMark, .enclosingMark: return true
+        default: return false
+        }
+    }
+
+    private static func appendFolded(_ scalar: Unicode.Scalar, to result: inout String.UnicodeScalarView) {
+        if scalar.isASCII {
+            result.append(scalar.value >= 0x41 && scalar.value <= 0x5A ? Unicode.Scalar(scalar.value + 32)! : scalar)
+        } else if scalar == "\u{03C2}" {
+            result.append("\u{03C3}")  // final sigma folds to sigma
+        } else if scalar.properties.changesWhenLowercased {
+            result.append(contentsOf: scalar.properties.lowercaseMapping.unicodeScalars)
+        } else {
+            result.append(scalar)
+        }
     }
 
     /// The fast path for ASCII text: one pass over the UTF-8 bytes. Returns nil on any
@@ -42,16 +88,21 @@ public enum TextTokenizer {
 
     private static func unicodeTokens(_ text: String) -> [String] {
         var tokens: [String] = []
-        var current = ""
-        for character in text.lowercased() {
-            if character.isLetter || character.isNumber {
-                current.append(character)
-            } else if !current.isEmpty {
-                tokens.append(current)
-                current = ""
+        var current = String.UnicodeScalarView()
+        var folded = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            folded.removeAll(keepingCapacity: true)
+            appendFolded(scalar, to: &folded)
+            for piece in folded {
+                if isWordScalar(piece) {
+                    current.append(piece)
+                } else if !current.isEmpty {
+                    tokens.append(String(current))
+                    current.removeAll(keepingCapacity: true)
+                }
             }
         }
-        if !current.isEmpty { tokens.append(current) }
+        if !current.isEmpty { tokens.append(String(current)) }
         return tokens
     }
 }

@@ -100,15 +100,12 @@ extension NestedQuery {
     ) -> Self {
         let column = Entity.relation(for: keyPath).slot.column
         let source = ObjectIdentifier(Entity.self)
-        let inner = nested(QueryList<Target>(context: nil, source: .keys([])))
-        let refines = inner.predicate != nil || !inner.sortKeys.isEmpty || inner.limit != nil || inner.offset > 0
+        // The template's `.all` stands for the related entities when it runs (`base`).
+        let inner = nested(QueryList<Target>(context: nil, source: .all))
+        let refines = inner.isRefined
         return adding { entity, key, context in
             var links = Array(context.storageIfPresent(source)?.toManyLinks(column, key).keys ?? [])
-            if refines {
-                var list = inner
-                list.source = .keys(links)
-                links = list.execute(in: context).keys
-            }
+            if refines { links = inner.execute(in: context, base: links).keys }
             var resolved: [Target] = []
             resolved.reserveCapacity(links.count)
             for target in links {

@@ -13,6 +13,9 @@ public struct Predicate<Entity> {
         case and([Node])
         case or([Node])
         case not(Node)
+        /// `updated(since:)`: saved at or after this time (seconds since the reference date).
+        /// Only the context knows save times, so evaluation is given the entity's.
+        case updatedSince(Double)
     }
 
     enum Operator: String { case equal = "==", notEqual = "!=", less = "<", lessOrEqual = "<=", greater = ">", greaterOrEqual = ">=" }
@@ -64,9 +67,11 @@ public struct Predicate<Entity> {
                     regex!.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
                 }
             case .contains, .hasPrefix, .hasSuffix:
-                let needle = caseSensitive ? query : query.lowercased()
+                // Case folding is the tokenizer's, scalar by scalar, so that a full-text index
+                // can narrow these conditions without losing a match (see QueryPlanner).
+                let needle = caseSensitive ? query : TextTokenizer.folded(query)
                 return texts(entity).contains { text in
-                    let haystack = caseSensitive ? text : text.lowercased()
+                    let haystack = caseSensitive ? text : TextTokenizer.folded(text)
                     switch operation {
                     case .contains: return needle.isEmpty || haystack.contains(needle)
                     case .hasPrefix: return haystack.hasPrefix(needle)
@@ -81,16 +86,21 @@ public struct Predicate<Entity> {
 
     init(_ node: Node) { self.node = node }
 
-    /// Whether `entity` satisfies the predicate.
-    public func evaluate(_ entity: Entity) -> Bool { Self.evaluate(node, entity) }
+    /// Whether `entity` satisfies the predicate. An `updated(since:)` condition, which only a
+    /// context can answer, is not satisfied.
+    public func evaluate(_ entity: Entity) -> Bool { Self.evaluate(node, entity, savedAt: nil) }
 
-    static func evaluate(_ node: Node, _ entity: Entity) -> Bool {
+    /// Whether `entity`, last saved at `savedAt` (nil if unknown), satisfies the predicate.
+    func evaluate(_ entity: Entity, savedAt: Double?) -> Bool { Self.evaluate(node, entity, savedAt: savedAt) }
+
+    static func evaluate(_ node: Node, _ entity: Entity, savedAt: Double?) -> Bool {
         switch node {
         case .comparison(let comparison): comparison.evaluate(entity)
         case .text(let condition): condition.evaluate(entity)
-        case .and(let nodes): nodes.allSatisfy { evaluate($0, entity) }
-        case .or(let nodes): nodes.contains { evaluate($0, entity) }
-        case .not(let inner): !evaluate(inner, entity)
+        case .and(let nodes): nodes.allSatisfy { evaluate($0, entity, savedAt: savedAt) }
+        case .or(let nodes): nodes.contains { evaluate($0, entity, savedAt: savedAt) }
+        case .not(let inner): !evaluate(inner, entity, savedAt: savedAt)
+        case .updatedSince(let since): savedAt.map { $0 >= since } ?? false
         }
     }
 

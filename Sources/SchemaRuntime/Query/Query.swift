@@ -10,9 +10,12 @@
 /// caller's context are not seen. Queries made without a context resolve with
 /// ``resolve(in:)``.
 public struct Query<Entity: EntityModelProtocol>: NestedQuery {
-    /// The queried id; nil only for the template queries passed to nested closures.
+    /// The queried id; nil for the template queries passed to nested closures and for the
+    /// to-one `related(_:)` of a query made without a context (its id depends on the context).
     public let id: Entity.ID?
     let context: Context?
+    /// Finds the key in the context the query resolves in, when `id` cannot be known before.
+    private var derivedKey: ((Context) -> Int32?)?
     public var nesting = Nesting<Entity>()
 
     /// A query for `id` in `context`.
@@ -33,6 +36,12 @@ public struct Query<Entity: EntityModelProtocol>: NestedQuery {
         self.id = nil
     }
 
+    private init(derivedKey: @escaping (Context) -> Int32?) {
+        self.context = nil
+        self.id = nil
+        self.derivedKey = derivedKey
+    }
+
     /// The entity in the query's context, shaped by the nested relations, or nil if not stored.
     public func resolve() -> Entity? {
         resolve(in: context ?? Context())
@@ -40,24 +49,43 @@ public struct Query<Entity: EntityModelProtocol>: NestedQuery {
 
     /// The entity in `context`, shaped by the nested relations, or nil if not stored.
     public func resolve(in context: Context) -> Entity? {
-        guard let id, let key = context.key(of: id, Entity.self) else { return nil }
+        guard let key = key(in: context) else { return nil }
         return context.resolve(Entity.self, key: key, nesting: nesting)
     }
 
-    /// The entities this one links to through a to-many relation, in link order.
-    public func related<Target, Directionality>(_ keyPath: WritableKeyPath<Entity, ToMany<Target, Directionality>>) -> QueryList<Target> {
-        let context = context ?? Context()
-        guard let id, let key = context.key(of: id, Entity.self) else { return QueryList(context: context, keys: []) }
-        let column = Entity.relation(for: keyPath).slot.column
-        return QueryList(context: context, keys: context.liveTargets(ObjectIdentifier(Entity.self), column, key, Target.self))
+    /// The queried entity's key in `context`, if the context has seen it.
+    private func key(in context: Context) -> Int32? {
+        if let derivedKey { return derivedKey(context) }
+        guard let id else { return nil }
+        return context.key(of: id, Entity.self)
     }
 
-    /// The entity this one links to through a to-one relation, or nil if unlinked.
-    public func related<Target, Directionality, Constraint>(_ keyPath: WritableKeyPath<Entity, ToOne<Target, Directionality, Constraint>>) -> Query<Target>? {
-        let context = context ?? Context()
-        guard let id, let key = context.key(of: id, Entity.self) else { return nil }
+    /// The entities this one links to through a to-many relation, in link order. Resolved in
+    /// the query's context, or for a query made without one, in the context given to
+    /// `resolve(in:)`.
+    public func related<Target, Directionality>(_ keyPath: WritableKeyPath<Entity, ToMany<Target, Directionality>>) -> QueryList<Target> {
         let column = Entity.relation(for: keyPath).slot.column
-        guard let target = context.liveTarget(ObjectIdentifier(Entity.self), column, key, Target.self) else { return nil }
-        return Query<Target>(context: context, id: context.id(Target.self, target))
+        let source = ObjectIdentifier(Entity.self)
+        let parent = self
+        return QueryList(context: context, source: .derived { context in
+            guard let key = parent.key(in: context) else { return [] }
+            return context.liveTargets(source, column, key, Target.self)
+        })
+    }
+
+    /// The entity this one links to through a to-one relation. With a context, nil if
+    /// unlinked; without one, a query that finds the target in the context given to
+    /// `resolve(in:)`.
+    public func related<Target, Directionality, Constraint>(_ keyPath: WritableKeyPath<Entity, ToOne<Target, Directionality, Constraint>>) -> Query<Target>? {
+        let column = Entity.relation(for: keyPath).slot.column
+        let source = ObjectIdentifier(Entity.self)
+        let parent = self
+        let target = { (context: Context) -> Int32? in
+            guard let key = parent.key(in: context) else { return nil }
+            return context.liveTarget(source, column, key, Target.self)
+        }
+        guard let context else { return Query<Target>(derivedKey: target) }
+        guard let key = target(context) else { return nil }
+        return Query<Target>(context: context, id: context.id(Target.self, key))
     }
 }

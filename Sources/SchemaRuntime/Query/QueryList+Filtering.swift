@@ -21,20 +21,26 @@ extension QueryList {
         return copy
     }
 
-    /// Entities matched by this query or by `other` (over the same entities), in context order.
+    /// Entities matched by this query or by `other`, each once, in source order: context
+    /// order, or link order inside a nested query. Each side keeps its own filters,
+    /// `updated(since:)`, sort and limit; inside a nested query both sides run over the
+    /// related entities.
     public func or(_ other: QueryList) -> QueryList {
-        if case .all = source, case .all = other.source, let mine = predicate, let theirs = other.predicate,
-           sortKeys.isEmpty, other.sortKeys.isEmpty, limit == nil, other.limit == nil {
+        if case .all = source, case .all = other.source, !hasOrderOrLimit, !other.hasOrderOrLimit {
+            // One filter over the same entities: the planner can still use indexes.
             var copy = self
-            copy.predicate = mine || theirs
+            if let mine = predicate, let theirs = other.predicate { copy.predicate = mine || theirs } else { copy.predicate = nil }
             return copy
         }
-        let context = context ?? other.context ?? Context()
-        let union = Set(execute(in: context).keys).union(other.execute(in: context).keys)
-        var copy = QueryList(context: context, source: .keys(union.sorted()))
-        copy.nesting = nesting
-        return copy
+        var left = self, right = other
+        left.nesting = Nesting()
+        right.nesting = Nesting()
+        var union = QueryList(context: context ?? other.context, source: .union([left, right]))
+        union.nesting = nesting
+        return union
     }
+
+    private var hasOrderOrLimit: Bool { !sortKeys.isEmpty || limit != nil || offset > 0 }
 
     /// Sorts by one key; `\.age.desc` sorts descending. Stable: ties keep their order.
     /// Optional keys sort `nil` first (last when descending).
@@ -70,12 +76,10 @@ extension QueryList {
     /// Entities saved at or after `date`, for entities whose schema declares
     /// `metadata updatedAt` (others never match). Answered from the updatedAt index.
     public func updated(since date: Date) -> QueryList {
-        var copy = self
-        copy.updatedSince = date.timeIntervalSinceReferenceDate
-        return copy
+        filter(Predicate(.updatedSince(date.timeIntervalSinceReferenceDate)))
     }
 
-    /// At most `limit` entities, after skipping `offset`.
+    /// At most `limit` entities, after skipping `offset`. Negative values count as 0.
     public func limit(_ limit: Int, offset: Int = 0) -> QueryList {
         var copy = self
         copy.limit = max(0, limit)
@@ -100,24 +104,26 @@ extension QueryList {
 
     // MARK: Execution
 
-    /// The keys the query resolves to, in order, and how they were found.
+    /// The keys the query resolves to, in order, and how they were found. `base`, inside a
+    /// nested query, is the related entities' keys, which `.all` then stands for.
     @usableFromInline
-    func execute(in context: Context, limitOverride: Int?? = .none) -> (keys: [Int32], plan: QueryPlan) {
+    func execute(in context: Context, base: [Int32]? = nil, limitOverride: Int?? = .none) -> (keys: [Int32], plan: QueryPlan) {
         var planner = QueryPlanner<Entity>(context: context)
         let limit = limitOverride ?? self.limit
+        // How many leading results are needed, saturating: `limit(.max, offset: 1)` is valid.
+        let needed = limit.map { $0 > Int.max - offset ? Int.max : $0 + offset } ?? Int.max
         var keys: [Int32]
         var fromIndexOrder = false
 
         // 1. Candidates.
-        switch source {
-        case .all:
+        switch (source, base) {
+        case (.all, nil):
             if let predicate, let candidates = planner.candidates(predicate.node) {
                 keys = candidates.sorted()
-            } else if predicate == nil, updatedSince == nil, !sortKeys.isEmpty, let (position, descriptor, reversed) = planner.sortIndex(sortKeys),
+            } else if predicate == nil, !sortKeys.isEmpty, let (position, descriptor, reversed) = planner.sortIndex(sortKeys),
                       let table = planner.table {
                 // No filter: walk the sort index and stop as soon as the limit is reached.
                 planner.plan.steps.append("scan index \(Entity.entityName).\(descriptor.name)\(reversed ? " reversed" : "")")
-                let needed = limit.map { $0 + offset } ?? Int.max
                 keys = []
                 table.ordered[table.indexSlots[position]].visit(reversed: reversed) { key in
                     keys.append(key)
@@ -128,25 +134,17 @@ extension QueryList {
                 planner.plan.steps.append("scan")
                 keys = context.liveKeys(Entity.self)
             }
-        case .ids, .keys:
-            planner.plan.steps.append("lookup \(source.count) ids")
+        case (.all, let base?):
+            planner.plan.steps.append("lookup \(base.count) related")
+            keys = base.filter { context.hasRow(Entity.self, $0) }
+        case (.union(let branches), _):
+            var found = Set<Int32>()
+            for branch in branches { found.formUnion(branch.execute(in: context, base: base).keys) }
+            keys = base.map { $0.filter(found.contains) } ?? found.sorted()
+            planner.plan.steps.append("union of \(branches.count) queries")
+        default:
             keys = self.keys(in: context).filter { context.hasRow(Entity.self, $0) }
-        }
-
-        // The updatedAt metadata narrows whatever the candidates are.
-        if let since = updatedSince {
-            if let table = planner.table, table.tracksUpdatedAt {
-                let recent = table.updatedAtIndex.range(equal: [], lower: (.double(since), true), upper: nil)
-                if case .all = source, keys.count > recent.count {
-                    let wanted = Set(keys)
-                    keys = recent.sorted().filter(wanted.contains)
-                } else {
-                    keys = keys.filter { (table.savedAt($0) ?? -.infinity) >= since }
-                }
-                planner.plan.steps.append("index range \(Entity.entityName).updatedAt")
-            } else {
-                keys = []
-            }
+            planner.plan.steps.append("lookup \(keys.count) ids")
         }
 
         // 2. Filter: every candidate is checked against the whole predicate.
@@ -154,24 +152,26 @@ extension QueryList {
             planner.plan.steps.append("filter")
             // Unordered results with a limit stop at the first matches (`first()`, `limit(_:)`).
             let keepsOrder = sortKeys.isEmpty && Self.rankingCondition(predicate.node) == nil
-            let needed = keepsOrder ? limit.map { $0 + offset } ?? Int.max : Int.max
+            let enough = keepsOrder ? needed : Int.max
+            let table = planner.table
             var matches: [Int32] = []
-            for key in keys where context.row(Entity.self, key).map(predicate.evaluate) ?? false {
+            for key in keys {
+                guard let row = context.row(Entity.self, key), predicate.evaluate(row, savedAt: table?.savedAt(key)) else { continue }
                 matches.append(key)
-                if matches.count >= needed { break }
+                if matches.count >= enough { break }
             }
             keys = matches
         }
 
-        // 3. Order.
+        // 3. Order. An index gives ties in context order, which is the source order only when
+        // the keys are ascending; otherwise the stable sort keeps the source order.
         if !sortKeys.isEmpty, !fromIndexOrder {
             if let (position, descriptor, reversed) = planner.sortIndex(sortKeys), let table = planner.table,
-               keys.count * 8 > table.rowCount {
+               keys.count * 8 > table.rowCount, zip(keys, keys.dropFirst()).allSatisfy({ $0 < $1 }) {
                 planner.plan.steps.append("sort by index \(Entity.entityName).\(descriptor.name)\(reversed ? " reversed" : "")")
                 let wanted = Set(keys)
                 var ordered: [Int32] = []
                 ordered.reserveCapacity(keys.count)
-                let needed = limit.map { $0 + offset } ?? Int.max
                 table.ordered[table.indexSlots[position]].visit(reversed: reversed) { key in
                     if wanted.contains(key) { ordered.append(key) }
                     return ordered.count < needed
@@ -190,7 +190,7 @@ extension QueryList {
         if offset > 0 || limit != nil {
             planner.plan.steps.append("limit")
             let start = min(offset, keys.count)
-            let end = limit.map { min(start + $0, keys.count) } ?? keys.count
+            let end = limit.map { start + min($0, keys.count - start) } ?? keys.count
             keys = Array(keys[start..<end])
         }
         return (keys, planner.plan)
@@ -198,11 +198,10 @@ extension QueryList {
 
     /// Sorts by the keys' values; equal values keep their input order.
     static func stableSort(_ keys: [Int32], by sortKeys: [SortKey<Entity>], in context: Context) -> [Int32] {
-        let rows = keys.map { key -> (key: Int32, values: [IndexValue], position: Int) in
-            let entity = context.row(Entity.self, key)!
-            return (key, sortKeys.map { $0.value(entity) }, 0)
+        let indexed = keys.enumerated().compactMap { position, key -> (Int32, [IndexValue], Int)? in
+            guard let entity = context.row(Entity.self, key) else { return nil }
+            return (key, sortKeys.map { $0.value(entity) }, position)
         }
-        let indexed = rows.enumerated().map { ($0.element.key, $0.element.values, $0.offset) }
         let sorted = indexed.sorted { a, b in
             for (index, key) in sortKeys.enumerated() where a.1[index] != b.1[index] {
                 return (a.1[index] < b.1[index]) != key.descending
@@ -244,12 +243,9 @@ extension QueryList {
 }
 
 extension QueryList.Source {
-    var count: Int {
-        switch self {
-        case .all: 0
-        case .ids(let ids): ids.count
-        case .keys(let keys): keys.count
-        }
+    var isAll: Bool {
+        if case .all = self { return true }
+        return false
     }
 }
 

@@ -6,9 +6,15 @@
 public struct QueryList<Entity: EntityModelProtocol>: NestedQuery {
     @usableFromInline
     enum Source {
+        /// Every stored entity, in context order; inside a nested query, the related ones.
         case all
+        /// These ids, in this order, each once.
         case ids([Entity.ID])
         case keys([Int32])
+        /// Keys computed from the context the query resolves in (`related(_:)`).
+        case derived((Context) -> [Int32])
+        /// The entities any of these queries resolves to (`or(_:)` of two queries).
+        case union([QueryList])
     }
 
     @usableFromInline let context: Context?
@@ -18,8 +24,6 @@ public struct QueryList<Entity: EntityModelProtocol>: NestedQuery {
     var sortKeys: [SortKey<Entity>] = []
     var limit: Int?
     var offset = 0
-    /// `updated(since:)`: seconds since the reference date.
-    var updatedSince: Double?
 
     init(context: Context?, source: Source) {
         self.context = context
@@ -32,10 +36,12 @@ public struct QueryList<Entity: EntityModelProtocol>: NestedQuery {
 
     /// The entities in the query's context, shaped by the nested relations.
     ///
-    /// Order: the sort, if any; else BM25 relevance for a full-text `matches` filter; else,
-    /// for `query(in:)`, context order (the order in which ids first appeared in the
-    /// context); for `query(ids, in:)`, the order of `ids`, skipping ids not stored; for
-    /// `related(_:)`, link order.
+    /// Order: the sort, if any; else BM25 relevance for a full-text `matches` filter; else the
+    /// source order: for `query(in:)`, context order (the order in which ids first appeared in
+    /// the context); for `query(ids, in:)`, the order of `ids`; for `related(_:)` and nested
+    /// lists, link order. Entities that sort equal, or score equal, keep the source order,
+    /// whichever plan runs the query. Each entity appears once, even if `ids` repeats it, and
+    /// ids that are not stored are skipped.
     @inlinable
     public func resolve() -> [Entity] {
         resolve(in: context ?? Context())
@@ -56,16 +62,31 @@ public struct QueryList<Entity: EntityModelProtocol>: NestedQuery {
 
     /// The number of entities the query resolves to, without resolving them.
     public func count() -> Int {
-        let context = context ?? Context()
+        count(in: context ?? Context())
+    }
+
+    /// The number of entities the query resolves to in `context`, without resolving them.
+    public func count(in context: Context) -> Int {
         if case .all = source, predicate == nil, limit == nil, offset == 0 { return context.count(of: Entity.self) }
         return execute(in: context).keys.count
     }
 
+    /// Whether the query does more than list its source: a nested list runs it only then.
+    var isRefined: Bool {
+        if case .union = source { return true }
+        return predicate != nil || !sortKeys.isEmpty || limit != nil || offset > 0
+    }
+
+    /// The source's keys in source order, each once (stored or not).
     func keys(in context: Context) -> [Int32] {
         switch source {
-        case .all: context.liveKeys(Entity.self)
-        case .ids(let ids): ids.compactMap { context.key(of: $0, Entity.self) }
-        case .keys(let keys): keys
+        case .all: return context.liveKeys(Entity.self)
+        case .ids(let ids):
+            var seen = Set<Int32>()
+            return ids.compactMap { context.key(of: $0, Entity.self) }.filter { seen.insert($0).inserted }
+        case .keys(let keys): return keys
+        case .derived(let keys): return keys(context)
+        case .union: preconditionFailure("a union has no keys of its own")
         }
     }
 }

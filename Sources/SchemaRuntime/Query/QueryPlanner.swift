@@ -84,6 +84,12 @@ struct QueryPlanner<Entity: EntityModelProtocol> {
             return Array(union)
         case .text(let condition):
             return textCandidates(condition, table: table)
+        case .updatedSince(let since):
+            // Exact: the save times are the index's keys. Untracked entities never match.
+            plan.isExact = true
+            plan.steps.append("index range \(Entity.entityName).updatedAt")
+            guard table.tracksUpdatedAt else { return [] }
+            return table.updatedAtIndex.range(equal: [], lower: (.double(since), true), upper: nil)
         case .not:
             return nil
         }
@@ -106,7 +112,9 @@ struct QueryPlanner<Entity: EntityModelProtocol> {
                 equal.append(match.value)
             }
             switch descriptor.kind {
-            case .unique where equal.count == fields.count:
+            // A unique index never stores keys containing nil (nil never collides), so it
+            // cannot answer `== nil`; an ordered or hash index, or the scan, does.
+            case .unique where equal.count == fields.count && !IndexKey(equal).containsNull:
                 consider(table.unique[slot].owner(IndexKey(equal)).map { [$0] } ?? [], "index lookup \(name(descriptor))")
             case .hash where equal.count == fields.count:
                 consider(table.hashed[slot].entities(IndexKey(equal)), "index lookup \(name(descriptor))")
@@ -177,14 +185,17 @@ struct QueryPlanner<Entity: EntityModelProtocol> {
         return nil
     }
 
-    /// Words of `query` that must appear whole in any text containing it.
+    /// Words of `query` that must appear whole in any text containing it (as folded text).
+    ///
+    /// The tokenizer decides word scalars one scalar at a time, so a word of the needle with a
+    /// separator scalar on each side is a token of the text too. A word touching an unanchored
+    /// end of the needle may continue in the text (`"bar"` in `"cafe\u{301}bar"` for the needle
+    /// `"\u{301}bar"`, whose first scalar is a combining mark), so it is left to the check.
     static func completeWords(_ query: String, anchoredStart: Bool, anchoredEnd: Bool) -> [String] {
-        let lowered = query.lowercased()
-        var words = TextTokenizer.tokens(lowered)
-        guard !words.isEmpty else { return [] }
-        let isWordCharacter: (Character) -> Bool = { $0.isLetter || $0.isNumber }
-        if !anchoredStart, let first = lowered.first, isWordCharacter(first) { words.removeFirst() }
-        if !words.isEmpty, !anchoredEnd, let last = lowered.last, isWordCharacter(last) { words.removeLast() }
+        let folded = TextTokenizer.folded(query)
+        var words = TextTokenizer.tokens(folded)
+        if !anchoredStart, let first = folded.unicodeScalars.first, TextTokenizer.isWordScalar(first), !words.isEmpty { words.removeFirst() }
+        if !anchoredEnd, let last = folded.unicodeScalars.last, TextTokenizer.isWordScalar(last), !words.isEmpty { words.removeLast() }
         return words
     }
 

@@ -15,6 +15,8 @@ public struct AnyRelation<Source: EntityModelProtocol>: Sendable {
 
     let resolveBulk: @Sendable (inout Source, Int32, Context, ArraySlice<Nested>) -> Void
     let deleteTargets: @Sendable (inout Context, [Int32]) throws -> Void
+    /// Drops id links to targets that are not stored in the context (``Deleted/restore(in:)``).
+    let keepStoredTargets: @Sendable (inout Source, Context) -> Void
 
     var targetTable: ObjectIdentifier { ObjectIdentifier(target) }
 }

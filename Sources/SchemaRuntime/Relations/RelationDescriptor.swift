@@ -40,7 +40,12 @@ public struct ToOneRelationDescriptor<Source: EntityModelProtocol, Target: Entit
                     }
                 }
             },
-            deleteTargets: { context, keys in try context.deleteEntities(Target.self, keys: keys) }
+            deleteTargets: { context, keys in try context.deleteEntities(Target.self, keys: keys) },
+            keepStoredTargets: { entity, context in
+                if case .id(let id) = entity[keyPath: keyPath].state, context.storedKey(of: id, Target.self) == nil {
+                    entity[keyPath: keyPath] = .none
+                }
+            }
         )
     }
 }
@@ -86,7 +91,12 @@ public struct ToManyRelationDescriptor<Source: EntityModelProtocol, Target: Enti
                     entity[keyPath: keyPath] = level == .entities ? .relation(resolved) : .fragment(resolved)
                 }
             },
-            deleteTargets: { context, keys in try context.deleteEntities(Target.self, keys: keys) }
+            deleteTargets: { context, keys in try context.deleteEntities(Target.self, keys: keys) },
+            keepStoredTargets: { entity, context in
+                if case .ids(let ids, let appending) = entity[keyPath: keyPath].state {
+                    entity[keyPath: keyPath] = ToMany(state: .ids(ids.filter { context.storedKey(of: $0, Target.self) != nil }, appending: appending))
+                }
+            }
         )
     }
 }
