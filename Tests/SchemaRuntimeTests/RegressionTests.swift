@@ -147,6 +147,27 @@ import Testing
         #expect(failed.ids(of: Chat.self) == ["y", "x"])
     }
 
+    // #7.15: compaction changes nothing observable, including where a re-saved id goes.
+    @Test func compactionKeepsOrderOfResavedIds() throws {
+        for compacting in [false, true] {
+            var context = Context()
+            try ["a", "b", "c"].map { User(id: $0, name: $0) }.save(to: &context)
+            try User(id: "a", name: "a").delete(from: &context)
+            if compacting { context.compact() }
+            try User(id: "a", name: "a").save(to: &context)
+            #expect(context.ids(of: User.self) == ["b", "c", "a"], "compacting: \(compacting)")
+        }
+        for compacting in [false, true] {
+            var context = Context()
+            try ["a", "b", "c"].map { Message(id: $0, text: $0) }.save(to: &context)
+            let archived = try #require(Message(id: "a", text: "").asDeleted(in: context))
+            try archived.save(to: &context)
+            if compacting { context.compact() }
+            try archived.restore(in: &context)
+            #expect(context.ids(of: Message.self) == ["b", "c", "a"], "compacting: \(compacting)")
+        }
+    }
+
     // #7.16: restore relinks only targets that still exist.
     @Test func restoreDoesNotRelinkDeletedTargets() throws {
         var context = Context()

@@ -2,9 +2,11 @@ extension Context {
     /// Frees the storage of ids that are neither stored nor linked to.
     ///
     /// The context interns every id it sees, and keeps the slot after the entity is deleted
-    /// (a one-way link elsewhere may still name it). In a long-running app that deletes many
-    /// entities, call `compact()` now and then, for example after a sync. Everything
-    /// observable stays the same, including context order; indexes are rebuilt.
+    /// (a one-way link elsewhere may still name it). An id that is neither stored nor linked
+    /// is forgotten at once, so saving it again puts it at the end of context order; its slot
+    /// stays allocated until compaction. In a long-running app that deletes many entities,
+    /// call `compact()` now and then, for example after a sync. Everything observable stays
+    /// the same, including context order; indexes are rebuilt.
     ///
     /// O(total size of the context). Must not be called inside a transaction.
     public mutating func compact() {
@@ -42,6 +44,21 @@ extension Context {
         // 3. Rewrite every table. (A link's target table always exists: interning creates it.)
         for (id, table) in tables {
             tables[id] = table.compacted(own: remaps[id]!, targets: remaps)
+        }
+        // 4. Recount references for the new keys.
+        for (id, table) in tables {
+            for (slot, target) in table.linkTargets {
+                switch slot.cardinality {
+                case .toOne:
+                    for (key, value) in table.toOne[slot.column].enumerated() where value >= 0 {
+                        countLink(id, Int32(key), target, value, 1)
+                    }
+                case .toMany:
+                    for (key, list) in table.toMany[slot.column].enumerated() {
+                        for value in list.keys { countLink(id, Int32(key), target, value, 1) }
+                    }
+                }
+            }
         }
     }
 }

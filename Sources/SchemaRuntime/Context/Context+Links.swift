@@ -5,38 +5,86 @@
 /// inverse lives in a slot of the target table.
 extension Context {
     // MARK: Primitive journaled writes
+    //
+    // Each writes one slot of `table` whose values are keys of `target`, journals it, and
+    // keeps the reference counts of both ends in step. A key that loses its last reference
+    // and holds no row is forgotten (see `forgetIfUnused`).
 
-    mutating func writeToOne(_ table: ObjectIdentifier, _ column: Int, _ key: Int32, _ value: Int32) {
-        let storage = storage(table)
-        storage.reserveToOne(column, key)
-        let old = storage.toOne[column][Int(key)]
-        guard old != value else { return }
-        storage.toOne[column][Int(key)] = value
-        record(.toOne(table: table, column: column, key: key, old: old))
+    mutating func writeToOne(_ table: ObjectIdentifier, _ column: Int, _ key: Int32, _ value: Int32, target: ObjectIdentifier) {
+        let old: Int32
+        do {
+            let storage = storage(table)
+            storage.reserveToOne(column, key)
+            old = storage.toOne[column][Int(key)]
+            guard old != value else { return }
+            storage.toOne[column][Int(key)] = value
+        }
+        record(.toOne(table: table, column: column, key: key, old: old, target: target))
+        if value >= 0 { countLink(table, key, target, value, 1) }
+        if old >= 0 { countLink(table, key, target, old, -1); forgetIfUnused(table, key); forgetIfUnused(target, old) }
     }
 
-    mutating func appendToMany(_ table: ObjectIdentifier, _ column: Int, _ key: Int32, _ value: Int32) {
-        let storage = storage(table)
-        storage.reserveToMany(column, key)
-        guard !storage.toMany[column][Int(key)].contains(value) else { return }
-        storage.toMany[column][Int(key)].appendAssumingAbsent(value)
-        record(.appended(table: table, column: column, key: key))
+    mutating func appendToMany(_ table: ObjectIdentifier, _ column: Int, _ key: Int32, _ value: Int32, target: ObjectIdentifier) {
+        do {
+            let storage = storage(table)
+            storage.reserveToMany(column, key)
+            guard !storage.toMany[column][Int(key)].contains(value) else { return }
+            storage.toMany[column][Int(key)].appendAssumingAbsent(value)
+        }
+        record(.appended(table: table, column: column, key: key, target: target))
+        countLink(table, key, target, value, 1)
     }
 
-    mutating func removeFromMany(_ table: ObjectIdentifier, _ column: Int, _ key: Int32, _ value: Int32) {
-        let storage = storage(table)
-        guard Int(key) < storage.toMany[column].count,
-              let index = storage.toMany[column][Int(key)].remove(value) else { return }
-        record(.removed(table: table, column: column, key: key, value: value, index: index))
+    mutating func removeFromMany(_ table: ObjectIdentifier, _ column: Int, _ key: Int32, _ value: Int32, target: ObjectIdentifier) {
+        let index: Int
+        do {
+            let storage = storage(table)
+            guard Int(key) < storage.toMany[column].count,
+                  let removed = storage.toMany[column][Int(key)].remove(value) else { return }
+            index = removed
+        }
+        record(.removed(table: table, column: column, key: key, value: value, index: index, target: target))
+        countLink(table, key, target, value, -1)
+        forgetIfUnused(table, key)
+        forgetIfUnused(target, value)
     }
 
-    mutating func replaceToMany(_ table: ObjectIdentifier, _ column: Int, _ key: Int32, _ list: LinkList) {
-        let storage = storage(table)
-        storage.reserveToMany(column, key)
-        let old = storage.toMany[column][Int(key)]
-        guard old != list else { return }
-        storage.toMany[column][Int(key)] = list
-        record(.replaced(table: table, column: column, key: key, old: old))
+    mutating func replaceToMany(_ table: ObjectIdentifier, _ column: Int, _ key: Int32, _ list: LinkList, target: ObjectIdentifier) {
+        let old: LinkList
+        do {
+            let storage = storage(table)
+            storage.reserveToMany(column, key)
+            old = storage.toMany[column][Int(key)]
+            guard old != list else { return }
+            storage.toMany[column][Int(key)] = list
+        }
+        record(.replaced(table: table, column: column, key: key, old: old, target: target))
+        countReplacement(table, key, target, from: old, to: list)
+        forgetIfUnused(table, key)
+        for value in old.keys where !list.contains(value) { forgetIfUnused(target, value) }
+    }
+
+    // MARK: Reference counts
+
+    /// Adds `delta` to the references of both ends of the link `key` (in `table`) -> `value`
+    /// (in `target`).
+    mutating func countLink(_ table: ObjectIdentifier, _ key: Int32, _ target: ObjectIdentifier, _ value: Int32, _ delta: Int32) {
+        storage(table).addReferences(key, delta)
+        storage(target).addReferences(value, delta)
+    }
+
+    /// Counts the links of a to-many slot going from `old` to `new`. O(old + new).
+    mutating func countReplacement(_ table: ObjectIdentifier, _ key: Int32, _ target: ObjectIdentifier, from old: LinkList, to new: LinkList) {
+        for value in new.keys where !old.contains(value) { countLink(table, key, target, value, 1) }
+        for value in old.keys where !new.contains(value) { countLink(table, key, target, value, -1) }
+    }
+
+    /// Forgets the id of `key` if it holds no row and nothing links to or from it: the same
+    /// keys ``compact()`` drops, so context order is the same with or without compaction.
+    @usableFromInline
+    mutating func forgetIfUnused(_ table: ObjectIdentifier, _ key: Int32) {
+        guard storageIfPresent(table)?.isUnused(key) == true else { return }
+        if storage(table).forget(key) { record(.forgot(table: table, key: key)) }
     }
 
     // MARK: Symmetric link maintenance
@@ -50,8 +98,8 @@ extension Context {
                            to target: Int32, _ targetTable: ObjectIdentifier, inverse: LinkSlot?) {
         let old = storage(source).toOneLink(column, key)
         guard old != target else { return }
-        if old >= 0, let inverse { unlinkInverse(targetTable, inverse, old, from: key) }
-        writeToOne(source, column, key, target)
+        if old >= 0, let inverse { unlinkInverse(targetTable, inverse, old, from: key, source) }
+        writeToOne(source, column, key, target, target: targetTable)
         if target >= 0, let inverse {
             linkInverse(targetTable, inverse, target, to: key, back: (source, .toOne(column)))
         }
@@ -68,10 +116,10 @@ extension Context {
         for target in targets where !new.contains(target) { new.appendAssumingAbsent(target) }
         if !appending, let inverse {
             for removed in old.keys where !new.contains(removed) {
-                unlinkInverse(targetTable, inverse, removed, from: key)
+                unlinkInverse(targetTable, inverse, removed, from: key, source)
             }
         }
-        replaceToMany(source, column, key, new)
+        replaceToMany(source, column, key, new, target: targetTable)
         if let inverse {
             for added in new.keys where !old.contains(added) {
                 linkInverse(targetTable, inverse, added, to: key, back: (source, .toMany(column)))
@@ -100,15 +148,16 @@ extension Context {
         }
     }
 
-    /// Removes `source` from the inverse slot of `target`.
-    private mutating func unlinkInverse(_ table: ObjectIdentifier, _ inverse: LinkSlot, _ target: Int32, from source: Int32) {
+    /// Removes `source` (a key of `sourceTable`) from the inverse slot of `target`.
+    private mutating func unlinkInverse(_ table: ObjectIdentifier, _ inverse: LinkSlot, _ target: Int32,
+                                        from source: Int32, _ sourceTable: ObjectIdentifier) {
         switch inverse.cardinality {
         case .toOne:
             if storage(table).toOneLink(inverse.column, target) == source {
-                writeToOne(table, inverse.column, target, -1)
+                writeToOne(table, inverse.column, target, -1, target: sourceTable)
             }
         case .toMany:
-            removeFromMany(table, inverse.column, target, source)
+            removeFromMany(table, inverse.column, target, source, target: sourceTable)
         }
     }
 
@@ -118,7 +167,7 @@ extension Context {
                                       to source: Int32, back: (table: ObjectIdentifier, slot: LinkSlot)) {
         switch inverse.cardinality {
         case .toMany:
-            appendToMany(table, inverse.column, target, source)
+            appendToMany(table, inverse.column, target, source, target: back.table)
         case .toOne:
             let previous = storage(table).toOneLink(inverse.column, target)
             guard previous != source else { return }
@@ -126,13 +175,13 @@ extension Context {
                 switch back.slot.cardinality {
                 case .toOne:
                     if storage(back.table).toOneLink(back.slot.column, previous) == target {
-                        writeToOne(back.table, back.slot.column, previous, -1)
+                        writeToOne(back.table, back.slot.column, previous, -1, target: table)
                     }
                 case .toMany:
-                    removeFromMany(back.table, back.slot.column, previous, target)
+                    removeFromMany(back.table, back.slot.column, previous, target, target: table)
                 }
             }
-            writeToOne(table, inverse.column, target, source)
+            writeToOne(table, inverse.column, target, source, target: back.table)
         }
     }
 }

@@ -68,6 +68,7 @@ extension Context {
         let oldSavedAt = writable.savedAt(key.rawValue)
         writable.setSavedAt(key.rawValue, nil)
         record(.row({ context in context.restoreRow(Entity.self, key.rawValue, old, savedAt: oldSavedAt) }))
+        forgetIfUnused(ObjectIdentifier(Entity.self), key.rawValue)
         return true
     }
 

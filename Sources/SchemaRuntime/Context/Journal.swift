@@ -10,13 +10,15 @@ import Foundation
 struct Journal: Sendable {
     @usableFromInline
     enum Entry: Sendable {
-        case toOne(table: ObjectIdentifier, column: Int, key: Int32, old: Int32)
-        case appended(table: ObjectIdentifier, column: Int, key: Int32)
-        case removed(table: ObjectIdentifier, column: Int, key: Int32, value: Int32, index: Int)
-        case replaced(table: ObjectIdentifier, column: Int, key: Int32, old: LinkList)
+        case toOne(table: ObjectIdentifier, column: Int, key: Int32, old: Int32, target: ObjectIdentifier)
+        case appended(table: ObjectIdentifier, column: Int, key: Int32, target: ObjectIdentifier)
+        case removed(table: ObjectIdentifier, column: Int, key: Int32, value: Int32, index: Int, target: ObjectIdentifier)
+        case replaced(table: ObjectIdentifier, column: Int, key: Int32, old: LinkList, target: ObjectIdentifier)
         case row(@Sendable (inout Context) -> Void)
         /// A new id was interned as the table's last key.
         case interned(table: ObjectIdentifier)
+        /// The id of an unused key was forgotten.
+        case forgot(table: ObjectIdentifier, key: Int32)
     }
 
     @usableFromInline var entries: [Entry] = []
@@ -72,19 +74,31 @@ extension Context {
         guard var pending = journal else { return }
         journal = nil
         for entry in pending.entries[mark...].reversed() {
+            // Link undos keep the reference counts in step but forget nothing: the state
+            // they restore was consistent, and `forgot` entries restore forgotten ids.
             switch entry {
-            case let .toOne(table, column, key, old):
+            case let .toOne(table, column, key, old, target):
+                let current = storage(table).toOne[column][Int(key)]
                 storage(table).toOne[column][Int(key)] = old
-            case let .appended(table, column, key):
+                if current >= 0 { countLink(table, key, target, current, -1) }
+                if old >= 0 { countLink(table, key, target, old, 1) }
+            case let .appended(table, column, key, target):
+                let value = storage(table).toMany[column][Int(key)].keys.last!
                 storage(table).toMany[column][Int(key)].removeLast()
-            case let .removed(table, column, key, value, index):
+                countLink(table, key, target, value, -1)
+            case let .removed(table, column, key, value, index, target):
                 storage(table).toMany[column][Int(key)].insert(value, at: index)
-            case let .replaced(table, column, key, old):
+                countLink(table, key, target, value, 1)
+            case let .replaced(table, column, key, old, target):
+                let current = storage(table).toMany[column][Int(key)]
                 storage(table).toMany[column][Int(key)] = old
+                countReplacement(table, key, target, from: current, to: old)
             case let .row(undo):
                 undo(&self)
             case let .interned(table):
                 storage(table).removeLastKey()
+            case let .forgot(table, key):
+                storage(table).remember(key)
             }
         }
         pending.entries.removeSubrange(mark...)

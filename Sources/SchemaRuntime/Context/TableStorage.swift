@@ -14,6 +14,9 @@ class TableStorage: @unchecked Sendable {
     @usableFromInline final var toOne: [ContiguousArray<Int32>]
     /// To-many link columns: `toMany[column][key]` is the ordered list of linked keys.
     @usableFromInline final var toMany: [ContiguousArray<LinkList>]
+    /// Per key: how many links are stored at it plus how many point to it, from any table.
+    /// A key with no row and no references is unused: its id is forgotten (see ``forget(_:)``).
+    @usableFromInline final var references: ContiguousArray<Int32> = []
 
     @usableFromInline
     init(toOneColumns: Int, toManyColumns: Int) {
@@ -25,6 +28,7 @@ class TableStorage: @unchecked Sendable {
     init(copying other: TableStorage) {
         toOne = other.toOne
         toMany = other.toMany
+        references = other.references
     }
 
     /// A shallow copy: arrays are shared until written, by Swift's own copy-on-write.
@@ -40,6 +44,26 @@ class TableStorage: @unchecked Sendable {
 
     /// Un-interns the last key, which must hold no row (rollback of an intern).
     func removeLastKey() { fatalError("subclass responsibility") }
+
+    /// Forgets the id of an unused key, so saving or linking the id again interns it anew, at
+    /// the end of context order, exactly as after ``Context/compact()`` dropped the key.
+    /// Returns false if the id already maps elsewhere.
+    func forget(_ key: Int32) -> Bool { fatalError("subclass responsibility") }
+
+    /// Maps the id of `key` back to it (rollback of ``forget(_:)``).
+    func remember(_ key: Int32) { fatalError("subclass responsibility") }
+
+    /// Adds `delta` to the references of `key`. O(1) amortized.
+    @inlinable
+    final func addReferences(_ key: Int32, _ delta: Int32) {
+        if Int(key) >= references.count { references.append(contentsOf: repeatElement(0, count: Int(key) + 1 - references.count)) }
+        references[Int(key)] += delta
+    }
+
+    /// Whether `key` holds no row and no link refers to it or is stored at it.
+    final func isUnused(_ key: Int32) -> Bool {
+        !hasRow(key) && (Int(key) >= references.count || references[Int(key)] == 0)
+    }
 
     /// Shortens the link columns to `count` keys.
     final func truncateLinks(to count: Int) {
@@ -270,7 +294,18 @@ final class EntityTable<Entity: EntityModelProtocol>: TableStorage, @unchecked S
         ids.removeLast()
         rows.removeLast()
         truncateLinks(to: key)
+        if references.count > key { references.removeLast(references.count - key) }
         if updatedAt.count > key { updatedAt.removeLast(updatedAt.count - key) }
+    }
+
+    override func forget(_ key: Int32) -> Bool {
+        guard keyByID[ids[Int(key)]] == key else { return false }
+        keyByID[ids[Int(key)]] = nil
+        return true
+    }
+
+    override func remember(_ key: Int32) {
+        keyByID[ids[Int(key)]] = key
     }
 
     override var linkTargets: [(slot: LinkSlot, table: ObjectIdentifier)] {
@@ -285,7 +320,7 @@ final class EntityTable<Entity: EntityModelProtocol>: TableStorage, @unchecked S
         copy.rows.reserveCapacity(keep)
         for (old, new) in own.enumerated() where new >= 0 {
             copy.ids.append(ids[old])
-            copy.keyByID[ids[old]] = new
+            if keyByID[ids[old]] == Int32(old) { copy.keyByID[ids[old]] = new }
             copy.rows.append(rows[old])
             if let row = rows[old] {
                 copy.rowCount += 1
