@@ -7,35 +7,47 @@ import Testing
 /// transactions on the chat domain, checked after every step against `ReferenceModel`, a
 /// deliberately naive model: sets of stored ids and sets of links.
 @Suite struct ModelBasedTests {
-    @Test(arguments: 0..<40)
+    /// 60 seeds × 120 steps in CI (about 7,200 operations, each followed by every check).
+    @Test(arguments: 0..<60)
     func randomOperationsMatchTheReferenceModel(seed: UInt64) throws {
         var random = SplitMix64(seed: seed)
         var context = Context()
+        // The same operations on a context compacted after every step: nothing observable,
+        // in order, may differ (context order, link order, save times).
+        var compacted = Context()
         var model = ReferenceModel()
-        for step in 0..<80 {
+        for step in 0..<120 {
             let operation = Operation.random(using: &random)
             if case .rolledBack(let inner) = operation {
                 struct Abort: Error {}
-                var attempt = context
-                _ = try? attempt.transaction { context in
-                    for op in inner { try op.apply(to: &context) }
-                    throw Abort()
+                for index in 0..<2 {
+                    var attempt = index == 0 ? context : compacted
+                    _ = try? attempt.transaction { context in
+                        for op in inner { try op.apply(to: &context) }
+                        throw Abort()
+                    }
+                    if index == 0 { context = attempt } else { compacted = attempt }
                 }
-                context = attempt
             } else {
                 do {
                     try operation.apply(to: &context)
                     model.apply(operation)
+                    try operation.apply(to: &compacted)
                 } catch is UniqueConstraintViolation {
                     // The email index throws; the model predicts exactly when.
-                    #expect(model.wouldViolateEmail(operation), "seed \(seed), step \(step): unexpected violation \(operation)")
+                    #expect(model.wouldViolate(operation), "seed \(seed), step \(step): unexpected violation \(operation)")
+                    #expect(throws: UniqueConstraintViolation.self) { try operation.apply(to: &compacted) }
                 }
             }
+            compacted.compact()
             ReferenceModel.checkIndexes(context)
+            MessageChecks.check(context, using: &random)
             let observed = ReferenceModel.Observation(context)
             let expected = model.observation
             #expect(observed == expected, "seed \(seed), step \(step): \(operation)")
-            if observed != expected { return }
+            let ordered = OrderedObservation(context), orderedCompacted = OrderedObservation(compacted)
+            #expect(ordered == orderedCompacted, "seed \(seed), step \(step): compaction changed \(operation)")
+            if observed != expected || ordered != orderedCompacted { return }
         }
     }
 }
@@ -57,13 +69,23 @@ indirect enum Operation {
     case saveUser(String, name: String, bio: String?, fields: UserFields, fragment: Bool)
     case saveChat(String, users: ListChange, admins: ListChange)
     case saveChatMessages(String, messages: [String])
-    case saveMessage(String, chat: String?, author: String?, attachment: OneChange, replyTo: OneChange, viewedBy: ListChange)
+    case saveMessage(String, text: String, timestamp: Int, chat: String?, author: String?, attachment: OneChange, replyTo: OneChange, viewedBy: ListChange)
     case delete(kind: Int, id: String)
+    /// `asDeleted(in:)` saved (archive), then later `restore(in:)`.
+    case softDeleteUser(String)
+    case restoreUser(String)
+    /// `detach(\.$users)` and `delete(\.$messages)` on a chat.
+    case detachChatUsers(String)
+    case deleteChatMessages(String)
+    /// Several users saved in one transaction: all or none.
+    case saveUsers([Operation])
     case rolledBack([Operation])
     /// `context.compact()`: nothing observable may change.
     case compact
 
     static let ids = ["a", "b", "c", "d"]
+    /// Message texts: case, combining marks, precomposed letters, final sigma, emoji.
+    static let words = ["alpha", "Beta", "cafe\u{301}", "café", "ΣΟΦΙΑ", "σοφίας", "İz", "e\u{301}x", "👍🏽", "a-b", "straße"]
 
 
     static func random(using random: inout SplitMix64) -> Operation {
@@ -83,18 +105,29 @@ indirect enum Operation {
             default: return .set(id())
             }
         }
-        switch Int.random(in: 0..<12, using: &random) {
-        case 0, 1:
+        func user() -> Operation {
             let fields = UserFields(username: [nil, "u1", "u2"].randomElement(using: &random)!, email: [nil, nil, "e1", "e2"].randomElement(using: &random)!,
                                     isCurrent: [nil, nil, true].randomElement(using: &random)!, age: Int.random(in: 0..<4, using: &random))
             return .saveUser(id(), name: id(), bio: Bool.random(using: &random) ? id() : nil, fields: fields, fragment: Bool.random(using: &random))
+        }
+        func text() -> String {
+            (0..<Int.random(in: 0..<4, using: &random)).map { _ in words.randomElement(using: &random)! }.joined(separator: [" ", ", ", "_"].randomElement(using: &random)!)
+        }
+        switch Int.random(in: 0..<18, using: &random) {
+        case 0, 1: return user()
         case 2, 3: return .saveChat(id(), users: list(), admins: list())
         case 4: return .saveChatMessages(id(), messages: ids.filter { _ in Bool.random(using: &random) })
         case 5, 6, 7:
-            return .saveMessage(id(), chat: Bool.random(using: &random) ? id() : nil, author: Bool.random(using: &random) ? id() : nil,
+            return .saveMessage(id(), text: text(), timestamp: Int.random(in: 0..<5, using: &random),
+                                chat: Bool.random(using: &random) ? id() : nil, author: Bool.random(using: &random) ? id() : nil,
                                 attachment: one(), replyTo: one(), viewedBy: list())
         case 8, 9: return .delete(kind: Int.random(in: 0..<4, using: &random), id: id())
         case 10: return .compact
+        case 11: return .softDeleteUser(id())
+        case 12: return .restoreUser(id())
+        case 13: return .detachChatUsers(id())
+        case 14: return .deleteChatMessages(id())
+        case 15: return .saveUsers((0..<Int.random(in: 1..<4, using: &random)).map { _ in user() })
         default: return .rolledBack((0..<3).map { _ in Operation.random(using: &random) }.filter {
             switch $0 {
             case .rolledBack, .compact: false
@@ -122,8 +155,8 @@ indirect enum Operation {
             try Chat(id: id, users: Self.many(users), admins: Self.many(admins)).save(to: &context)
         case let .saveChatMessages(id, messages):
             try Chat(id: id, messages: .relation(messages.map { Message(id: $0, text: "from chat") })).save(to: &context, options: .fragment)
-        case let .saveMessage(id, chat, author, attachment, replyTo, viewedBy):
-            var message = Message(id: id, text: "m", viewedBy: Self.many(viewedBy))
+        case let .saveMessage(id, text, timestamp, chat, author, attachment, replyTo, viewedBy):
+            var message = Message(id: id, text: text, timestamp: timestamp, viewedBy: Self.many(viewedBy))
             if let chat { message.$chat = .id(chat) }
             if let author { message.$author = .id(author) }
             switch attachment {
@@ -144,6 +177,18 @@ indirect enum Operation {
             case 2: try Message(id: id, text: "").delete(from: &context)
             default: try Attachment(id: id).delete(from: &context)
             }
+        case .softDeleteUser(let id):
+            try User(id: id, name: "").asDeleted(in: context)?.save(to: &context)
+        case .restoreUser(let id):
+            try context.find(Deleted<User>.self, id: id)?.restore(in: &context)
+        case .detachChatUsers(let id):
+            Chat(id: id).detach(\.$users, in: &context)
+        case .deleteChatMessages(let id):
+            try Chat(id: id).delete(\.$messages, from: &context)
+        case .saveUsers(let operations):
+            try context.transaction { context in
+                for operation in operations { try operation.apply(to: &context) }
+            }
         case .rolledBack:
             break
         case .compact:
@@ -158,6 +203,10 @@ struct ReferenceModel {
 
     var users: [String: (name: String, bio: String?, fields: UserFields)] = [:]
     var chats: Set<String> = [], messages: Set<String> = [], attachments: Set<String> = []
+    /// Message id -> text and timestamp.
+    var messageValues: [String: (text: String, timestamp: Int)] = [:]
+    /// Soft-deleted users: what they were, and the chats they were linked to (stored ones).
+    var archive: [String: (name: String, bio: String?, fields: UserFields, chats: [String], adminOf: [String])] = [:]
     var chatUsers: Set<Pair> = [], chatAdmins: Set<Pair> = [], viewedBy: Set<Pair> = []
     var messageChat: [String: String] = [:], messageAuthor: [String: String] = [:]
     var messageAttachment: [String: String] = [:], replyTo: [String: String] = [:]
@@ -176,7 +225,7 @@ struct ReferenceModel {
     mutating func apply(_ operation: Operation) {
         switch operation {
         case let .saveUser(id, name, bio, fields, fragment):
-            guard !wouldViolateEmail(operation) else { return }
+            guard !wouldViolate(operation) else { return }
             let (keptBio, merged) = mergedUser(id, bio, fields, fragment)
             // Unique indexes in schema order: username upserts, email throws (excluded above),
             // isCurrent un-marks the previous current user.
@@ -194,10 +243,12 @@ struct ReferenceModel {
         case let .saveChatMessages(id, list):
             chats.insert(id)
             messages.formUnion(list)
+            for message in list { messageValues[message] = ("from chat", 0) }
             for (message, chat) in messageChat where chat == id && !list.contains(message) { messageChat[message] = nil }
             for message in list { messageChat[message] = id }
-        case let .saveMessage(id, chat, author, attachment, parent, viewed):
+        case let .saveMessage(id, text, timestamp, chat, author, attachment, parent, viewed):
             messages.insert(id)
+            messageValues[id] = (text, timestamp)
             if let chat { messageChat[id] = chat }
             if let author { messageAuthor[id] = author }
             switch attachment {
@@ -221,6 +272,30 @@ struct ReferenceModel {
             case 2: deleteMessage(id)
             default: deleteAttachment(id)
             }
+        case .softDeleteUser(let id):
+            guard let user = users[id] else { return }
+            archive[id] = (user.name, user.bio, user.fields,
+                           chatUsers.filter { $0.to == id && chats.contains($0.from) }.map(\.from),
+                           chatAdmins.filter { $0.to == id && chats.contains($0.from) }.map(\.from))
+            deleteUser(id)
+        case .restoreUser(let id):
+            guard let archived = archive[id], !wouldViolate(operation) else { return }
+            apply(.saveUser(id, name: archived.name, bio: archived.bio, fields: archived.fields, fragment: false))
+            // Links come back as ids, replacing the stored ones, and only to chats still stored.
+            chatUsers = chatUsers.filter { $0.to != id }
+            chatAdmins = chatAdmins.filter { $0.to != id }
+            for chat in archived.chats where chats.contains(chat) { chatUsers.insert(Pair(from: chat, to: id)) }
+            for chat in archived.adminOf where chats.contains(chat) { chatAdmins.insert(Pair(from: chat, to: id)) }
+            archive[id] = nil
+        case .detachChatUsers(let id):
+            chatUsers = chatUsers.filter { $0.from != id }
+        case .deleteChatMessages(let id):
+            let linked = messageChat.filter { $0.value == id }.map(\.key).sorted()
+            for message in linked { messageChat[message] = nil }
+            for message in linked { deleteMessage(message) }
+        case .saveUsers(let operations):
+            guard !wouldViolate(operation) else { return }
+            for operation in operations { apply(operation) }
         case .rolledBack, .compact:
             break
         }
@@ -236,8 +311,22 @@ struct ReferenceModel {
         return (bio ?? old.bio, merged)
     }
 
-    /// Whether saving this user would collide on the email index (after the username upsert).
-    func wouldViolateEmail(_ operation: Operation) -> Bool {
+    /// Whether the operation would collide on the email index (after the username upsert).
+    func wouldViolate(_ operation: Operation) -> Bool {
+        switch operation {
+        case .restoreUser(let id):
+            guard let archived = archive[id] else { return false }
+            return wouldViolate(.saveUser(id, name: archived.name, bio: archived.bio, fields: archived.fields, fragment: false))
+        case .saveUsers(let operations):
+            var model = self
+            for operation in operations {
+                if model.wouldViolate(operation) { return true }
+                model.apply(operation)
+            }
+            return false
+        default:
+            break
+        }
         guard case let .saveUser(id, _, bio, fields, fragment) = operation else { return false }
         let merged = mergedUser(id, bio, fields, fragment).1
         guard let email = merged.email else { return false }
@@ -258,6 +347,9 @@ struct ReferenceModel {
             #expect(User.filter(\.username == username, in: context).resolve().map(\.id) == all.filter { $0.username == username }.map(\.id))
         }
         #expect(User.filter(\.isCurrent == true, in: context).resolve().map(\.id) == all.filter { $0.isCurrent == true }.map(\.id))
+        // Unique indexes hold no nil keys: `== nil` must still find every such user.
+        #expect(User.filter(\.email == nil, in: context).resolve().map(\.id) == all.filter { $0.email == nil }.map(\.id))
+        #expect(User.filter(\.isCurrent == nil || \.username == nil, in: context).count() == all.filter { $0.isCurrent == nil || $0.username == nil }.count)
         #expect(all.filter { $0.isCurrent == true }.count <= 1)
         for email in ["e1", "e2"] { #expect(all.filter { $0.email == email }.count <= 1) }
         #expect(User.filter(.string(\.name, matches: "a"), in: context).resolve().map(\.id).sorted()
@@ -315,7 +407,7 @@ struct ReferenceModel {
                 chats[chat.id] = "\(Self.ids(chat.$users.ids!))|\(Self.ids(chat.$admins.ids!))|\(Self.ids(chat.$messages.ids!))"
             }
             for m in Message.queryAll(with: .ids, in: context).resolve() {
-                messages[m.id] = "\(m.$chat.id ?? "-")|\(m.$author.id ?? "-")|\(m.$attachment.id ?? "-")|\(m.$replyTo.id ?? "-")|\(Self.ids(m.$replies.ids!))|\(Self.ids(m.$viewedBy.ids!))"
+                messages[m.id] = "\(m.text)|\(m.timestamp)|\(m.$chat.id ?? "-")|\(m.$author.id ?? "-")|\(m.$attachment.id ?? "-")|\(m.$replyTo.id ?? "-")|\(Self.ids(m.$replies.ids!))|\(Self.ids(m.$viewedBy.ids!))"
             }
             for a in Attachment.queryAll(with: .ids, in: context).resolve() {
                 attachments[a.id] = a.$message.id ?? "-"
@@ -342,11 +434,84 @@ struct ReferenceModel {
         for id in messages {
             let replies = replyTo.filter { $0.value == id && messages.contains($0.key) }.map(\.key)
             let viewers = viewedBy.filter { $0.from == id && userIDs.contains($0.to) }.map(\.to)
-            result.messages[id] = "\(stored(chats, messageChat[id]))|\(stored(userIDs, messageAuthor[id]))|\(stored(attachments, messageAttachment[id]))|\(stored(messages, replyTo[id]))|\(ids(replies))|\(ids(viewers))"
+            result.messages[id] = "\(messageValues[id]!.text)|\(messageValues[id]!.timestamp)|\(stored(chats, messageChat[id]))|\(stored(userIDs, messageAuthor[id]))|\(stored(attachments, messageAttachment[id]))|\(stored(messages, replyTo[id]))|\(ids(replies))|\(ids(viewers))"
         }
         for id in attachments {
             result.attachments[id] = stored(messages, messageAttachment.first { $0.value == id }?.key)
         }
         return result
+    }
+}
+
+/// Everything observable, in order: context order of every type, link order of every
+/// relation, and which entities have a save time. Compared between twins, not with the model.
+struct OrderedObservation: Equatable {
+    var lines: [String] = []
+
+    init(_ context: Context) {
+        for user in User.queryAll(with: .ids, in: context).resolve() {
+            lines.append("user \(user.id) \(user.name) \(user.username ?? "-") \(user.$chats.ids!) \(user.$adminOf.ids!)")
+        }
+        for chat in Chat.queryAll(with: .ids, in: context).resolve() {
+            lines.append("chat \(chat.id) \(chat.$users.ids!) \(chat.$admins.ids!) \(chat.$messages.ids!)")
+        }
+        for m in Message.queryAll(with: .ids, in: context).resolve() {
+            let saved = context.updatedAt(of: Message.self, id: m.id) != nil
+            lines.append("message \(m.id) \(m.$chat.id ?? "-") \(m.$author.id ?? "-") \(m.$replies.ids!) \(m.$viewedBy.ids!) \(saved)")
+        }
+        lines.append("attachments \(context.ids(of: Attachment.self))")
+        lines.append("archived \(context.ids(of: Deleted<User>.self))")
+    }
+}
+
+/// Message queries answered through its indexes (ordered timestamp, full-text text, the
+/// updatedAt metadata) against the same queries run as scans (an id-list source never uses
+/// an index) and against plain Swift over the resolved messages.
+enum MessageChecks {
+    static func check(_ context: Context, using random: inout SplitMix64) {
+        let all = Message.query(in: context).resolve()
+        let ids = all.map(\.id)
+        func scan(_ predicate: Predicate<Message>) -> QueryList<Message> { Message.query(ids, in: context).filter(predicate) }
+        func indexed(_ predicate: Predicate<Message>) -> QueryList<Message> { Message.filter(predicate, in: context) }
+
+        let t = Int.random(in: 0..<5, using: &random)
+        #expect(indexed(\.timestamp >= t).resolve().map(\.id) == all.filter { $0.timestamp >= t }.map(\.id))
+        #expect(indexed(\.timestamp < t).count() == all.filter { $0.timestamp < t }.count)
+        let byTime = all.enumerated().sorted { ($0.element.timestamp, $0.offset) < ($1.element.timestamp, $1.offset) }.map(\.element.id)
+        let byTimeDesc = all.enumerated().sorted { (-$0.element.timestamp, $0.offset) < (-$1.element.timestamp, $1.offset) }.map(\.element.id)
+        #expect(Message.query(in: context).sorted(by: \.timestamp).resolve().map(\.id) == byTime)
+        #expect(Message.query(in: context).sorted(by: \.timestamp.desc).resolve().map(\.id) == byTimeDesc)
+        let limit = [0, 1, 2, 3, .max].randomElement(using: &random)!, offset = [0, 1, 3, .max].randomElement(using: &random)!
+        let start = min(offset, byTime.count)
+        #expect(Message.query(in: context).sorted(by: \.timestamp).limit(limit, offset: offset).resolve().map(\.id)
+                == Array(byTime[start..<(start + min(limit, byTime.count - start))]))
+
+        // Full text: a needle cut anywhere from a stored text, even inside a grapheme cluster.
+        if let text = all.randomElement(using: &random)?.text, !text.isEmpty {
+            let scalars = Array(text.unicodeScalars)
+            let from = Int.random(in: 0..<scalars.count, using: &random), to = Int.random(in: from...scalars.count, using: &random)
+            var needle = String.UnicodeScalarView()
+            needle.append(contentsOf: scalars[from..<to])
+            let query = String(needle)
+            for caseSensitive in [false, true] {
+                for predicate in [Predicate<Message>.string(\.text, contains: query, caseSensitive: caseSensitive),
+                                  .string(\.text, hasPrefix: query, caseSensitive: caseSensitive),
+                                  .string(\.text, hasSuffix: query, caseSensitive: caseSensitive)] {
+                    #expect(indexed(predicate).resolve().map(\.id) == scan(predicate).resolve().map(\.id),
+                            "needle \(query.unicodeScalars.map { String($0.value, radix: 16) })")
+                }
+            }
+            #expect(indexed(.string(\.text, matches: query)).resolve().map(\.id) == scan(.string(\.text, matches: query)).resolve().map(\.id))
+        }
+
+        // updated(since:), count() and or() agree with resolve().
+        #expect(Message.query(in: context).updated(since: .distantPast).count() == all.count)
+        #expect(Message.query(in: context).updated(since: .distantFuture).count() == 0)
+        let early = Message.filter(\.timestamp < t, in: context)
+        let lateFirst = Message.filter(\.timestamp > t, in: context).sorted(by: \.timestamp).limit(1)
+        let union = Set(early.resolve().map(\.id) + lateFirst.resolve().map(\.id))
+        #expect(early.or(lateFirst).resolve().map(\.id) == ids.filter(union.contains))
+        #expect(early.or(lateFirst).count() == union.count)
+        #expect(early.or(Message.query(in: context).updated(since: .distantFuture)).resolve().map(\.id) == early.resolve().map(\.id))
     }
 }
