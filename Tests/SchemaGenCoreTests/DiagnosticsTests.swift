@@ -54,7 +54,7 @@ import Testing
         """
         #expect(diagnose(text, notes: true) == [
             "7:5: error: ordered index on a desc, b would be generated as 'A.Indexes.aBOrdered', like the ordered index at test.schema:6:5",
-            "note: indexes that differ only in direction share a name; an ordered index is scanned in both directions, so keep one",
+            "note: indexes that differ only in direction share a name; keep one (a reversed scan serves every field reversed)",
             "9:5: error: hash index on a, b would be generated as 'A.Indexes.aBHash', like the hash index at test.schema:8:5",
             "note: rename a field, or drop one of the two indexes",
         ])

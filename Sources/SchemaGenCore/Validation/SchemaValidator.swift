@@ -374,7 +374,7 @@ public struct SchemaValidator {
                 let sameFields = previous.fields == index.fields.map(\.name.value)
                 error("\(kind.rawValue) index on \(index.fields.map { $0.name.value + ($0.descending ? " desc" : "") }.joined(separator: ", ")) would be generated as '\(entity.name.value).Indexes.\(baseName + suffix)', like the \(kind.rawValue) index at \(previous.location)",
                       at: index.location,
-                      hint: sameFields ? "indexes that differ only in direction share a name; an ordered index is scanned in both directions, so keep one"
+                      hint: sameFields ? "indexes that differ only in direction share a name; keep one (a reversed scan serves every field reversed)"
                           : "rename a field, or drop one of the two indexes")
                 continue
             }

@@ -231,3 +231,15 @@ public func > <Entity, Value: IndexKeyConvertible & Comparable>(lhs: KeyPath<Ent
 public func >= <Entity, Value: IndexKeyConvertible & Comparable>(lhs: KeyPath<Entity, Value?>, rhs: Value?) -> Predicate<Entity> {
     .compare(lhs, .greaterOrEqual, rhs)
 }
+
+extension Predicate.Node {
+    /// Whether evaluating needs the entity's save time (an `updated(since:)` condition).
+    var readsSaveTimes: Bool {
+        switch self {
+        case .updatedSince: true
+        case .comparison, .text: false
+        case .and(let nodes), .or(let nodes): nodes.contains { $0.readsSaveTimes }
+        case .not(let inner): inner.readsSaveTimes
+        }
+    }
+}

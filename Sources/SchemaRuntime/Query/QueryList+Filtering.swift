@@ -153,7 +153,8 @@ extension QueryList {
             // Unordered results with a limit stop at the first matches (`first()`, `limit(_:)`).
             let keepsOrder = sortKeys.isEmpty && Self.rankingCondition(predicate.node) == nil
             let enough = keepsOrder ? needed : Int.max
-            let table = planner.table
+            // Save times are read only for predicates that ask for them.
+            let table = predicate.node.readsSaveTimes ? planner.table : nil
             var matches: [Int32] = []
             for key in keys {
                 guard let row = context.row(Entity.self, key), predicate.evaluate(row, savedAt: table?.savedAt(key)) else { continue }
