@@ -40,7 +40,7 @@ extension QueryList {
         return union
     }
 
-    private var hasOrderOrLimit: Bool { !sortKeys.isEmpty || limit != nil || offset > 0 }
+    var hasOrderOrLimit: Bool { !sortKeys.isEmpty || limit != nil || offset > 0 }
 
     /// Sorts by one key; `\.age.desc` sorts descending. Stable: ties keep their order.
     /// Optional keys sort `nil` first (last when descending).

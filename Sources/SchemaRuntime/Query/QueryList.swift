@@ -74,7 +74,7 @@ public struct QueryList<Entity: EntityModelProtocol>: NestedQuery {
     /// Whether the query does more than list its source: a nested list runs it only then.
     var isRefined: Bool {
         if case .union = source { return true }
-        return predicate != nil || !sortKeys.isEmpty || limit != nil || offset > 0
+        return predicate != nil || hasOrderOrLimit
     }
 
     /// The source's keys in source order, each once (stored or not).
