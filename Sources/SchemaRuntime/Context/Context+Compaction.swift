@@ -12,25 +12,10 @@ extension Context {
     public mutating func compact() {
         precondition(!isInTransaction, "compact() cannot run inside a transaction")
         journal = nil
-        // 1. Mark the keys in use: stored rows, keys with links, and keys that links point to.
+        // 1. The keys in use: stored rows, and keys that a link is stored at or points to
+        //    (exactly the keys with references; the others' ids are already forgotten).
         var inUse: [ObjectIdentifier: [Bool]] = [:]
-        for (id, table) in tables { inUse[id] = (0..<table.keyCount).map { table.hasRow(Int32($0)) } }
-        for (id, table) in tables {
-            for (slot, target) in table.linkTargets {
-                switch slot.cardinality {
-                case .toOne:
-                    for (key, value) in table.toOne[slot.column].enumerated() where value >= 0 {
-                        inUse[id]![key] = true
-                        inUse[target]![Int(value)] = true
-                    }
-                case .toMany:
-                    for (key, list) in table.toMany[slot.column].enumerated() where !list.isEmpty {
-                        inUse[id]![key] = true
-                        for value in list.keys { inUse[target]![Int(value)] = true }
-                    }
-                }
-            }
-        }
+        for (id, table) in tables { inUse[id] = (0..<table.keyCount).map { !table.isUnused(Int32($0)) } }
         // 2. New keys keep the old order, so context order is unchanged.
         var remaps: [ObjectIdentifier: [Int32]] = [:]
         for (id, used) in inUse {
@@ -41,24 +26,10 @@ extension Context {
                 return next
             }
         }
-        // 3. Rewrite every table. (A link's target table always exists: interning creates it.)
+        // 3. Rewrite every table, references included: a dropped key had none, so every
+        //    reference is between kept keys. (A link's target table always exists.)
         for (id, table) in tables {
             tables[id] = table.compacted(own: remaps[id]!, targets: remaps)
-        }
-        // 4. Recount references for the new keys.
-        for (id, table) in tables {
-            for (slot, target) in table.linkTargets {
-                switch slot.cardinality {
-                case .toOne:
-                    for (key, value) in table.toOne[slot.column].enumerated() where value >= 0 {
-                        countLink(id, Int32(key), target, value, 1)
-                    }
-                case .toMany:
-                    for (key, list) in table.toMany[slot.column].enumerated() {
-                        for value in list.keys { countLink(id, Int32(key), target, value, 1) }
-                    }
-                }
-            }
         }
     }
 }

@@ -7,21 +7,26 @@ extension Context {
     // MARK: Primitive journaled writes
     //
     // Each writes one slot of `table` whose values are keys of `target`, journals it, and
-    // keeps the reference counts of both ends in step. A key that loses its last reference
-    // and holds no row is forgotten (see `forgetIfUnused`).
+    // keeps the reference counts of both ends in step: this end's through the table box
+    // already in hand, the target's through one more lookup. A key whose count drops to zero
+    // and that holds no row is forgotten (see `forgetIfUnused`).
 
     mutating func writeToOne(_ table: ObjectIdentifier, _ column: Int, _ key: Int32, _ value: Int32, target: ObjectIdentifier) {
         let old: Int32
+        let remaining: Int32
         do {
             let storage = storage(table)
             storage.reserveToOne(column, key)
             old = storage.toOne[column][Int(key)]
             guard old != value else { return }
             storage.toOne[column][Int(key)] = value
+            // This end's count changes only when the slot goes from empty to set, or back.
+            remaining = storage.addReferences(key, (value >= 0 ? 1 : 0) - (old >= 0 ? 1 : 0))
         }
         record(.toOne(table: table, column: column, key: key, old: old, target: target))
-        if value >= 0 { countLink(table, key, target, value, 1) }
-        if old >= 0 { countLink(table, key, target, old, -1); forgetIfUnused(table, key); forgetIfUnused(target, old) }
+        if value >= 0 { storage(target).addReferences(value, 1) }
+        if old >= 0 { releaseReference(target, old) }
+        if remaining == 0 { forgetIfUnused(table, key) }
     }
 
     mutating func appendToMany(_ table: ObjectIdentifier, _ column: Int, _ key: Int32, _ value: Int32, target: ObjectIdentifier) {
@@ -30,50 +35,60 @@ extension Context {
             storage.reserveToMany(column, key)
             guard !storage.toMany[column][Int(key)].contains(value) else { return }
             storage.toMany[column][Int(key)].appendAssumingAbsent(value)
+            storage.addReferences(key, 1)
         }
         record(.appended(table: table, column: column, key: key, target: target))
-        countLink(table, key, target, value, 1)
+        storage(target).addReferences(value, 1)
     }
 
     mutating func removeFromMany(_ table: ObjectIdentifier, _ column: Int, _ key: Int32, _ value: Int32, target: ObjectIdentifier) {
         let index: Int
+        let remaining: Int32
         do {
             let storage = storage(table)
             guard Int(key) < storage.toMany[column].count,
                   let removed = storage.toMany[column][Int(key)].remove(value) else { return }
             index = removed
+            remaining = storage.addReferences(key, -1)
         }
         record(.removed(table: table, column: column, key: key, value: value, index: index, target: target))
-        countLink(table, key, target, value, -1)
-        forgetIfUnused(table, key)
-        forgetIfUnused(target, value)
+        releaseReference(target, value)
+        if remaining == 0 { forgetIfUnused(table, key) }
     }
 
     mutating func replaceToMany(_ table: ObjectIdentifier, _ column: Int, _ key: Int32, _ list: LinkList, target: ObjectIdentifier) {
         let old: LinkList
+        let remaining: Int32
         do {
             let storage = storage(table)
             storage.reserveToMany(column, key)
             old = storage.toMany[column][Int(key)]
             guard old != list else { return }
             storage.toMany[column][Int(key)] = list
+            remaining = storage.addReferences(key, Int32(list.count - old.count))
         }
         record(.replaced(table: table, column: column, key: key, old: old, target: target))
-        countReplacement(table, key, target, from: old, to: list)
-        forgetIfUnused(table, key)
-        for value in old.keys where !list.contains(value) { forgetIfUnused(target, value) }
+        for value in list.keys where !old.contains(value) { storage(target).addReferences(value, 1) }
+        for value in old.keys where !list.contains(value) { releaseReference(target, value) }
+        if remaining == 0 { forgetIfUnused(table, key) }
     }
 
     // MARK: Reference counts
 
+    /// Removes one reference from `key` of `table`, forgetting its id if that was the last.
+    private mutating func releaseReference(_ table: ObjectIdentifier, _ key: Int32) {
+        if storage(table).addReferences(key, -1) == 0 { forgetIfUnused(table, key) }
+    }
+
     /// Adds `delta` to the references of both ends of the link `key` (in `table`) -> `value`
-    /// (in `target`).
+    /// (in `target`), forgetting nothing (rollback restores a consistent state).
     mutating func countLink(_ table: ObjectIdentifier, _ key: Int32, _ target: ObjectIdentifier, _ value: Int32, _ delta: Int32) {
         storage(table).addReferences(key, delta)
         storage(target).addReferences(value, delta)
     }
 
-    /// Counts the links of a to-many slot going from `old` to `new`. O(old + new).
+    /// Counts the links of a to-many slot going from `old` to `new`, forgetting nothing.
+    /// O(old + new).
     mutating func countReplacement(_ table: ObjectIdentifier, _ key: Int32, _ target: ObjectIdentifier, from old: LinkList, to new: LinkList) {
         for value in new.keys where !old.contains(value) { countLink(table, key, target, value, 1) }
         for value in old.keys where !new.contains(value) { countLink(table, key, target, value, -1) }

@@ -53,11 +53,12 @@ class TableStorage: @unchecked Sendable {
     /// Maps the id of `key` back to it (rollback of ``forget(_:)``).
     func remember(_ key: Int32) { fatalError("subclass responsibility") }
 
-    /// Adds `delta` to the references of `key`. O(1) amortized.
-    @inlinable
-    final func addReferences(_ key: Int32, _ delta: Int32) {
+    /// Adds `delta` to the references of `key` and returns the new count. O(1) amortized.
+    @inlinable @discardableResult
+    final func addReferences(_ key: Int32, _ delta: Int32) -> Int32 {
         if Int(key) >= references.count { references.append(contentsOf: repeatElement(0, count: Int(key) + 1 - references.count)) }
         references[Int(key)] += delta
+        return references[Int(key)]
     }
 
     /// Whether `key` holds no row and no link refers to it or is stored at it.
@@ -321,6 +322,7 @@ final class EntityTable<Entity: EntityModelProtocol>: TableStorage, @unchecked S
         for (old, new) in own.enumerated() where new >= 0 {
             copy.ids.append(ids[old])
             if keyByID[ids[old]] == Int32(old) { copy.keyByID[ids[old]] = new }
+            copy.addReferences(new, Int(old) < references.count ? references[old] : 0)
             copy.rows.append(rows[old])
             if let row = rows[old] {
                 copy.rowCount += 1
