@@ -15,8 +15,9 @@ extension Context {
             new.normalize()
         }
         try resolveUniqueCollisions(new)
-        let key = intern(entity.id, Entity.self)
         let table = table(Entity.self)
+        let (key, isNew) = table.intern(entity.id)
+        if isNew { record(.interned(table: ObjectIdentifier(Entity.self))) }
         let old = table.rows[Int(key)]
         table.rows[Int(key)] = new
         if old == nil { table.rowCount += 1 }

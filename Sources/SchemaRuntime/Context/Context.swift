@@ -55,8 +55,9 @@ public struct Context: Sendable {
     /// transaction leaves no trace of the ids it saw.
     @inlinable
     mutating func intern<Entity: EntityModelProtocol>(_ id: Entity.ID, _ type: Entity.Type) -> Int32 {
+        // Reading first keeps a known id from forcing a unique copy of a shared table.
         if let key = tableIfPresent(type)?.keyByID[id] { return key }
-        let key = table(type).intern(id)
+        let key = table(type).intern(id).key
         record(.interned(table: ObjectIdentifier(type)))
         return key
     }

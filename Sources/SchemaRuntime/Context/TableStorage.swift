@@ -351,14 +351,22 @@ final class EntityTable<Entity: EntityModelProtocol>: TableStorage, @unchecked S
         if let time { updatedAtIndex.insert(.init(key: IndexKey(.double(time)), entity: key)) }
     }
 
-    /// The key of `id`, interning it if new. Amortized O(1).
+    /// The key of `id`, and whether it was interned just now. One hash probe either way.
+    /// Amortized O(1).
     @inlinable
-    func intern(_ id: Entity.ID) -> Int32 {
-        if let key = keyByID[id] { return key }
-        let key = Int32(ids.count)
-        keyByID[id] = key
+    func intern(_ id: Entity.ID) -> (key: Int32, isNew: Bool) {
+        let next = Int32(ids.count)
+        let key = Self.claim(&keyByID[id, default: -1], next)
+        guard key == next else { return (key, false) }
         ids.append(id)
         rows.append(nil)
-        return key
+        return (key, true)
+    }
+
+    /// The value of a dictionary slot, set to `next` first if it is new (`-1`).
+    @inlinable
+    static func claim(_ slot: inout Int32, _ next: Int32) -> Int32 {
+        if slot < 0 { slot = next }
+        return slot
     }
 }
