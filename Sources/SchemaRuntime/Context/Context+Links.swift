@@ -68,8 +68,17 @@ extension Context {
             remaining = storage.addReferences(key, Int32(list.count - old.count))
         }
         record(.replaced(table: table, column: column, key: key, old: old, target: target))
-        for value in list.keys where !old.contains(value) { storage(target).addReferences(value, 1) }
-        for value in old.keys where !list.contains(value) { releaseReference(target, value) }
+        // One lookup of the target box for the whole list; forgetting (which writes through
+        // `storage(_:)` again) waits until the box is no longer held.
+        var released: [Int32] = []
+        do {
+            let targets = storage(target)
+            for value in list.keys where !old.contains(value) { targets.addReferences(value, 1) }
+            for value in old.keys where !list.contains(value) {
+                if targets.addReferences(value, -1) == 0 { released.append(value) }
+            }
+        }
+        for value in released { forgetIfUnused(target, value) }
         if remaining == 0 { forgetIfUnused(table, key) }
     }
 

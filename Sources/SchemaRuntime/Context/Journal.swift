@@ -28,14 +28,15 @@ struct Journal: Sendable {
 }
 
 /// Whether the outermost transaction that opened a journal is still running. Shared by every
-/// copy of a context made while it runs, possibly on other threads, hence the lock.
+/// copy of a context made while it runs, possibly on other threads, hence the lock: one for
+/// all tokens, since it guards a single Bool and so is never held for long.
 @usableFromInline
 final class TransactionToken: @unchecked Sendable {
-    private let lock = NSLock()
+    private static let lock = NSLock()
     private var open = true
 
-    var isOpen: Bool { lock.withLock { open } }
-    func close() { lock.withLock { open = false } }
+    var isOpen: Bool { Self.lock.withLock { open } }
+    func close() { Self.lock.withLock { open = false } }
 }
 
 extension Context {
