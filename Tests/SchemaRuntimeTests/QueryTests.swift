@@ -60,11 +60,35 @@ import Testing
     }
 
     @Test func bulkNestedTerminatesOnCycles() throws {
-        // replies/replyTo and users/chats form cycles; depth bounds the walk.
-        let levels = Array(repeating: Nested.entities, count: 6)
-        var query = Message.query("3", in: context)
-        for _ in levels { query = query.with(.entities) }
-        #expect(query.resolve()?.replyTo?.id == "1")
+        // replies/replyTo and users/chats form cycles; the number of levels bounds the walk.
+        let message = try #require(Message.query("3", in: context)
+            .with(.entities, .entities, .entities, .entities, .entities, .ids).resolve())
+        // Follow the cycle 3 -> replyTo 1 -> replies [.., 3] -> replyTo 1 -> ... level by level.
+        var levels: [String] = []
+        var current = message
+        for depth in 0..<10 {
+            if depth % 2 == 0 {
+                guard let next = current.replyTo else { levels.append(current.$replyTo == .id("1") ? "id 1" : "end"); break }
+                levels.append(next.id)
+                current = next
+            } else {
+                guard let next = current.replies?.first(where: { $0.id == "3" }) else {
+                    levels.append(current.$replies == .ids(["3"]) ? "ids 3" : "end")
+                    break
+                }
+                levels.append(next.id)
+                current = next
+            }
+        }
+        #expect(levels == ["1", "3", "1", "3", "1", "ids 3"])
+        // Another cycle ends at the same depth: message -> chat -> users -> chats -> messages -> chat.
+        let first = try #require(Message.query("1", in: context)
+            .with(.entities, .entities, .entities, .entities, .entities, .ids).resolve())
+        let chat = try #require(first.chat)
+        let user = try #require(chat.users?.first { $0.id == "1" })
+        let messages = try #require(user.chats?.first?.messages)
+        #expect(messages.map(\.id) == ["1", "2"])
+        #expect(messages.allSatisfy { $0.chat?.$users == .ids(["1", "2"]) })
     }
 
     @Test func combiningBulkWithNested() throws {
