@@ -8,7 +8,7 @@ import Testing
     struct Row { var id: Int, a: Int, b: String, c: Double?, level: Level, text: String }
 
     /// ASCII and Unicode words: combining marks, precomposed letters, final sigma, dotted İ.
-    static let words = ["alpha", "beta", "gamma", "delta", "Epsilon", "zeta", "cafe\u{301}", "café", "ΣΟΦΙΑΣ", "σοφίας", "İz", "e\u{301}x"]
+    static let words = ["alpha", "beta", "gamma", "delta", "Epsilon", "zeta", "cafe\u{301}", "café", "ΣΟΦΙΑΣ", "σοφίας", "İz", "e\u{301}x", "a\u{2260}b", "a=\u{338}b"]
 
     /// The double compared or stored for a random value: nil, NaN or a number.
     static func double(_ value: Int) -> Double? { value % 4 == 0 ? nil : (value % 9 == 8 ? .nan : Double(value % 7) / 2) }

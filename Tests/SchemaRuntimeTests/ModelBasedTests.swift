@@ -85,7 +85,7 @@ indirect enum Operation {
 
     static let ids = ["a", "b", "c", "d"]
     /// Message texts: case, combining marks, precomposed letters, final sigma, emoji.
-    static let words = ["alpha", "Beta", "cafe\u{301}", "café", "ΣΟΦΙΑ", "σοφίας", "İz", "e\u{301}x", "👍🏽", "a-b", "straße"]
+    static let words = ["alpha", "Beta", "cafe\u{301}", "café", "ΣΟΦΙΑ", "σοφίας", "İz", "e\u{301}x", "👍🏽", "a-b", "straße", "a\u{2260}b", "a=\u{338}b"]
 
 
     static func random(using random: inout SplitMix64) -> Operation {

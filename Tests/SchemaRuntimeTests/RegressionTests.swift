@@ -103,6 +103,18 @@ import Testing
             #expect(indexed == scanned, "needle \(needle.unicodeScalars.map { String($0.value, radix: 16) })")
         }
         #expect(Message.filter(.string(\.text, contains: "\u{301}bar "), in: context).count() == 1)
+        // Canonically equivalent spellings: "≠" is "=" followed by a combining overlay.
+        try Message(id: "2", text: "x a\u{2260}b y").save(to: &context)
+        try Message(id: "3", text: "x a=\u{338}b y").save(to: &context)
+        for needle in ["=\u{338}b y", "\u{2260}b y", " a\u{2260}b ", "\u{338}b y"] {
+            for caseSensitive in [false, true] {
+                let predicate = Predicate<Message>.string(\.text, contains: needle, caseSensitive: caseSensitive)
+                let indexed = Message.filter(predicate, in: context).resolve().map(\.id)
+                let scanned = Message.query(["1", "2", "3"], in: context).filter(predicate).resolve().map(\.id)
+                #expect(indexed == scanned, "needle \(needle.unicodeScalars.map { String($0.value, radix: 16) })")
+            }
+        }
+        #expect(Message.filter(.string(\.text, contains: "=\u{338}b y"), in: context).resolve().map(\.id) == ["2", "3"])
     }
 
     // #7.11: limits and offsets never overflow.

@@ -1,31 +1,35 @@
 import Foundation
 
-/// Splits text into case-folded tokens of letters, digits and combining marks; every other
-/// scalar separates.
+/// Splits text into case-folded tokens of letters and digits (with the combining marks that
+/// follow them); every other scalar separates.
 ///
-/// Tokens are decided scalar by scalar and folded scalar by scalar (``folded(_:)``), with no
-/// dependence on neighbouring characters. That is what lets a full-text index narrow a
-/// `contains` condition safely: a word of the needle with a separator on both sides is a
-/// token of every text that contains the needle. (Grapheme clusters would not do: in
-/// `"cafe\u{301}bar"` the needle `"\u{301}bar"` starts inside the cluster `e\u{301}`.)
-/// Full-text indexes and `matches` queries use the same tokenizer, so their results agree.
+/// Text is first decomposed (NFD), so canonically equivalent spellings (`"é"` and
+/// `"e\u{301}"`, `"≠"` and `"=\u{338}"`) give the same scalars. Tokens are then decided
+/// scalar by scalar and folded scalar by scalar (``folded(_:)``); a combining mark looks only
+/// at the scalar before it (it continues a word, or separates after a separator). That is what
+/// lets a full-text index narrow a `contains` condition safely: a word inside a needle, with a
+/// separator on each side, is a token of every text that contains the needle. (Grapheme
+/// clusters would not do: in `"cafe\u{301}bar"` the needle `"\u{301}bar"` starts inside
+/// the cluster `e\u{301}`.) Full-text indexes and `matches` queries use the same tokenizer,
+/// so their results agree.
 public enum TextTokenizer {
     public static func tokens(_ text: String) -> [String] {
         asciiTokens(text) ?? unicodeTokens(text)
     }
 
-    /// `text` case-folded scalar by scalar: each scalar's lowercase mapping, with final sigma
-    /// folded to sigma. Unlike `lowercased()`, which looks at neighbouring letters, this maps
-    /// every scalar the same way wherever it stands, so folding keeps substrings substrings.
-    /// Case-insensitive `contains`, `hasPrefix` and `hasSuffix` compare folded text.
+    /// `text` decomposed (NFD) and case-folded scalar by scalar: each scalar's lowercase
+    /// mapping, with final sigma folded to sigma. Unlike `lowercased()`, which looks at
+    /// neighbouring letters, this maps every scalar the same way wherever it stands, so folding
+    /// keeps substrings substrings. Case-insensitive `contains`, `hasPrefix` and `hasSuffix`
+    /// compare folded text.
     public static func folded(_ text: String) -> String {
         if text.utf8.allSatisfy({ $0 < 0x80 }) { return text.lowercased() }
         var result = String.UnicodeScalarView()
-        for scalar in text.unicodeScalars { appendFolded(scalar, to: &result) }
+        for scalar in text.decomposedStringWithCanonicalMapping.unicodeScalars { appendFolded(scalar, to: &result) }
         return String(result)
     }
 
-    /// Whether `scalar` (already folded) is part of words: a letter, a number or a combining mark.
+    /// Whether `scalar` (already folded) starts or continues words: a letter or a number.
     static func isWordScalar(_ scalar: Unicode.Scalar) -> Bool {
         if scalar.isASCII {
             switch scalar.value {
@@ -34,8 +38,13 @@ public enum TextTokenizer {
             }
         }
         let properties = scalar.properties
-        if properties.isAlphabetic || properties.numericType != nil { return true }
-        switch properties.generalCategory {
+        return properties.isAlphabetic || properties.numericType != nil
+    }
+
+    /// Whether `scalar` is a combining mark: part of the word before it, if there is one.
+    static func isMark(_ scalar: Unicode.Scalar) -> Bool {
+        guard !scalar.isASCII else { return false }
+        switch scalar.properties.generalCategory {
         case .nonspacingMark, .spacingMark, .enclosingMark: return true
         default: return false
         }
@@ -90,11 +99,11 @@ public enum TextTokenizer {
         var tokens: [String] = []
         var current = String.UnicodeScalarView()
         var folded = String.UnicodeScalarView()
-        for scalar in text.unicodeScalars {
+        for scalar in text.decomposedStringWithCanonicalMapping.unicodeScalars {
             folded.removeAll(keepingCapacity: true)
             appendFolded(scalar, to: &folded)
             for piece in folded {
-                if isWordScalar(piece) {
+                if isWordScalar(piece) || (!current.isEmpty && isMark(piece)) {
                     current.append(piece)
                 } else if !current.isEmpty {
                     tokens.append(String(current))

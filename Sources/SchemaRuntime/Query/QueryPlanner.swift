@@ -187,15 +187,18 @@ struct QueryPlanner<Entity: EntityModelProtocol> {
 
     /// Words of `query` that must appear whole in any text containing it (as folded text).
     ///
-    /// The tokenizer decides word scalars one scalar at a time, so a word of the needle with a
-    /// separator scalar on each side is a token of the text too. A word touching an unanchored
-    /// end of the needle may continue in the text (`"bar"` in `"cafe\u{301}bar"` for the needle
-    /// `"\u{301}bar"`, whose first scalar is a combining mark), so it is left to the check.
+    /// The tokenizer decides each scalar from itself and the scalar before it, so a word of the
+    /// needle with a separator on each side is a token of the text too. A word touching an
+    /// unanchored end of the needle may continue in the text, and so may a combining mark
+    /// (`"\u{301}bar"` is inside `"cafe\u{301}bar"`), so such words are left to the check.
     static func completeWords(_ query: String, anchoredStart: Bool, anchoredEnd: Bool) -> [String] {
         let folded = TextTokenizer.folded(query)
         var words = TextTokenizer.tokens(folded)
-        if !anchoredStart, let first = folded.unicodeScalars.first, TextTokenizer.isWordScalar(first), !words.isEmpty { words.removeFirst() }
-        if !anchoredEnd, let last = folded.unicodeScalars.last, TextTokenizer.isWordScalar(last), !words.isEmpty { words.removeLast() }
+        func touches(_ scalar: Unicode.Scalar?) -> Bool {
+            scalar.map { TextTokenizer.isWordScalar($0) || TextTokenizer.isMark($0) } ?? false
+        }
+        if !anchoredStart, touches(folded.unicodeScalars.first), !words.isEmpty { words.removeFirst() }
+        if !anchoredEnd, touches(folded.unicodeScalars.last), !words.isEmpty { words.removeLast() }
         return words
     }
 
