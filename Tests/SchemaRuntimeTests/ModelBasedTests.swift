@@ -68,7 +68,10 @@ indirect enum Operation {
 
     case saveUser(String, name: String, bio: String?, fields: UserFields, fragment: Bool)
     case saveChat(String, users: ListChange, admins: ListChange)
-    case saveChatMessages(String, messages: [String])
+    /// A chat with embedded messages, as `.relation` or `.fragment`.
+    case saveChatMessages(String, messages: [String], fragments: Bool)
+    /// A message saved with its `replies` (the to-many side of `replyTo`).
+    case saveReplies(String, ListChange)
     case saveMessage(String, text: String, timestamp: Int, chat: String?, author: String?, attachment: OneChange, replyTo: OneChange, viewedBy: ListChange)
     case delete(kind: Int, id: String)
     /// `asDeleted(in:)` saved (archive), then later `restore(in:)`.
@@ -116,7 +119,9 @@ indirect enum Operation {
         switch Int.random(in: 0..<18, using: &random) {
         case 0, 1: return user()
         case 2, 3: return .saveChat(id(), users: list(), admins: list())
-        case 4: return .saveChatMessages(id(), messages: ids.filter { _ in Bool.random(using: &random) })
+        case 4:
+            if Bool.random(using: &random) { return .saveReplies(id(), list()) }
+            return .saveChatMessages(id(), messages: ids.filter { _ in Bool.random(using: &random) }, fragments: Bool.random(using: &random))
         case 5, 6, 7:
             return .saveMessage(id(), text: text(), timestamp: Int.random(in: 0..<5, using: &random),
                                 chat: Bool.random(using: &random) ? id() : nil, author: Bool.random(using: &random) ? id() : nil,
@@ -153,7 +158,11 @@ indirect enum Operation {
             try user.save(to: &context, options: fragment ? .fragment : .default)
         case let .saveChat(id, users, admins):
             try Chat(id: id, users: Self.many(users), admins: Self.many(admins)).save(to: &context)
-        case let .saveChatMessages(id, messages):
+        case let .saveReplies(id, change):
+            try Message(id: id, text: "r", replies: Self.many(change)).save(to: &context)
+        case let .saveChatMessages(id, messages, true):
+            try Chat(id: id, messages: .fragment(messages.map { Message(id: $0, text: "from chat") })).save(to: &context, options: .fragment)
+        case let .saveChatMessages(id, messages, false):
             try Chat(id: id, messages: .relation(messages.map { Message(id: $0, text: "from chat") })).save(to: &context, options: .fragment)
         case let .saveMessage(id, text, timestamp, chat, author, attachment, replyTo, viewedBy):
             var message = Message(id: id, text: text, timestamp: timestamp, viewedBy: Self.many(viewedBy))
@@ -240,7 +249,18 @@ struct ReferenceModel {
             chats.insert(id)
             Self.change(&chatUsers, from: id, usersChange)
             Self.change(&chatAdmins, from: id, adminsChange)
-        case let .saveChatMessages(id, list):
+        case let .saveReplies(id, change):
+            messages.insert(id)
+            messageValues[id] = ("r", 0)
+            switch change {
+            case .none: break
+            case .replace(let children):
+                for (child, parent) in replyTo where parent == id && !children.contains(child) { replyTo[child] = nil }
+                for child in children { replyTo[child] = id }
+            case .append(let children):
+                for child in children { replyTo[child] = id }
+            }
+        case let .saveChatMessages(id, list, _):
             chats.insert(id)
             messages.formUnion(list)
             for message in list { messageValues[message] = ("from chat", 0) }
