@@ -100,9 +100,9 @@ extension User: Codable {
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(id, forKey: .id)
-        try container.encode(name, forKey: .name)
-        try container.encode(age, forKey: .age)
+        try container.encode(self.id, forKey: .id)
+        try container.encode(self.name, forKey: .name)
+        try container.encode(self.age, forKey: .age)
         try container.encode($chats, forKey: .chats)
     }
 }
@@ -201,8 +201,8 @@ extension Chat: Codable {
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(id, forKey: .id)
-        try container.encode(title, forKey: .title)
+        try container.encode(self.id, forKey: .id)
+        try container.encode(self.title, forKey: .title)
         try container.encode($users, forKey: .users)
         try container.encode($messages, forKey: .messages)
     }
@@ -319,9 +319,9 @@ extension Message: Codable {
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(id, forKey: .id)
-        try container.encode(text, forKey: .text)
-        try container.encode(timestamp, forKey: .timestamp)
+        try container.encode(self.id, forKey: .id)
+        try container.encode(self.text, forKey: .text)
+        try container.encode(self.timestamp, forKey: .timestamp)
         try container.encode($chat, forKey: .chat)
         try container.encode($author, forKey: .author)
     }
@@ -398,9 +398,9 @@ extension NoIndex: Codable {
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(id, forKey: .id)
-        try container.encode(value, forKey: .value)
-        try container.encode(text, forKey: .text)
+        try container.encode(self.id, forKey: .id)
+        try container.encode(self.value, forKey: .value)
+        try container.encode(self.text, forKey: .text)
     }
 }
 
@@ -485,9 +485,9 @@ extension OrderedIndexed: Codable {
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(id, forKey: .id)
-        try container.encode(value, forKey: .value)
-        try container.encode(text, forKey: .text)
+        try container.encode(self.id, forKey: .id)
+        try container.encode(self.value, forKey: .value)
+        try container.encode(self.text, forKey: .text)
     }
 }
 
@@ -572,9 +572,9 @@ extension HashIndexed: Codable {
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(id, forKey: .id)
-        try container.encode(value, forKey: .value)
-        try container.encode(text, forKey: .text)
+        try container.encode(self.id, forKey: .id)
+        try container.encode(self.value, forKey: .value)
+        try container.encode(self.text, forKey: .text)
     }
 }
 
@@ -659,9 +659,9 @@ extension UniqueIndexed: Codable {
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(id, forKey: .id)
-        try container.encode(value, forKey: .value)
-        try container.encode(text, forKey: .text)
+        try container.encode(self.id, forKey: .id)
+        try container.encode(self.value, forKey: .value)
+        try container.encode(self.text, forKey: .text)
     }
 }
 
@@ -746,9 +746,9 @@ extension FullTextIndexed: Codable {
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(id, forKey: .id)
-        try container.encode(value, forKey: .value)
-        try container.encode(text, forKey: .text)
+        try container.encode(self.id, forKey: .id)
+        try container.encode(self.value, forKey: .value)
+        try container.encode(self.text, forKey: .text)
     }
 }
 

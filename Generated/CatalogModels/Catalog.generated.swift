@@ -125,9 +125,9 @@ extension Category: Codable {
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(id, forKey: .id)
-        try container.encode(name, forKey: .name)
-        try container.encode(position, forKey: .position)
+        try container.encode(self.id, forKey: .id)
+        try container.encode(self.name, forKey: .name)
+        try container.encode(self.position, forKey: .position)
         try container.encode($parent, forKey: .parent)
         try container.encode($children, forKey: .children)
         try container.encode($products, forKey: .products)
@@ -293,15 +293,15 @@ extension Product: Codable {
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(id, forKey: .id)
-        try container.encode(sku, forKey: .sku)
-        try container.encode(title, forKey: .title)
-        try container.encode(summary, forKey: .summary)
-        try container.encode(price, forKey: .price)
-        try container.encode(currency, forKey: .currency)
-        try container.encode(tags, forKey: .tags)
-        try container.encode(attributes, forKey: .attributes)
-        try container.encode(discontinuedAt, forKey: .discontinuedAt)
+        try container.encode(self.id, forKey: .id)
+        try container.encode(self.sku, forKey: .sku)
+        try container.encode(self.title, forKey: .title)
+        try container.encode(self.summary, forKey: .summary)
+        try container.encode(self.price, forKey: .price)
+        try container.encode(self.currency, forKey: .currency)
+        try container.encode(self.tags, forKey: .tags)
+        try container.encode(self.attributes, forKey: .attributes)
+        try container.encode(self.discontinuedAt, forKey: .discontinuedAt)
         try container.encode($category, forKey: .category)
         try container.encode($reviews, forKey: .reviews)
         try container.encode($related, forKey: .related)
@@ -412,10 +412,10 @@ extension Review: Codable {
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(id, forKey: .id)
-        try container.encode(rating, forKey: .rating)
-        try container.encode(body, forKey: .body)
-        try container.encode(createdAt, forKey: .createdAt)
+        try container.encode(self.id, forKey: .id)
+        try container.encode(self.rating, forKey: .rating)
+        try container.encode(self.body, forKey: .body)
+        try container.encode(self.createdAt, forKey: .createdAt)
         try container.encode($product, forKey: .product)
     }
 }

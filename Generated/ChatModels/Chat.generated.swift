@@ -110,8 +110,8 @@ extension Chat: Codable {
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(id, forKey: .id)
-        try container.encode(title, forKey: .title)
+        try container.encode(self.id, forKey: .id)
+        try container.encode(self.title, forKey: .title)
         try container.encode($users, forKey: .users)
         try container.encode($messages, forKey: .messages)
         try container.encode($admins, forKey: .admins)

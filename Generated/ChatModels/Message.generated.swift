@@ -177,11 +177,11 @@ extension Message: Codable {
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(id, forKey: .id)
-        try container.encode(text, forKey: .text)
-        try container.encode(timestamp, forKey: .timestamp)
-        try container.encode(editedAt, forKey: .editedAt)
-        try container.encode(tags, forKey: .tags)
+        try container.encode(self.id, forKey: .id)
+        try container.encode(self.text, forKey: .text)
+        try container.encode(self.timestamp, forKey: .timestamp)
+        try container.encode(self.editedAt, forKey: .editedAt)
+        try container.encode(self.tags, forKey: .tags)
         try container.encode($author, forKey: .author)
         try container.encode($chat, forKey: .chat)
         try container.encode($attachment, forKey: .attachment)
@@ -280,9 +280,9 @@ extension Attachment: Codable {
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(id, forKey: .id)
-        try container.encode(kind, forKey: .kind)
-        try container.encode(url, forKey: .url)
+        try container.encode(self.id, forKey: .id)
+        try container.encode(self.kind, forKey: .kind)
+        try container.encode(self.url, forKey: .url)
         try container.encode($message, forKey: .message)
     }
 }

@@ -160,15 +160,15 @@ extension User: Codable {
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(id, forKey: .id)
-        try container.encode(name, forKey: .name)
-        try container.encode(username, forKey: .username)
-        try container.encode(email, forKey: .email)
-        try container.encode(age, forKey: .age)
-        try container.encode(isCurrent, forKey: .isCurrent)
-        try container.encode(status, forKey: .status)
-        try container.encode(avatar, forKey: .avatar)
-        try container.encode(profile, forKey: .profile)
+        try container.encode(self.id, forKey: .id)
+        try container.encode(self.name, forKey: .name)
+        try container.encode(self.username, forKey: .username)
+        try container.encode(self.email, forKey: .email)
+        try container.encode(self.age, forKey: .age)
+        try container.encode(self.isCurrent, forKey: .isCurrent)
+        try container.encode(self.status, forKey: .status)
+        try container.encode(self.avatar, forKey: .avatar)
+        try container.encode(self.profile, forKey: .profile)
         try container.encode($chats, forKey: .chats)
         try container.encode($adminOf, forKey: .adminOf)
     }
@@ -232,7 +232,7 @@ public struct Avatar: Codable, Sendable, Hashable {
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(small, forKey: .small)
-        try container.encode(large, forKey: .large)
+        try container.encode(self.small, forKey: .small)
+        try container.encode(self.large, forKey: .large)
     }
 }

@@ -82,8 +82,8 @@ public struct Document: Sendable {
         self.state = state
         self.metadata = metadata
         self.owner = owner
-        self.default = `default`
-        self.class = `class`
+        self.`default` = `default`
+        self.`class` = `class`
         self._folder = folder
         self._sections = sections
         self._related = related
@@ -138,7 +138,7 @@ extension Document: EntityModelProtocol {
     /// Used by `save(to:options: .fragment)` and `.fragment(...)` relations.
     public static let fragmentMergeStrategy: MergeStrategy<Document> = MergeStrategy(.patch(\.link), .patch(\.price), .append(\.tags), .lastWriteWins(\.createdAt))
     /// Keeps the stored `link`, `payload`, `price`, `metadata`, `owner`, `class` when the new value leaves them nil.
-    public static let patch = MergeStrategy<Document>(.patch(\.link), .patch(\.payload), .patch(\.price), .patch(\.metadata), .patch(\.owner), .patch(\.class))
+    public static let patch = MergeStrategy<Document>(.patch(\.link), .patch(\.payload), .patch(\.price), .patch(\.metadata), .patch(\.owner), .patch(\.`class`))
 
     public mutating func normalize() {
         $folder = .none
@@ -220,8 +220,8 @@ extension Document: Codable {
         self.state = try container.decodeIfPresent(DocumentState.self, forKey: .state) ?? .draft
         self.metadata = try container.decodeIfPresent(Metadata.self, forKey: .metadata)
         self.owner = try container.decodeIfPresent(Owner.self, forKey: .owner)
-        self.default = try container.decodeIfPresent(Int.self, forKey: .`default`) ?? 0
-        self.class = try container.decodeIfPresent(String.self, forKey: .`class`)
+        self.`default` = try container.decodeIfPresent(Int.self, forKey: .`default`) ?? 0
+        self.`class` = try container.decodeIfPresent(String.self, forKey: .`class`)
         self._folder = try container.decodeIfPresent(ToOne<Folder, Mutual, Required>.self, forKey: .folder) ?? .none
         self._sections = try container.decodeIfPresent(ToMany<Section, Mutual>.self, forKey: .sections) ?? .none
         self._related = try container.decodeIfPresent(ToMany<Document, OneWay>.self, forKey: .related) ?? .none
@@ -230,25 +230,25 @@ extension Document: Codable {
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(id, forKey: .id)
-        try container.encode(title, forKey: .title)
-        try container.encode(body, forKey: .body)
-        try container.encode(pageCount, forKey: .pageCount)
-        try container.encode(size, forKey: .size)
-        try container.encode(score, forKey: .score)
-        try container.encode(ratio, forKey: .ratio)
-        try container.encode(isDraft, forKey: .isDraft)
-        try container.encode(createdAt, forKey: .createdAt)
-        try container.encode(link, forKey: .link)
-        try container.encode(payload, forKey: .payload)
-        try container.encode(price, forKey: .price)
-        try container.encode(tags, forKey: .tags)
-        try container.encode(counts, forKey: .counts)
-        try container.encode(state, forKey: .state)
-        try container.encode(metadata, forKey: .metadata)
-        try container.encode(owner, forKey: .owner)
-        try container.encode(`default`, forKey: .`default`)
-        try container.encode(`class`, forKey: .`class`)
+        try container.encode(self.id, forKey: .id)
+        try container.encode(self.title, forKey: .title)
+        try container.encode(self.body, forKey: .body)
+        try container.encode(self.pageCount, forKey: .pageCount)
+        try container.encode(self.size, forKey: .size)
+        try container.encode(self.score, forKey: .score)
+        try container.encode(self.ratio, forKey: .ratio)
+        try container.encode(self.isDraft, forKey: .isDraft)
+        try container.encode(self.createdAt, forKey: .createdAt)
+        try container.encode(self.link, forKey: .link)
+        try container.encode(self.payload, forKey: .payload)
+        try container.encode(self.price, forKey: .price)
+        try container.encode(self.tags, forKey: .tags)
+        try container.encode(self.counts, forKey: .counts)
+        try container.encode(self.state, forKey: .state)
+        try container.encode(self.metadata, forKey: .metadata)
+        try container.encode(self.owner, forKey: .owner)
+        try container.encode(self.`default`, forKey: .`default`)
+        try container.encode(self.`class`, forKey: .`class`)
         try container.encode($folder, forKey: .folder)
         try container.encode($sections, forKey: .sections)
         try container.encode($related, forKey: .related)
@@ -339,8 +339,8 @@ extension Folder: Codable {
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(id, forKey: .id)
-        try container.encode(name, forKey: .name)
+        try container.encode(self.id, forKey: .id)
+        try container.encode(self.name, forKey: .name)
         try container.encode($documents, forKey: .documents)
     }
 }
@@ -428,8 +428,8 @@ extension Section: Codable {
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(id, forKey: .id)
-        try container.encode(heading, forKey: .heading)
+        try container.encode(self.id, forKey: .id)
+        try container.encode(self.heading, forKey: .heading)
         try container.encode($document, forKey: .document)
     }
 }
@@ -521,9 +521,9 @@ public struct Metadata: Codable, Sendable, Hashable {
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(author, forKey: .author)
-        try container.encode(keywords, forKey: .keywords)
-        try container.encode(priority, forKey: .priority)
+        try container.encode(self.author, forKey: .author)
+        try container.encode(self.keywords, forKey: .keywords)
+        try container.encode(self.priority, forKey: .priority)
     }
 }
 
@@ -609,8 +609,8 @@ extension Revision: Codable {
 
     package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(id, forKey: .id)
-        try container.encode(note, forKey: .note)
+        try container.encode(self.id, forKey: .id)
+        try container.encode(self.note, forKey: .note)
         try container.encode($document, forKey: .document)
     }
 }

@@ -136,12 +136,12 @@ extension Indexed: Codable {
 
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(id, forKey: .id)
-        try container.encode(a, forKey: .a)
-        try container.encode(b, forKey: .b)
-        try container.encode(c, forKey: .c)
-        try container.encode(level, forKey: .level)
-        try container.encode(text, forKey: .text)
+        try container.encode(self.id, forKey: .id)
+        try container.encode(self.a, forKey: .a)
+        try container.encode(self.b, forKey: .b)
+        try container.encode(self.c, forKey: .c)
+        try container.encode(self.level, forKey: .level)
+        try container.encode(self.text, forKey: .text)
     }
 }
 
@@ -231,12 +231,12 @@ extension Plain: Codable {
 
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(id, forKey: .id)
-        try container.encode(a, forKey: .a)
-        try container.encode(b, forKey: .b)
-        try container.encode(c, forKey: .c)
-        try container.encode(level, forKey: .level)
-        try container.encode(text, forKey: .text)
+        try container.encode(self.id, forKey: .id)
+        try container.encode(self.a, forKey: .a)
+        try container.encode(self.b, forKey: .b)
+        try container.encode(self.c, forKey: .c)
+        try container.encode(self.level, forKey: .level)
+        try container.encode(self.text, forKey: .text)
     }
 }
 

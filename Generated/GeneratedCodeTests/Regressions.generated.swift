@@ -108,12 +108,12 @@ extension Scored: Codable {
 
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(id, forKey: .id)
-        try container.encode(score, forKey: .score)
-        try container.encode(email, forKey: .email)
-        try container.encode(code, forKey: .code)
-        try container.encode(rank, forKey: .rank)
-        try container.encode(maybe, forKey: .maybe)
+        try container.encode(self.id, forKey: .id)
+        try container.encode(self.score, forKey: .score)
+        try container.encode(self.email, forKey: .email)
+        try container.encode(self.code, forKey: .code)
+        try container.encode(self.rank, forKey: .rank)
+        try container.encode(self.maybe, forKey: .maybe)
     }
 }
 
@@ -184,8 +184,8 @@ extension Label: Codable {
 
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(id, forKey: .id)
-        try container.encode(text, forKey: .text)
+        try container.encode(self.id, forKey: .id)
+        try container.encode(self.text, forKey: .text)
     }
 }
 
@@ -283,8 +283,8 @@ extension Post: Codable {
 
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(id, forKey: .id)
-        try container.encode(title, forKey: .title)
+        try container.encode(self.id, forKey: .id)
+        try container.encode(self.title, forKey: .title)
         try container.encode($labels, forKey: .labels)
         try container.encode($pinned, forKey: .pinned)
     }

@@ -19,6 +19,8 @@ import Testing
         diagnose([("test.schema", text)], notes: notes)
     }
 
+    // Syntax errors come first; 'relation chats: [Chat]' is not reported, because 'enity Chat'
+    // meant to declare Chat.
     @Test func syntaxErrorsRecoverAndEveryProblemIsReported() {
         let text = """
         entity User {
@@ -32,9 +34,8 @@ import Testing
         """
         #expect(diagnose(text) == [
             "3:14: error: expected ':' after field name 'name', found 'String'",
-            "4:20: error: default value \"x\" does not match type 'Int' of 'age'",
-            "5:22: error: unknown entity 'Chat'",
             "7:1: error: expected a declaration ('entity', 'enum', 'struct' or 'external'), found 'enity'",
+            "4:20: error: default value \"x\" does not match type 'Int' of 'age'",
         ])
     }
 
@@ -202,7 +203,7 @@ import Testing
         #expect(diagnose("entity A {\n    let id: String\n    var save: Int\n    relation relations: A\n}\nentity Context { let id: Int }") == [
             "3:9: error: 'save' collides with a member generated for entity 'A'",
             "4:14: error: 'relations' collides with a member generated for entity 'A'",
-            "6:8: error: 'Context' collides with a Swift or SchemaRuntime type used by generated code",
+            "6:8: error: 'Context' would shadow the Swift or SchemaRuntime type of that name, which generated code uses",
         ])
     }
 
@@ -239,7 +240,7 @@ import Testing
 
     @Test func outputNameCollisions() {
         let diagnostics = diagnose([("A/Chat.schema", "entity A { let id: String }"), ("B/Chat.schema.json", #"{"declarations": []}"#)])
-        #expect(diagnostics == ["B/Chat.schema.json:1:1: error: 'Chat.schema.json' and 'Chat.schema' would both generate 'Chat.generated.swift'"])
+        #expect(diagnostics == ["B/Chat.schema.json:1:1: error: 'B/Chat.schema.json' and 'A/Chat.schema' would both generate 'Chat.generated.swift'"])
     }
 
     @Test func jsonProblemsHaveLocations() {

@@ -8,8 +8,17 @@ public struct DSLParser {
     private var index = 0
     private let path: String
     private var diagnostics: [Diagnostic] = []
+    /// How many `[` of a type or default value enclose the current token.
+    private var nesting = 0
+    /// Declarations with a syntax error inside, see ``SchemaDocument/incompleteNames``.
+    private var incompleteNames: Set<String> = []
 
     private struct ParseError: Error {}
+
+    /// How deeply types (`[[String: [Int]]]`) and default values may nest. Parsing is
+    /// recursive, so a limit keeps hostile input from exhausting the stack; 8 is far beyond
+    /// real models and keeps the generated code quick for swiftc to type-check.
+    public static let maximumNesting = 8
 
     static let declarationKeywords: Set<String> = ["entity", "enum", "struct", "external"]
     static let accessKeywords: Set<String> = Set(AccessLevel.allCases.map(\.rawValue))
@@ -108,6 +117,7 @@ public struct DSLParser {
             do {
                 declarations.append(try parseDeclaration())
             } catch {
+                if let name = declaredName(from: start) { incompleteNames.insert(name) }
                 if index == start { advance() }
                 recover { token in
                     token.identifier.map { Self.declarationKeywords.contains($0) || Self.accessKeywords.contains($0) } ?? false
@@ -115,7 +125,37 @@ public struct DSLParser {
                 if current.isSymbol("}") { advance() }
             }
         }
-        return SchemaDocument(path: path, declarations: declarations)
+        return SchemaDocument(path: path, declarations: declarations, incompleteNames: incompleteNames)
+    }
+
+    /// The name a declaration starting at token `start` declares, if it got that far.
+    private func declaredName(from start: Int) -> String? {
+        var position = start
+        while position < tokens.count, case .docComment = tokens[position].kind { position += 1 }
+        if position < tokens.count, let word = tokens[position].identifier, Self.accessKeywords.contains(word) { position += 1 }
+        guard position + 1 < tokens.count, let keyword = tokens[position].identifier else { return nil }
+        if Self.declarationKeywords.contains(keyword) { return tokens[position + 1].identifier }
+        // A misspelled keyword (`enity Chat {`) still names what it meant to declare.
+        guard position + 2 < tokens.count, tokens[position + 2].isSymbol("{") || tokens[position + 2].isSymbol(":") else { return nil }
+        return tokens[position + 1].identifier
+    }
+
+    /// Whether a top-level declaration starts here: a body that reaches one was not closed.
+    private var atDeclarationStart: Bool {
+        guard var word = current.identifier else { return false }
+        if Self.accessKeywords.contains(word) {
+            guard index + 1 < tokens.count, let next = tokens[index + 1].identifier else { return false }
+            word = next
+        }
+        return Self.declarationKeywords.contains(word)
+    }
+
+    /// Ends a body: consumes its `}`, or reports that it is missing and ends the body here, so
+    /// the declarations after it are still read as declarations (and nothing is lost).
+    private mutating func closeBody(of what: String, openedAt location: SourceLocation) {
+        if consumeSymbol("}") { return }
+        diagnostics.append(.error("expected '}' to close the body of \(what), found \(current.spelling)", at: current.location,
+                                  hint: "\(what) opens at \(location.line):\(location.column); add '}' before this"))
     }
 
     private mutating func parseDeclaration() throws -> Declaration {
@@ -160,17 +200,19 @@ public struct DSLParser {
     private mutating func parseEntity(at location: SourceLocation) throws -> EntityDeclaration {
         let name = try expectIdentifier("an entity name")
         var entity = EntityDeclaration(name: name, location: location)
+        let open = current.location
         try expectSymbol("{", "to open the body of entity '\(name.value)'")
-        while !current.isSymbol("}"), current.kind != .endOfFile {
+        while !current.isSymbol("}"), current.kind != .endOfFile, !atDeclarationStart {
             let start = index
             do {
                 try parseMember(into: &entity)
             } catch {
+                incompleteNames.insert(name.value)
                 if index == start { advance() }
-                recover { token in token.startsMember }
+                recover { token in token.startsMember || token.identifier.map(Self.declarationKeywords.contains) == true }
             }
         }
-        try expectSymbol("}", "to close the body of entity '\(name.value)'")
+        closeBody(of: "entity '\(name.value)'", openedAt: open)
         return entity
     }
 
@@ -227,7 +269,10 @@ public struct DSLParser {
 
     mutating func parseType() throws -> TypeReference {
         var type: TypeReference
-        if consumeSymbol("[") {
+        if current.isSymbol("[") {
+            try enterNesting("type")
+            defer { nesting -= 1 }
+            advance()
             let element = try parseType()
             if consumeSymbol(":") {
                 let value = try parseType()
@@ -245,8 +290,22 @@ public struct DSLParser {
             }
             type = .named(name)
         }
-        while consumeSymbol("?") { type = .optional(type) }
+        if current.isSymbol("?") {
+            advance()
+            type = .optional(type)
+            if current.isSymbol("?") {
+                throw fail("'\(type)?' nests optionals", hint: "write one '?': a schema field is either present or nil")
+            }
+        }
         return type
+    }
+
+    /// Steps one `[` deeper, or fails past ``maximumNesting``.
+    private mutating func enterNesting(_ what: String) throws {
+        guard nesting < Self.maximumNesting else {
+            throw fail("\(what) nests deeper than \(Self.maximumNesting) levels", hint: "flatten it, e.g. with a struct that holds the inner collection")
+        }
+        nesting += 1
     }
 
     private mutating func parseDefaultValue() throws -> DefaultValue {
@@ -262,6 +321,8 @@ public struct DSLParser {
             advance()
             return .member(try expectIdentifier("a member name after '.'").value)
         case .symbol("["):
+            try enterNesting("default value")
+            defer { nesting -= 1 }
             advance()
             if consumeSymbol(":") {
                 try expectSymbol("]", "to close the empty dictionary '[:]'")
@@ -374,8 +435,9 @@ public struct DSLParser {
         try expectSymbol(":", "after enum name '\(name.value)' (enums declare a raw type: String or Int)")
         let rawType = try expectIdentifier("the raw type ('String' or 'Int')")
         var declaration = EnumDeclaration(name: name, rawType: rawType)
+        let open = current.location
         try expectSymbol("{", "to open the body of enum '\(name.value)'")
-        while !current.isSymbol("}"), current.kind != .endOfFile {
+        while !current.isSymbol("}"), current.kind != .endOfFile, !atDeclarationStart {
             let start = index
             do {
                 let docs = documentation()
@@ -390,19 +452,21 @@ public struct DSLParser {
                     declaration.cases.append(item)
                 } while consumeSymbol(",")
             } catch {
+                incompleteNames.insert(name.value)
                 if index == start { advance() }
-                recover { $0.isKeyword("case") }
+                recover { $0.isKeyword("case") || $0.identifier.map(Self.declarationKeywords.contains) == true }
             }
         }
-        try expectSymbol("}", "to close the body of enum '\(name.value)'")
+        closeBody(of: "enum '\(name.value)'", openedAt: open)
         return declaration
     }
 
     private mutating func parseStruct() throws -> StructDeclaration {
         let name = try expectIdentifier("a struct name")
         var declaration = StructDeclaration(name: name)
+        let open = current.location
         try expectSymbol("{", "to open the body of struct '\(name.value)'")
-        while !current.isSymbol("}"), current.kind != .endOfFile {
+        while !current.isSymbol("}"), current.kind != .endOfFile, !atDeclarationStart {
             let start = index
             do {
                 let docs = documentation()
@@ -414,11 +478,12 @@ public struct DSLParser {
                 field.documentation = docs
                 declaration.fields.append(field)
             } catch {
+                incompleteNames.insert(name.value)
                 if index == start { advance() }
-                recover { $0.isKeyword("let") || $0.isKeyword("var") }
+                recover { $0.isKeyword("let") || $0.isKeyword("var") || $0.identifier.map(Self.declarationKeywords.contains) == true }
             }
         }
-        try expectSymbol("}", "to close the body of struct '\(name.value)'")
+        closeBody(of: "struct '\(name.value)'", openedAt: open)
         return declaration
     }
 

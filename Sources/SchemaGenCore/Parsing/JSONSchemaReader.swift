@@ -14,11 +14,40 @@ public struct JSONSchemaReader {
         var reader = JSONSchemaReader(path: path)
         switch JSONParser.parse(text: text, path: path) {
         case .failure(let failure):
-            return (SchemaDocument(path: path, declarations: []), [failure.diagnostic])
+            return (SchemaDocument(path: path, declarations: [], incompleteNames: declaredNames(inUnparsable: text)), [failure.diagnostic])
         case .success(let root):
             let document = reader.readDocument(root)
             return (document, reader.diagnostics)
         }
+    }
+
+    /// Names a file that is not valid JSON seems to declare (`"entity": "User"`), so other
+    /// files' references to them are not reported as unknown on top of the syntax error.
+    static func declaredNames(inUnparsable text: String) -> Set<String> {
+        var names: Set<String> = []
+        let scalars = Array(text.unicodeScalars)
+        var index = 0
+        func quoted(at start: Int) -> (String, Int)? {
+            guard start < scalars.count, scalars[start] == "\"" else { return nil }
+            var end = start + 1, value = ""
+            while end < scalars.count, scalars[end] != "\"", scalars[end] != "\n" { value.unicodeScalars.append(scalars[end]); end += 1 }
+            return end < scalars.count && scalars[end] == "\"" ? (value, end + 1) : nil
+        }
+        func skipSpace(_ position: Int) -> Int {
+            var position = position
+            while position < scalars.count, [" ", "\t", "\n", "\r"].contains(scalars[position]) { position += 1 }
+            return position
+        }
+        while index < scalars.count {
+            guard let (key, afterKey) = quoted(at: index) else { index += 1; continue }
+            index = afterKey
+            guard ["entity", "enum", "struct", "external"].contains(key) else { continue }
+            let colon = skipSpace(afterKey)
+            guard colon < scalars.count, scalars[colon] == ":", let (name, afterName) = quoted(at: skipSpace(colon + 1)) else { continue }
+            names.insert(name)
+            index = afterName
+        }
+        return names
     }
 
     // MARK: Helpers
@@ -54,6 +83,16 @@ public struct JSONSchemaReader {
             return nil
         }
         return Located(text, at: location)
+    }
+
+    /// A string that names something (an entity, field, case...), checked against the one
+    /// naming rule both syntaxes share. A bad name is reported and kept, so validation goes on.
+    private mutating func identifier(_ value: JSONValue?, _ what: String) -> Located<String>? {
+        guard let text = string(value, what) else { return nil }
+        if let problem = SwiftName.identifierProblem(text.value) {
+            error(problem, at: text.location, hint: "\(what) becomes a Swift identifier; write it like \"userName\"")
+        }
+        return text
     }
 
     private mutating func bool(_ value: JSONValue?, _ what: String) -> Bool? {
@@ -96,10 +135,19 @@ public struct JSONSchemaReader {
             return SchemaDocument(path: path, declarations: [])
         }
         var declarations: [Declaration] = []
+        var incomplete: Set<String> = []
         for element in array(top["declarations"], "'declarations'") {
-            if let declaration = readDeclaration(element) { declarations.append(declaration) }
+            let problems = diagnostics.count
+            let declaration = readDeclaration(element)
+            if let declaration { declarations.append(declaration) }
+            if diagnostics.count > problems, case .object(let pairs, _) = element {
+                // Anything reported inside may have dropped a member the rest of the schema uses.
+                for (key, value) in pairs where ["entity", "enum", "struct", "external"].contains(key.value) {
+                    if case .string(let name, _) = value { incomplete.insert(name) }
+                }
+            }
         }
-        return SchemaDocument(path: path, declarations: declarations)
+        return SchemaDocument(path: path, declarations: declarations, incompleteNames: incomplete)
     }
 
     private mutating func readDeclaration(_ value: JSONValue) -> Declaration? {
@@ -124,7 +172,7 @@ public struct JSONSchemaReader {
 
     private mutating func readEntity(_ value: JSONValue) -> EntityDeclaration? {
         guard let object = members(value, "entity", allowed: ["entity", "access", "doc", "fields", "relations", "indexes", "merge", "metadata"]),
-              let name = string(object["entity"], "'entity'") else { return nil }
+              let name = identifier(object["entity"], "'entity'") else { return nil }
         var entity = EntityDeclaration(name: name, location: value.location)
         entity.access = access(object["access"])
         entity.documentation = documentation(object["doc"])
@@ -166,7 +214,7 @@ public struct JSONSchemaReader {
             error("a field needs exactly one of 'let' or 'var' naming it", at: value.location, hint: "write {\"let\": \"id\", \"type\": \"String\"}")
             return nil
         }
-        guard let name = string(object[isMutable ? "var" : "let"], "the field name") else { return nil }
+        guard let name = identifier(object[isMutable ? "var" : "let"], "the field name") else { return nil }
         let type = readType(object["type"], "field '\(name.value)'", at: value.location) ?? Located(.invalid, at: value.location)
         var field = FieldDeclaration(name: name, type: type, isMutable: isMutable)
         field.documentation = documentation(object["doc"])
@@ -186,7 +234,7 @@ public struct JSONSchemaReader {
         case .object(let pairs, let location):
             if pairs.isEmpty { return .emptyDictionary }
             guard let object = members(value, "default value", allowed: ["case"]),
-                  let name = string(object["case"], "'case'") else {
+                  let name = identifier(object["case"], "'case'") else {
                 error("object default values are {\"case\": \"name\"} or {} (an empty dictionary)", at: location)
                 return nil
             }
@@ -196,8 +244,8 @@ public struct JSONSchemaReader {
 
     private mutating func readRelation(_ value: JSONValue) -> RelationDeclaration? {
         guard let object = members(value, "relation", allowed: ["relation", "target", "toMany", "required", "inverse", "onDelete", "doc"]),
-              let name = string(object["relation"], "the relation name") else { return nil }
-        guard let target = string(object["target"], "'target'") else {
+              let name = identifier(object["relation"], "the relation name") else { return nil }
+        guard let target = identifier(object["target"], "'target'") else {
             error("relation '\(name.value)' has no 'target'", at: value.location, hint: "name the related entity: \"target\": \"User\"")
             return nil
         }
@@ -205,7 +253,7 @@ public struct JSONSchemaReader {
         if let required = object["required"], bool(required, "'required'") == true {
             relation.isRequired = Located(true, at: required.location)
         }
-        relation.inverse = string(object["inverse"], "'inverse'")
+        relation.inverse = identifier(object["inverse"], "'inverse'")
         if let rule = string(object["onDelete"], "'onDelete'") {
             if let parsed = RelationDeclaration.DeleteRule(rawValue: rule.value) {
                 relation.deleteRule = parsed
@@ -232,13 +280,13 @@ public struct JSONSchemaReader {
         for field in array(object["fields"], "'fields'") {
             if case .object = field {
                 guard let spec = members(field, "index field", allowed: ["name", "descending"]),
-                      let name = string(spec["name"], "'name'") else { continue }
+                      let name = identifier(spec["name"], "'name'") else { continue }
                 index.fields.append(.init(name: name, descending: bool(spec["descending"], "'descending'") ?? false))
-            } else if let name = string(field, "an index field") {
+            } else if let name = identifier(field, "an index field") {
                 index.fields.append(.init(name: name))
             }
         }
-        if let policy = string(object["onCollision"], "'onCollision'") {
+        if let policy = identifier(object["onCollision"], "'onCollision'") {
             let collision: IndexDeclaration.Collision = switch policy.value {
             case "throw": .throw
             case "upsert": .upsert
@@ -258,8 +306,8 @@ public struct JSONSchemaReader {
         case .object(let pairs, let location) where pairs.count == 1:
             kindName = Located(pairs[0].key.value, at: pairs[0].key.location)
             switch pairs[0].value {
-            case .string(let field, let fieldLocation): fields = [Located(field, at: fieldLocation)]
-            default: fields = array(pairs[0].value, "merge rule fields").compactMap { string($0, "a field name") }
+            case .string: fields = identifier(pairs[0].value, "a merge field").map { [$0] } ?? []
+            default: fields = array(pairs[0].value, "merge rule fields").compactMap { identifier($0, "a merge field") }
             }
             _ = location
         default:
@@ -276,7 +324,7 @@ public struct JSONSchemaReader {
 
     private mutating func readEnum(_ value: JSONValue) -> EnumDeclaration? {
         guard let object = members(value, "enum", allowed: ["enum", "access", "doc", "rawType", "cases"]),
-              let name = string(object["enum"], "'enum'") else { return nil }
+              let name = identifier(object["enum"], "'enum'") else { return nil }
         guard let rawType = string(object["rawType"], "'rawType'") else {
             error("enum '\(name.value)' has no 'rawType'", at: value.location, hint: "enums declare \"rawType\": \"String\" or \"Int\"")
             return nil
@@ -287,11 +335,11 @@ public struct JSONSchemaReader {
         for item in array(object["cases"], "'cases'") {
             if case .object = item {
                 guard let spec = members(item, "enum case", allowed: ["name", "rawValue", "doc"]),
-                      let caseName = string(spec["name"], "'name'") else { continue }
+                      let caseName = identifier(spec["name"], "'name'") else { continue }
                 var enumCase = EnumDeclaration.Case(name: caseName, documentation: documentation(spec["doc"]))
                 if let raw = spec["rawValue"], let parsed = readDefault(raw) { enumCase.rawValue = Located(parsed, at: raw.location) }
                 declaration.cases.append(enumCase)
-            } else if let caseName = string(item, "an enum case") {
+            } else if let caseName = identifier(item, "an enum case") {
                 declaration.cases.append(.init(name: caseName))
             }
         }
@@ -300,7 +348,7 @@ public struct JSONSchemaReader {
 
     private mutating func readStruct(_ value: JSONValue) -> StructDeclaration? {
         guard let object = members(value, "struct", allowed: ["struct", "access", "doc", "fields"]),
-              let name = string(object["struct"], "'struct'") else { return nil }
+              let name = identifier(object["struct"], "'struct'") else { return nil }
         var declaration = StructDeclaration(name: name)
         declaration.access = access(object["access"])
         declaration.documentation = documentation(object["doc"])
@@ -310,7 +358,7 @@ public struct JSONSchemaReader {
 
     private mutating func readExternal(_ value: JSONValue) -> ExternalDeclaration? {
         guard let object = members(value, "external", allowed: ["external", "conformances"]),
-              let name = string(object["external"], "'external'") else { return nil }
+              let name = identifier(object["external"], "'external'") else { return nil }
         var declaration = ExternalDeclaration(name: name)
         for item in array(object["conformances"], "'conformances'") {
             guard let text = string(item, "a conformance") else { continue }

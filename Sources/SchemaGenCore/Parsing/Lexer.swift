@@ -1,6 +1,9 @@
 /// Splits DSL text into tokens. `//` comments are dropped; `///` doc comments are kept as
 /// tokens so the parser can attach them to the next declaration. Backquoted identifiers
 /// (`` `default` ``) lex as plain identifiers.
+///
+/// Columns count UTF-8 bytes, as swiftc and editors do, so a position after an emoji is the
+/// one an editor jumps to. A leading byte-order mark is skipped.
 struct Lexer {
     private let scalars: [Unicode.Scalar]
     private let path: String
@@ -10,7 +13,9 @@ struct Lexer {
     private(set) var diagnostics: [Diagnostic] = []
 
     init(text: String, path: String, startLine: Int = 1, startColumn: Int = 1) {
-        self.scalars = Array(text.unicodeScalars)
+        var scalars = Array(text.unicodeScalars)
+        if scalars.first == "\u{FEFF}" { scalars.removeFirst() }
+        self.scalars = scalars
         self.path = path
         self.line = startLine
         self.column = startColumn
@@ -23,16 +28,22 @@ struct Lexer {
     }
 
     private mutating func advance() {
-        if scalars[index] == "\n" { line += 1; column = 1 } else { column += 1 }
+        if scalars[index] == "\n" { line += 1; column = 1 } else { column += UTF8.width(scalars[index]) }
         index += 1
     }
 
+    /// Where a word may start. Broader than the name rule (``SwiftName/identifierProblem(_:)``)
+    /// so a name with a non-ASCII letter lexes as one word and gets one precise error.
     static func isIdentifierStart(_ scalar: Unicode.Scalar) -> Bool {
         scalar == "_" || scalar.properties.isAlphabetic
     }
 
     static func isIdentifierPart(_ scalar: Unicode.Scalar) -> Bool {
-        isIdentifierStart(scalar) || ("0"..."9").contains(scalar)
+        isIdentifierStart(scalar) || ("0"..."9").contains(scalar) || scalar.properties.generalCategory == .nonspacingMark
+    }
+
+    static func isDigit(_ scalar: Unicode.Scalar?) -> Bool {
+        scalar.map { ("0"..."9").contains($0) } ?? false
     }
 
     mutating func tokenize() -> [Token] {
@@ -48,6 +59,7 @@ struct Lexer {
                 if isDoc {
                     var content = String(text.dropFirst(3))
                     if content.hasPrefix(" ") { content.removeFirst() }
+                    if content.hasSuffix("\r") { content.removeLast() }
                     tokens.append(Token(kind: .docComment(content), location: start))
                 }
             } else if scalar == "/", peek(1) == "*" {
@@ -61,7 +73,7 @@ struct Lexer {
             } else if Self.isIdentifierStart(scalar) {
                 var name = ""
                 while let next = peek(), Self.isIdentifierPart(next) { name.unicodeScalars.append(next); advance() }
-                tokens.append(Token(kind: .identifier(name), location: start))
+                tokens.append(identifier(name, at: start))
             } else if scalar == "`" {
                 advance()
                 var name = ""
@@ -69,8 +81,8 @@ struct Lexer {
                 if peek() == "`" { advance() } else {
                     diagnostics.append(.error("unterminated backquoted identifier", at: start, hint: "close it with '`'"))
                 }
-                tokens.append(Token(kind: .identifier(name), location: start))
-            } else if ("0"..."9").contains(scalar) || (scalar == "-" && peek(1).map { ("0"..."9").contains($0) } == true) {
+                tokens.append(identifier(name, at: start))
+            } else if Self.isDigit(scalar) || (scalar == "-" && Self.isDigit(peek(1))) {
                 tokens.append(lexNumber(start))
             } else if scalar == "\"" {
                 tokens.append(lexString(start))
@@ -79,46 +91,77 @@ struct Lexer {
                 tokens.append(Token(kind: .symbol(Character(scalar)), location: start))
             } else {
                 advance()
-                diagnostics.append(.error("unexpected character '\(scalar)'", at: start))
+                diagnostics.append(.error("unexpected character \(SwiftName.describe(scalar))", at: start,
+                                          hint: scalar == "\u{FEFF}" ? "remove the byte-order mark; it is only allowed at the start of a file" : nil))
             }
         }
         tokens.append(Token(kind: .endOfFile, location: location))
         return tokens
     }
 
+    /// An identifier token; a name that breaks the naming rule is reported here, once, and
+    /// kept so parsing goes on.
+    private mutating func identifier(_ name: String, at start: SourceLocation) -> Token {
+        if let problem = SwiftName.identifierProblem(name) {
+            diagnostics.append(.error(problem, at: start, hint: name.isEmpty ? "write a name between the backquotes" : nil))
+        }
+        return Token(kind: .identifier(name), location: start)
+    }
+
+    /// A number in Swift's literal syntax: decimal, `0x`/`0o`/`0b` integers, and decimal
+    /// floats with a fraction and/or exponent (`1.5`, `2e10`, `1.5e-3`). `_` separates digits.
     private mutating func lexNumber(_ start: SourceLocation) -> Token {
         var text = ""
-        var isFloat = false
         if peek() == "-" { text = "-"; advance() }
+        // Take the whole run a reader sees as one number, then check it against the grammar.
+        var previous: Unicode.Scalar = "0"
         while let next = peek() {
-            if ("0"..."9").contains(next) || next == "_" {
-                text.unicodeScalars.append(next); advance()
-            } else if next == ".", !isFloat, let after = peek(1), ("0"..."9").contains(after) {
-                isFloat = true
-                text.unicodeScalars.append(next); advance()
+            let isExponentSign = (next == "-" || next == "+") && (previous == "e" || previous == "E") && !text.hasPrefix("0x") && !text.hasPrefix("-0x")
+            if Self.isIdentifierPart(next) || isExponentSign || (next == "." && Self.isDigit(peek(1))) {
+                text.unicodeScalars.append(next); advance(); previous = next
             } else {
                 break
             }
         }
-        return Token(kind: isFloat ? .float(text) : .integer(text), location: start)
+        guard let kind = NumericLiteral.classify(text) else {
+            diagnostics.append(.error("'\(SwiftName.clipped(text))' is not a valid number", at: start,
+                                      hint: "write integers as 42, -7, 1_000, 0xFF, 0b1010 or 0o17, and floats as 1.5, 2e10 or 1.5e-3"))
+            return Token(kind: .integer("0"), location: start)
+        }
+        return Token(kind: kind == .float ? .float(text) : .integer(text), location: start)
     }
 
+    /// A string literal with Swift's escapes: `\0 \\ \t \n \r \" \'` and `\u{1F600}`.
+    /// Interpolation and unknown escapes are errors, never silently dropped.
     private mutating func lexString(_ start: SourceLocation) -> Token {
         advance()
         var value = ""
         while let next = peek(), next != "\"", next != "\n" {
-            if next == "\\", let escaped = peek(1) {
-                advance(); advance()
-                switch escaped {
-                case "n": value += "\n"
-                case "t": value += "\t"
-                case "\"": value += "\""
-                case "\\": value += "\\"
-                default: value.unicodeScalars.append(escaped)
-                }
-            } else {
+            guard next == "\\" else {
                 value.unicodeScalars.append(next)
                 advance()
+                continue
+            }
+            let escapeStart = location
+            advance()
+            guard let escaped = peek(), escaped != "\n" else { break }
+            advance()
+            switch escaped {
+            case "n": value += "\n"
+            case "t": value += "\t"
+            case "r": value += "\r"
+            case "0": value += "\0"
+            case "\"": value += "\""
+            case "'": value += "'"
+            case "\\": value += "\\"
+            case "u":
+                if let scalar = lexUnicodeEscape(at: escapeStart) { value.unicodeScalars.append(scalar) }
+            case "(":
+                diagnostics.append(.error("string interpolation is not supported in schema strings", at: escapeStart,
+                                          hint: "defaults are constants; write '\\\\(' for a literal backslash and parenthesis"))
+            default:
+                diagnostics.append(.error("unknown escape sequence '\\\(escaped)' in string", at: escapeStart,
+                                          hint: "valid escapes are \\0, \\\\, \\t, \\n, \\r, \\\", \\' and \\u{n} (1 to 8 hex digits)"))
             }
         }
         if peek() == "\"" {
@@ -127,5 +170,32 @@ struct Lexer {
             diagnostics.append(.error("unterminated string literal", at: start, hint: "close the string with '\"' on the same line"))
         }
         return Token(kind: .string(value), location: start)
+    }
+
+    /// The `{n}` of a `\u{n}` escape (the `\u` is consumed).
+    private mutating func lexUnicodeEscape(at start: SourceLocation) -> Unicode.Scalar? {
+        guard peek() == "{" else {
+            diagnostics.append(.error("expected '{' after '\\u'", at: start, hint: "write Unicode escapes as \\u{1F600}"))
+            return nil
+        }
+        advance()
+        var hex = ""
+        while let next = peek(), next != "}", next != "\"", next != "\n" { hex.unicodeScalars.append(next); advance() }
+        guard peek() == "}" else {
+            diagnostics.append(.error("unterminated '\\u{' escape", at: start, hint: "close it with '}'"))
+            return nil
+        }
+        advance()
+        guard (1...8).contains(hex.count), hex.unicodeScalars.allSatisfy({ $0.properties.isASCIIHexDigit }),
+              let code = UInt32(hex, radix: 16) else {
+            diagnostics.append(.error("'\\u{\(SwiftName.clipped(hex))}' needs 1 to 8 hexadecimal digits", at: start))
+            return nil
+        }
+        guard let scalar = Unicode.Scalar(code) else {
+            diagnostics.append(.error("'\\u{\(hex)}' is not a Unicode scalar value", at: start,
+                                      hint: "scalars are 0 to 10FFFF, excluding the surrogates D800 to DFFF"))
+            return nil
+        }
+        return scalar
     }
 }

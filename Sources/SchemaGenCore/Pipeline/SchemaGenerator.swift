@@ -22,18 +22,23 @@ public enum SchemaGenerator {
     }
 
     /// Runs the whole pipeline over the schema files of one target.
+    ///
+    /// Syntax errors come first (in file order): they are root causes, and validation only
+    /// reports what does not follow from them.
     public static func generate(_ sources: [SchemaSource]) -> Output {
-        var diagnostics = Diagnostics()
+        var syntax = Diagnostics()
         var documents: [SchemaDocument] = []
         for source in sources {
             let (document, problems) = parse(source)
             documents.append(document)
-            diagnostics.append(contentsOf: problems)
+            syntax.append(contentsOf: problems)
         }
+        var semantic = Diagnostics()
         let (model, problems) = SchemaValidator.validate(documents)
-        diagnostics.append(contentsOf: problems)
-        guard !diagnostics.hasErrors else { return Output(files: [], diagnostics: diagnostics.sorted) }
+        semantic.append(contentsOf: problems)
+        let diagnostics = syntax.sorted + semantic.sorted
+        guard !syntax.hasErrors, !semantic.hasErrors else { return Output(files: [], diagnostics: diagnostics) }
         let files = model.files.map { GeneratedFile(name: $0.outputName, contents: FileRenderer.render($0)) }
-        return Output(files: files, diagnostics: diagnostics.sorted)
+        return Output(files: files, diagnostics: diagnostics)
     }
 }

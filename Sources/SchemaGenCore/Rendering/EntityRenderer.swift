@@ -63,7 +63,7 @@ struct EntityRenderer {
 
     private func descriptor(_ relation: RelationModel) -> String {
         let kind = relation.isToMany ? "ToManyRelationDescriptor" : "ToOneRelationDescriptor"
-        var arguments = ["\"\(relation.name)\"", "\\\(name).$\(relation.name)", "column: \(relation.column)"]
+        var arguments = [SwiftLiteral.string(relation.name), "\\\(name).$\(relation.name)", "column: \(relation.column)"]
         if let inverse = relation.inverse {
             arguments.append("inverse: .\(inverse.isToMany ? "toMany" : "toOne")(\(inverse.column))")
         }
@@ -75,9 +75,9 @@ struct EntityRenderer {
         let parts: [String] = rules.flatMap { rule -> [String] in
             switch rule.kind {
             case .replace: [".replace"]
-            case .patch: rule.fields.isEmpty ? ["patch"] : rule.fields.map { ".patch(\\.\($0))" }
-            case .append: rule.fields.map { ".append(\\.\($0))" }
-            case .lastWriteWins: [".lastWriteWins(\\.\(rule.fields[0]))"]
+            case .patch: rule.fields.isEmpty ? ["patch"] : rule.fields.map { ".patch(\\.\(SwiftName.escaped($0)))" }
+            case .append: rule.fields.map { ".append(\\.\(SwiftName.escaped($0)))" }
+            case .lastWriteWins: [".lastWriteWins(\\.\(SwiftName.escaped(rule.fields[0])))"]
             }
         }
         // `patch` alone names the entity's own static `patch` strategy.
@@ -87,7 +87,7 @@ struct EntityRenderer {
 
     private func renderConformance(into writer: inout SwiftWriter) {
         writer.block("extension \(name): EntityModelProtocol") { writer in
-            writer.line("\(access.prefix)static let entityName = \"\(name)\"")
+            writer.line("\(access.prefix)static let entityName = \(SwiftLiteral.string(name))")
             if !entity.relations.isEmpty {
                 writer.line()
                 writer.documentation(["Where each relation's links are stored, and how mutual relations pair up."])
@@ -124,7 +124,7 @@ struct EntityRenderer {
             } else {
                 let fields = entity.patchFields.map { "`\($0)`" }.joined(separator: ", ")
                 writer.documentation(["Keeps the stored \(fields) when the new value leaves \(entity.patchFields.count == 1 ? "it" : "them") nil."])
-                writer.line("\(access.prefix)static let patch = MergeStrategy<\(name)>(" + entity.patchFields.map { ".patch(\\.\($0))" }.joined(separator: ", ") + ")")
+                writer.line("\(access.prefix)static let patch = MergeStrategy<\(name)>(" + entity.patchFields.map { ".patch(\\.\(SwiftName.escaped($0)))" }.joined(separator: ", ") + ")")
             }
 
             writer.line()
@@ -165,19 +165,19 @@ struct EntityRenderer {
     private func indexDeclaration(_ index: IndexModel) -> String {
         let descriptor = "IndexDescriptor<\(name)>"
         let fields = index.fields.map { field in
-            index.kind == .fulltext ? ".text(\\.\(field.name))" : ".field(\\.\(field.name)\(field.descending ? ", descending: true" : ""))"
+            index.kind == .fulltext ? ".text(\\.\(SwiftName.escaped(field.name)))" : ".field(\\.\(SwiftName.escaped(field.name))\(field.descending ? ", descending: true" : ""))"
         }.joined(separator: ", ")
         switch index.kind {
-        case .ordered: return "\(descriptor).ordered(\"\(index.name)\", \(fields))"
-        case .hash: return "\(descriptor).hash(\"\(index.name)\", \(fields))"
-        case .fulltext: return "\(descriptor).fullText(\"\(index.name)\", \(fields))"
+        case .ordered: return "\(descriptor).ordered(\(SwiftLiteral.string(index.name)), \(fields))"
+        case .hash: return "\(descriptor).hash(\(SwiftLiteral.string(index.name)), \(fields))"
+        case .fulltext: return "\(descriptor).fullText(\(SwiftLiteral.string(index.name)), \(fields))"
         case .unique:
             let policy = switch index.collision {
             case .throw: ".throw"
             case .upsert: ".upsert"
-            case .resolver(let resolver): ".resolver(.\(resolver))"
+            case .resolver(let resolver): ".resolver(.\(SwiftName.escaped(resolver)))"
             }
-            return "\(descriptor).unique(\"\(index.name)\", \(fields), onCollision: \(policy))"
+            return "\(descriptor).unique(\(SwiftLiteral.string(index.name)), \(fields), onCollision: \(policy))"
         }
     }
 

@@ -17,14 +17,14 @@ enum FieldRendering {
     }
 
     static func assignment(_ field: FieldModel) -> String {
-        "self.\(field.name) = \(SwiftName.escaped(field.name))"
+        "self.\(SwiftName.escaped(field.name)) = \(SwiftName.escaped(field.name))"
     }
 
     /// Decodes a field; a missing key takes the schema default, so partial payloads decode.
     /// For an optional field with a default other than nil, an explicit `null` is nil.
     static func decode(_ field: FieldModel) -> String {
         let key = "forKey: .\(SwiftName.escaped(field.name))"
-        let target = "self.\(field.name)"
+        let target = "self.\(SwiftName.escaped(field.name))"
         if let value = field.defaultValue, field.type.isOptional, value != .nil {
             return "\(target) = container.contains(.\(SwiftName.escaped(field.name))) ? try container.decodeIfPresent(\(field.type.unwrapped).self, \(key)) : \(value)"
         }
@@ -41,7 +41,7 @@ enum FieldRendering {
     /// decodes as the schema default, and an embedded entity whose only key is `id` would read
     /// back as an id reference.
     static func encode(_ field: FieldModel) -> String {
-        "try container.encode(\(SwiftName.escaped(field.name)), forKey: .\(SwiftName.escaped(field.name)))"
+        "try container.encode(self.\(SwiftName.escaped(field.name)), forKey: .\(SwiftName.escaped(field.name)))"
     }
 
     /// `init(...)` with one parameter per line.

@@ -35,8 +35,14 @@ struct SwiftWriter {
         }
     }
 
-    /// Appends `///` documentation lines.
+    /// Appends `///` documentation lines. The text comes from schema files, so anything that
+    /// could end the comment line (a carriage return, a line separator) is escaped.
     mutating func documentation(_ lines: [String]) {
-        for text in lines { line(text.isEmpty ? "///" : "/// " + text) }
+        for text in lines { line(text.isEmpty ? "///" : "/// " + SwiftText.comment(text)) }
+    }
+
+    /// Appends a `//` comment line; the text is escaped like documentation.
+    mutating func comment(_ text: String) {
+        line("// " + SwiftText.comment(text))
     }
 }

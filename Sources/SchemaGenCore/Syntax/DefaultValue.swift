@@ -24,4 +24,10 @@ public indirect enum DefaultValue: Hashable, Sendable, CustomStringConvertible {
         case .emptyDictionary: "[:]"
         }
     }
+
+    /// The case name of a `.member` value.
+    var memberName: String? {
+        if case .member(let name) = self { return name }
+        return nil
+    }
 }

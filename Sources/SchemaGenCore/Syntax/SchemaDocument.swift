@@ -4,10 +4,15 @@ public struct SchemaDocument: Hashable, Sendable {
     /// The file's path as given to the tool (used in diagnostics).
     public var path: String
     public var declarations: [Declaration]
+    /// Declarations this file makes that could not be read in full because of a syntax error
+    /// (already reported). Validation stays quiet about what follows from the gap: an unknown
+    /// type of that name, a missing member or inverse inside it.
+    public var incompleteNames: Set<String> = []
 
-    public init(path: String, declarations: [Declaration]) {
+    public init(path: String, declarations: [Declaration], incompleteNames: Set<String> = []) {
         self.path = path
         self.declarations = declarations
+        self.incompleteNames = incompleteNames
     }
 }
 

@@ -5,7 +5,14 @@ public struct SchemaValidator {
     private var catalog = TypeCatalog()
     private let documents: [SchemaDocument]
 
-    private init(documents: [SchemaDocument]) { self.documents = documents }
+    /// Declarations that a syntax error cut short, in any file: errors that only follow from
+    /// the gap are not reported (the syntax error is the root cause).
+    private let incompleteNames: Set<String>
+
+    private init(documents: [SchemaDocument]) {
+        self.documents = documents
+        self.incompleteNames = documents.reduce(into: []) { $0.formUnion($1.incompleteNames) }
+    }
 
     public static func validate(_ documents: [SchemaDocument]) -> (SchemaModel, [Diagnostic]) {
         var validator = SchemaValidator(documents: documents)
@@ -58,7 +65,7 @@ public struct SchemaValidator {
         for document in documents {
             let output = Self.outputName(for: document.path)
             if let previous = seen[output] {
-                error("'\(Self.fileName(document.path))' and '\(Self.fileName(previous))' would both generate '\(output)'",
+                error("'\(document.path)' and '\(previous)' would both generate '\(output)'",
                       at: SourceLocation(path: document.path, line: 1, column: 1),
                       hint: "rename one of the schema files; each target generates one Swift file per schema file name")
             } else {
@@ -76,9 +83,17 @@ public struct SchemaValidator {
                     error("duplicate declaration of '\(name.value)'", at: name.location, hint: "'\(name.value)' is first declared at \(previous)")
                     continue
                 }
-                if SwiftName.reservedTypeNames.contains(name.value) {
-                    error("'\(name.value)' collides with a Swift or SchemaRuntime type used by generated code", at: name.location,
-                          hint: "choose another name, e.g. '\(name.value)Model'")
+                if case .external = declaration {
+                    // An external type is the user's own Swift type; only keywords cannot name one.
+                    if SwiftName.keywords.contains(name.value) || SwiftName.forbiddenMemberNames.contains(name.value) {
+                        error("'\(name.value)' is a Swift keyword and cannot name a type", at: name.location)
+                    }
+                } else if SwiftName.keywords.contains(name.value) || name.value == "Type" || name.value == "Protocol" {
+                    error("'\(name.value)' is a Swift keyword and cannot name a type", at: name.location,
+                          hint: "choose another name, e.g. '\(name.value.prefix(1).uppercased() + name.value.dropFirst())Model'")
+                } else if SwiftName.reservedTypeNames.contains(name.value) {
+                    error("'\(name.value)' would shadow the Swift or SchemaRuntime type of that name, which generated code uses", at: name.location,
+                          hint: "choose another name, e.g. '\(name.value)Model'; to store the standard '\(name.value)', write it as a field type")
                 }
                 seen[name.value] = name.location
                 switch declaration {
@@ -113,7 +128,7 @@ public struct SchemaValidator {
 
     /// Reports unknown names in a field type. Entities are not field types: they are related.
     private mutating func checkFieldType(_ type: Located<TypeReference>) {
-        for name in type.value.namedTypes where !catalog.isKnownFieldType(name) && type.value != .invalid {
+        for name in type.value.namedTypes where !catalog.isKnownFieldType(name) && type.value != .invalid && !incompleteNames.contains(name) {
             if catalog.entities[name] != nil {
                 error("entity '\(name)' cannot be the type of a field", at: type.location,
                       hint: "link entities with a relation: 'relation \(name.prefix(1).lowercased() + name.dropFirst()): \(name)'")
@@ -130,8 +145,30 @@ public struct SchemaValidator {
 
     /// Reports a default value that cannot initialize a field of `type`.
     private mutating func checkDefault(_ value: Located<DefaultValue>, for type: TypeReference, field: String) {
-        if !defaultMatches(value.value, type) {
-            error("default value \(value.value) does not match type '\(type)' of '\(field)'", at: value.location)
+        if type.namedTypes.contains(where: incompleteNames.contains) { return }
+        guard defaultMatches(value.value, type) else {
+            var hint: String?
+            if case .named(let name) = type.unwrapped, let enumeration = catalog.enums[name] {
+                let cases = enumeration.cases.map { "." + $0.name.value }
+                hint = (Suggestion.closest(to: value.value.memberName ?? "", in: enumeration.cases.map(\.name.value)).map { "did you mean '.\($0)'? " } ?? "")
+                    + "'\(name)' has the cases " + cases.joined(separator: ", ")
+            }
+            error("default value \(value.value) does not match type '\(type)' of '\(field)'", at: value.location, hint: hint)
+            return
+        }
+        if let problem = literalRangeProblem(value.value, type) {
+            error("default value of '\(field)': \(problem)", at: value.location)
+        }
+    }
+
+    /// The first numeric literal in `value` that its (already matching) type cannot hold.
+    private func literalRangeProblem(_ value: DefaultValue, _ type: TypeReference) -> String? {
+        switch (value, type) {
+        case (_, .optional(let wrapped)): return literalRangeProblem(value, wrapped)
+        case (.integer(let text), .named(let name)): return NumericLiteral.rangeProblem(text, kind: .integer, type: name)
+        case (.float(let text), .named(let name)): return NumericLiteral.rangeProblem(text, kind: .float, type: name)
+        case (.array(let elements), .array(let element)): return elements.lazy.compactMap { literalRangeProblem($0, element) }.first
+        default: return nil
         }
     }
 
@@ -188,7 +225,9 @@ public struct SchemaValidator {
                       hint: "use String, Int, UUID or another Hashable type")
             }
         } else {
-            error("entity '\(entityName)' has no 'id' field", at: entity.name.location, hint: "add 'let id: String' (or Int, UUID, ...) to identify '\(entityName)' entities")
+            if !incompleteNames.contains(entityName) {
+                error("entity '\(entityName)' has no 'id' field", at: entity.name.location, hint: "add 'let id: String' (or Int, UUID, ...) to identify '\(entityName)' entities")
+            }
             fieldDeclarations.insert(FieldDeclaration(name: Located("id", at: entity.name.location), type: Located(.named("String"), at: entity.name.location), isMutable: false), at: 0)
         }
         let fields = validateFields(fieldDeclarations, owner: entityName, access: entity.access)
@@ -230,7 +269,9 @@ public struct SchemaValidator {
                 continue
             }
             seen[name.value] = name.location
-            if SwiftName.generatedEntityMembers.contains(name.value) {
+            if SwiftName.forbiddenMemberNames.contains(name.value) {
+                error("'\(name.value)' cannot name a member in Swift, even in backquotes", at: name.location, hint: "rename it, e.g. '\(name.value == "_" ? "value" : name.value.lowercased())Value'")
+            } else if SwiftName.generatedEntityMembers.contains(name.value) {
                 error("'\(name.value)' collides with a member generated for entity '\(entity.name.value)'", at: name.location,
                       hint: "rename it, e.g. '\(name.value)Value'")
             } else if name.value.hasPrefix("_"), relationNames.contains(String(name.value.dropFirst())) {
@@ -257,6 +298,7 @@ public struct SchemaValidator {
                             member: relation.name.value, at: relation.target.location)
             }
             guard let target = catalog.entities[relation.target.value] else {
+                if incompleteNames.contains(relation.target.value) { return model }
                 let isOtherType = catalog.isKnownFieldType(relation.target.value)
                 error(isOtherType ? "relation target '\(relation.target.value)' is not an entity" : "unknown entity '\(relation.target.value)'",
                       at: relation.target.location,
@@ -276,9 +318,10 @@ public struct SchemaValidator {
                                          inverseName: Located<String>, target: EntityDeclaration) -> RelationModel.InverseModel? {
         let qualified = "\(entity.name.value).\(relation.name.value)"
         guard let inverse = target.relations.first(where: { $0.name.value == inverseName.value }) else {
+            if incompleteNames.contains(target.name.value) { return nil }
             error("'\(target.name.value)' has no relation '\(inverseName.value)' to be the inverse of '\(qualified)'", at: inverseName.location,
                   hint: Suggestion.didYouMean(inverseName.value, in: target.relations.map(\.name.value))
-                      ?? "add 'relation \(inverseName.value): \(relation.isToMany ? entity.name.value : "[\(entity.name.value)]"), inverse: \(relation.name.value)' to '\(target.name.value)'")
+                      ?? Self.missingInverseHint(inverseName.value, of: relation, in: entity.name.value, target: target.name.value))
             return nil
         }
         guard inverse.target.value == entity.name.value else {
@@ -290,6 +333,7 @@ public struct SchemaValidator {
         case relation.name.value?:
             break
         case nil:
+            if incompleteNames.contains(target.name.value) { return nil }
             error("'\(qualified)' names '\(target.name.value).\(inverseName.value)' as its inverse, but '\(target.name.value).\(inverseName.value)' names no inverse",
                   at: inverseName.location, hint: "mutual relations name each other: add 'inverse: \(relation.name.value)' to relation '\(inverseName.value)' of '\(target.name.value)'")
             return nil
@@ -302,6 +346,14 @@ public struct SchemaValidator {
         let sameKind = target.relations.filter { $0.isToMany == inverse.isToMany }
         let column = sameKind.firstIndex { $0.name.value == inverse.name.value } ?? 0
         return RelationModel.InverseModel(name: inverse.name.value, isToMany: inverse.isToMany, column: column)
+    }
+
+    /// The relation to add for a missing inverse. Its cardinality cannot be known, so the
+    /// name decides (`loans` is to-many, `book` to-one) and the other form is mentioned.
+    static func missingInverseHint(_ inverse: String, of relation: RelationDeclaration, in entity: String, target: String) -> String {
+        let looksPlural = inverse.count > 1 && inverse.hasSuffix("s") && !inverse.hasSuffix("ss")
+        let (type, other) = looksPlural ? ("[\(entity)]", entity) : (entity, "[\(entity)]")
+        return "add 'relation \(inverse): \(type), inverse: \(relation.name.value)' to '\(target)' (or '\(other)' if each \(target) links \(looksPlural ? "one" : "many"))"
     }
 
     private mutating func validateIndexes(_ entity: EntityDeclaration, fieldsByName: [String: FieldModel]) -> [IndexModel] {
@@ -328,6 +380,7 @@ public struct SchemaValidator {
             for field in index.fields {
                 guard let model = fieldsByName[field.name.value] else {
                     valid = false
+                    if incompleteNames.contains(entity.name.value) { continue }
                     if relationNames.contains(field.name.value) {
                         error("'\(field.name.value)' is a relation; indexes cover fields", at: field.name.location)
                     } else {
@@ -401,6 +454,8 @@ public struct SchemaValidator {
         var valid = true
         for name in rule.fields {
             guard let field = fieldsByName[name.value] else {
+                valid = false
+                if incompleteNames.contains(entity) { continue }
                 error("unknown field '\(name.value)' in merge rule '\(rule.kind.rawValue)' of '\(entity)'", at: name.location,
                       hint: Suggestion.didYouMean(name.value, in: fieldsByName.keys))
                 valid = false
@@ -464,7 +519,7 @@ public struct SchemaValidator {
         if rawType != "String" && rawType != "Int" {
             error("enum '\(enumeration.name.value)' has raw type '\(rawType)'; use String or Int", at: enumeration.rawType.location)
         }
-        if enumeration.cases.isEmpty {
+        if enumeration.cases.isEmpty, !incompleteNames.contains(enumeration.name.value) {
             error("enum '\(enumeration.name.value)' has no cases", at: enumeration.name.location)
         }
         var seenNames: [String: SourceLocation] = [:]
@@ -474,6 +529,14 @@ public struct SchemaValidator {
                 error("duplicate case '\(item.name.value)' in enum '\(enumeration.name.value)'", at: item.name.location, hint: "first declared at \(previous)")
             }
             seenNames[item.name.value] = item.name.location
+            if SwiftName.forbiddenMemberNames.contains(item.name.value) || SwiftName.generatedEnumMembers.contains(item.name.value) {
+                error("'\(item.name.value)' cannot name a case of enum '\(enumeration.name.value)'", at: item.name.location,
+                      hint: SwiftName.generatedEnumMembers.contains(item.name.value) ? "generated enums have a member '\(item.name.value)'; rename the case" : "rename the case")
+            }
+            if let value = item.rawValue, case .integer(let text) = value.value, rawType == "Int",
+               let problem = NumericLiteral.rangeProblem(text, kind: .integer, type: "Int") {
+                error("raw value of case '\(item.name.value)': \(problem)", at: value.location)
+            }
             let raw: String
             if let value = item.rawValue {
                 let matches = switch (value.value, rawType) {
@@ -495,6 +558,36 @@ public struct SchemaValidator {
                          rawValues: enumeration.cases.map { $0.rawValue?.value }, caseDocumentation: enumeration.cases.map(\.documentation))
     }
 
+    /// A struct that stores itself directly or through optionals and other structs would have
+    /// infinite size; arrays and dictionaries store elements out of line, so they break the cycle.
+    private mutating func checkRecursiveStorage(_ structure: StructDeclaration) {
+        func inlineStructs(_ type: TypeReference) -> [String] {
+            switch type {
+            case .named(let name): catalog.structs[name] != nil ? [name] : []
+            case .optional(let wrapped): inlineStructs(wrapped)
+            case .array, .dictionary: []
+            }
+        }
+        for field in structure.fields {
+            var path = [structure.name.value]
+            var visited: Set<String> = []
+            var stack: [(name: String, path: [String])] = inlineStructs(field.type.value).map { ($0, path + [$0]) }
+            while let (name, route) = stack.popLast() {
+                if name == structure.name.value {
+                    path = route
+                    let chain = path.joined(separator: " -> ")
+                    error("struct '\(structure.name.value)' contains itself through '\(field.name.value)' (\(chain)), so it would have infinite size", at: field.type.location,
+                          hint: "store it in an array ('[\(name)]'), or make it an entity and link it with a relation")
+                    break
+                }
+                guard visited.insert(name).inserted, let inner = catalog.structs[name] else { continue }
+                for innerField in inner.fields {
+                    stack.append(contentsOf: inlineStructs(innerField.type.value).map { ($0, route + [$0]) })
+                }
+            }
+        }
+    }
+
     private mutating func validateStruct(_ structure: StructDeclaration) -> StructModel {
         var seen: [String: SourceLocation] = [:]
         for field in structure.fields {
@@ -502,7 +595,11 @@ public struct SchemaValidator {
                 error("duplicate field '\(field.name.value)' in struct '\(structure.name.value)'", at: field.name.location, hint: "first declared at \(previous)")
             }
             seen[field.name.value] = field.name.location
+            if SwiftName.forbiddenMemberNames.contains(field.name.value) || field.name.value == "CodingKeys" {
+                error("'\(field.name.value)' cannot name a field of a struct", at: field.name.location, hint: "rename it, e.g. '\(field.name.value.lowercased())Value'")
+            }
         }
+        checkRecursiveStorage(structure)
         let fields = validateFields(structure.fields, owner: structure.name.value, access: structure.access)
         let traits = catalog.traits(of: .named(structure.name.value))
         return StructModel(name: structure.name.value, access: structure.access, documentation: structure.documentation,
