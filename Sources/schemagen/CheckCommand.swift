@@ -6,8 +6,9 @@ enum CheckCommand {
     static func run(_ arguments: ParsedArguments) throws -> Int32 {
         let directory = try arguments.required("--generated")
         let paths = try SchemaFileCollector.collect(arguments.positional)
-        let result = SchemaGenerator.generate(try SchemaFileCollector.read(paths))
-        SchemaGenCommand.report(result.diagnostics)
+        let sources = try SchemaFileCollector.read(paths)
+        let result = SchemaGenerator.generate(sources)
+        SchemaGenCommand.report(result.diagnostics, sources: sources)
         if result.hasErrors { return 1 }
         var problems = 0
         for file in result.files {

@@ -6,8 +6,9 @@ enum GenerateCommand {
         let output = try arguments.required("--output")
         guard !arguments.positional.isEmpty else { throw UsageError(message: "generate needs at least one schema file or directory") }
         let paths = try SchemaFileCollector.collect(arguments.positional)
-        let result = SchemaGenerator.generate(try SchemaFileCollector.read(paths))
-        SchemaGenCommand.report(result.diagnostics)
+        let sources = try SchemaFileCollector.read(paths)
+        let result = SchemaGenerator.generate(sources)
+        SchemaGenCommand.report(result.diagnostics, sources: sources)
         if result.hasErrors { return 1 }
         let report = try GeneratedFileWriter.write(result.files, to: output, removeStale: !arguments.flags.contains("--keep-stale"))
         if !arguments.flags.contains("--quiet") {

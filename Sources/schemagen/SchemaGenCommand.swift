@@ -21,6 +21,7 @@ enum SchemaGenCommand {
           convert <file> [--to dsl|json] [--output <file>]
                                                 Convert a schema between the DSL and JSON syntaxes
                                                 (default: to the other syntax, printed to standard output).
+          json-schema                           Print the JSON Schema of the *.schema.json syntax (for editors).
           version                               Print the version.
 
         OPTIONS:
@@ -41,6 +42,9 @@ enum SchemaGenCommand {
             case "generate": return try GenerateCommand.run(try ParsedArguments(rest, options: ["--output"], flags: ["--quiet", "--keep-stale"]))
             case "check": return try CheckCommand.run(try ParsedArguments(rest, options: ["--generated"], flags: []))
             case "convert": return try ConvertCommand.run(try ParsedArguments(rest, options: ["--to", "--output"], flags: []))
+            case "json-schema":
+                print(SchemaFileFormat.jsonSchema)
+                return 0
             case "version", "--version":
                 print("schemagen \(version)")
                 return 0
@@ -54,8 +58,11 @@ enum SchemaGenCommand {
         } catch let error as UsageError {
             printError("error: \(error.message)\nRun 'schemagen --help' for usage.")
             return 64
+        } catch let error as FileSystemError {
+            printError("schemagen: error: \(error)")
+            return 1
         } catch {
-            printError("error: \(error)")
+            printError("schemagen: error: \(error)")
             return 1
         }
     }
@@ -64,9 +71,25 @@ enum SchemaGenCommand {
         FileHandle.standardError.write(Data((text + "\n").utf8))
     }
 
-    /// Prints diagnostics to standard error in compiler format.
-    static func report(_ diagnostics: [Diagnostic]) {
-        for diagnostic in diagnostics { printError(diagnostic.description) }
+    /// Whether to print code frames: on a terminal, or when `SCHEMAGEN_CODE_FRAMES=1`.
+    static var showsCodeFrames: Bool {
+        if let setting = ProcessInfo.processInfo.environment["SCHEMAGEN_CODE_FRAMES"] { return setting == "1" }
+        return isatty(STDERR_FILENO) == 1
+    }
+
+    /// Prints diagnostics to standard error in compiler format; on a terminal, each error
+    /// is followed by the schema line it points at and a caret.
+    static func report(_ diagnostics: [Diagnostic], sources: [SchemaSource] = []) {
+        let frames = showsCodeFrames
+        let texts = Dictionary(sources.map { ($0.path, $0.text) }, uniquingKeysWith: { first, _ in first })
+        for diagnostic in diagnostics {
+            var text = "\(diagnostic.location): \(diagnostic.severity.rawValue): \(diagnostic.message)"
+            if frames, let source = texts[diagnostic.location.path], let frame = CodeFrame.render(at: diagnostic.location, in: source) {
+                text += "\n" + frame
+            }
+            if let hint = diagnostic.hint { text += "\n\(diagnostic.location): note: \(hint)" }
+            printError(text)
+        }
         let errors = diagnostics.filter { $0.severity == .error }.count
         if errors > 0 { printError("schemagen: \(errors) error\(errors == 1 ? "" : "s"); no files were written") }
     }

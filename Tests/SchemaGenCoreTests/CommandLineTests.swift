@@ -19,11 +19,12 @@ import Testing
         var errors: String
     }
 
-    private func run(_ arguments: [String]) throws -> Run {
+    private func run(_ arguments: [String], environment: [String: String] = ["SCHEMAGEN_CODE_FRAMES": "0"]) throws -> Run {
         try #require(FileManager.default.isExecutableFile(atPath: Self.schemagen.path), "schemagen was not built next to the tests")
         let process = Process()
         process.executableURL = Self.schemagen
         process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
         let output = Pipe(), errors = Pipe()
         process.standardOutput = output
         process.standardError = errors
@@ -94,5 +95,57 @@ import Testing
         let back = try run(["convert", json.path])
         let direct = try run(["convert", source, "--to", "dsl"])
         #expect(back.status == 0 && back.output == direct.output && back.output.contains("public entity User {"))
+    }
+
+    // Issue #8: I/O failures are one line naming the operation, the path and the reason.
+    @Test func fileSystemFailuresAreOneLine() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let schema = directory.appendingPathComponent("Notes.schema")
+        try Data("entity Note {\n    let id: String\n}\n".utf8).write(to: schema)
+        let blocker = directory.appendingPathComponent("out")
+        try Data("not a directory".utf8).write(to: blocker)
+        let blocked = try run(["generate", "--output", blocker.path, schema.path])
+        #expect(blocked.status == 1)
+        #expect(blocked.errors == "schemagen: error: cannot write generated files into '\(blocker.path)': it is a file, not a directory\n")
+
+        let nested = blocker.appendingPathComponent("deeper")
+        let underFile = try run(["generate", "--output", nested.path, schema.path])
+        #expect(underFile.status == 1)
+        #expect(underFile.errors.hasPrefix("schemagen: error: cannot create the output directory '\(nested.path)': "))
+        #expect(underFile.errors.split(separator: "\n").count == 1 && !underFile.errors.contains("Domain="), "\(underFile.errors)")
+
+        let binary = directory.appendingPathComponent("Binary.schema")
+        try Data([0x65, 0x6E, 0xFF, 0xFE, 0x00]).write(to: binary)
+        let notText = try run(["generate", "--output", directory.appendingPathComponent("gen").path, binary.path])
+        #expect(notText.errors == "schemagen: error: cannot read '\(binary.path)': it is not UTF-8 text\n")
+    }
+
+    // Issue #8: on a terminal each diagnostic shows its line and a caret; the plain
+    // `path:line:column:` lines stay as they are for SwiftPM and Xcode.
+    @Test func codeFramesPointAtTheColumn() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let schema = directory.appendingPathComponent("Notes.schema")
+        try Data("entity Note {\n    let id: String\n    var 📝: Strng\n    var text: Strng\n}\n".utf8).write(to: schema)
+        let result = try run(["generate", "--output", directory.appendingPathComponent("gen").path, schema.path],
+                             environment: ["SCHEMAGEN_CODE_FRAMES": "1"])
+        let lines = result.errors.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let first = try #require(lines.firstIndex { $0.hasPrefix("\(schema.path):3:9: error:") }, "\(result.errors)")
+        #expect(lines[first + 1] == "3 |     var 📝: Strng")
+        #expect(lines[first + 2] == "  |         ^")
+        let second = try #require(lines.firstIndex { $0.hasPrefix("\(schema.path):4:15: error: unknown type 'Strng'") })
+        #expect(lines[second + 1] == "4 |     var text: Strng")
+        #expect(lines[second + 2] == "  |               ^")
+        #expect(lines[second + 3] == "\(schema.path):4:15: note: did you mean 'String'?")
+
+        let plain = try run(["generate", "--output", directory.appendingPathComponent("gen").path, schema.path])
+        #expect(!plain.errors.contains(" | "))
+    }
+
+    @Test func jsonSchemaCommandPrintsTheEditorSchema() throws {
+        let result = try run(["json-schema"])
+        #expect(result.status == 0)
+        #expect(result.output == (try PackagePaths.text("docs/schemagen-format.json")))
     }
 }

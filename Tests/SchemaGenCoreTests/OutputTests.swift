@@ -49,3 +49,16 @@ import Testing
         #expect(TextDiff.lines(old: old, new: old, oldName: "a", newName: "b").isEmpty)
     }
 }
+
+@Suite struct SchemaFileFormatTests {
+    /// `docs/schemagen-format.json` is what `schemagen json-schema` prints.
+    @Test func docsCopyMatchesTheEmbeddedSchema() throws {
+        let docs = try PackagePaths.text("docs/schemagen-format.json")
+        #expect(docs == SchemaFileFormat.jsonSchema + "\n")
+    }
+
+    /// Its file name must not be picked up as a schema file when copied into a target.
+    @Test func docsCopyIsNotASchemaFile() {
+        #expect(!SchemaSource.isSchemaFile("docs/schemagen-format.json"))
+    }
+}

@@ -21,7 +21,13 @@ public enum GeneratedFileWriter {
 
     public static func write(_ files: [GeneratedFile], to directory: String, removeStale: Bool) throws -> Report {
         let fileManager = FileManager.default
-        try fileManager.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        var isDirectory: ObjCBool = false
+        if fileManager.fileExists(atPath: directory, isDirectory: &isDirectory), !isDirectory.boolValue {
+            throw FileSystemError("write generated files into", path: directory, reason: "it is a file, not a directory")
+        }
+        try FileSystemError.attempt("create the output directory", path: directory) {
+            try fileManager.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        }
         var report = Report()
         for file in files {
             let path = (directory as NSString).appendingPathComponent(file.name)
@@ -29,14 +35,15 @@ public enum GeneratedFileWriter {
             if fileManager.contents(atPath: path) == data {
                 report.unchanged.append(file.name)
             } else {
-                try data.write(to: URL(fileURLWithPath: path), options: .atomic)
+                try FileSystemError.attempt("write", path: path) { try data.write(to: URL(fileURLWithPath: path), options: .atomic) }
                 report.written.append(file.name)
             }
         }
         if removeStale {
             let expected = Set(files.map(\.name))
             for name in try stale(in: directory, expected: expected) {
-                try fileManager.removeItem(atPath: (directory as NSString).appendingPathComponent(name))
+                let path = (directory as NSString).appendingPathComponent(name)
+                try FileSystemError.attempt("remove the stale file", path: path) { try fileManager.removeItem(atPath: path) }
                 report.removed.append(name)
             }
         }

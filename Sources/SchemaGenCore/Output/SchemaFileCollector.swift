@@ -6,6 +6,7 @@ public enum SchemaFileCollector {
         public var description: String
     }
 
+
     /// Every `*.schema` / `*.schema.json` file named in `paths` or found (recursively) under
     /// a directory in `paths`, sorted by path so output never depends on directory order.
     public static func collect(_ paths: [String]) throws -> [String] {
@@ -31,13 +32,16 @@ public enum SchemaFileCollector {
         return files.sorted()
     }
 
-    /// Reads the files as UTF-8 schema sources.
+    /// Reads the files as UTF-8 schema sources. A file that cannot be read, or is not UTF-8
+    /// text, is an error naming it: decoding it with replacement characters would report
+    /// confusing problems, or none.
     public static func read(_ paths: [String]) throws -> [SchemaSource] {
         try paths.map { path in
-            guard let data = FileManager.default.contents(atPath: path) else {
-                throw Failure(description: "cannot read \(path)")
+            let data = try FileSystemError.attempt("read", path: path) { try Data(contentsOf: URL(fileURLWithPath: path)) }
+            guard let text = String(data: data, encoding: .utf8) else {
+                throw FileSystemError("read", path: path, reason: "it is not UTF-8 text")
             }
-            return SchemaSource(path: path, text: String(decoding: data, as: UTF8.self))
+            return SchemaSource(path: path, text: text)
         }
     }
 }

@@ -3,7 +3,7 @@
 /// The JSON form mirrors the DSL one to one: a `declarations` array whose objects are
 /// entities (`"entity": "User"`), enums, structs and externals, in file order. Every problem
 /// (unknown keys, wrong value kinds, malformed types) is reported with its location.
-/// `docs/schemagen.schema.json` describes the format for editors.
+/// `docs/schemagen-format.json` describes the format for editors.
 public struct JSONSchemaReader {
     private var diagnostics: [Diagnostic] = []
     private let path: String

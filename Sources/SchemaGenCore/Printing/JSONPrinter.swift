@@ -9,7 +9,7 @@ public enum JSONPrinter {
         case raw(String)
     }
 
-    public static func print(_ document: SchemaDocument, schemaURL: String = "../docs/schemagen.schema.json") -> String {
+    public static func print(_ document: SchemaDocument, schemaURL: String = "../docs/schemagen-format.json") -> String {
         let root = Node.object([
             ("$schema", .string(schemaURL)),
             ("declarations", .array(document.declarations.map(declaration))),

@@ -44,8 +44,10 @@ public enum SwiftName {
     }
 
     /// A name shortened for a message, so a megabyte-long name does not flood the terminal.
+    /// Invisible characters are shown escaped, so the message stays on one line.
     static func clipped(_ name: String, to length: Int = 40) -> String {
-        name.unicodeScalars.count <= length ? name : String(String.UnicodeScalarView(name.unicodeScalars.prefix(length))) + "..."
+        let shown = name.unicodeScalars.count <= length ? name : String(String.UnicodeScalarView(name.unicodeScalars.prefix(length))) + "..."
+        return SwiftText.comment(shown)
     }
 
     /// Keywords that need backquotes to be used as identifiers.

@@ -1,6 +1,12 @@
+/// The JSON Schema of the `*.schema.json` syntax, for editors (completion and checking as
+/// you type). `schemagen json-schema` prints it; `docs/schemagen-format.json` is a copy that
+/// a test keeps identical. Its name deliberately does not end in `.schema.json`, so copying
+/// it into a target does not make the build plugin read it as a schema.
+public enum SchemaFileFormat {
+    public static let jsonSchema = #"""
 {
   "$schema": "http://json-schema.org/draft-07/schema#",
-  "$id": "schemagen.schema.json",
+  "$id": "schemagen-format.json",
   "title": "SchemaGen schema file (*.schema.json)",
   "description": "Entities, enums, value structs and external types compiled by schemagen into Swift. Mirrors the *.schema DSL; see docs/SchemaLanguage.md.",
   "type": "object",
@@ -19,7 +25,7 @@
     }
   },
   "definitions": {
-    "name": {"type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$"},
+    "name": {"type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$", "maxLength": 128},
     "access": {"enum": ["internal", "package", "public"]},
     "doc": {"oneOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]},
     "type": {"type": "string", "description": "A Swift type: String, Int?, [Tag], [String: Int]."},
@@ -143,4 +149,6 @@
       }
     }
   }
+}
+"""#
 }
