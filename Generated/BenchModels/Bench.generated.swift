@@ -71,14 +71,13 @@ extension User: EntityModelProtocol {
         }
     }
 
-    public func delete(from context: inout Context) throws {
-        try context.transaction { context in
-            guard let key = context.storedKey(of: id, User.self) else { return }
-            try willDelete(from: &context)
-            context.removeRow(key)
-            try context.applyDeleteRule(Relations.chats, of: key)
-            try didDelete(from: &context)
-        }
+    /// Deletes this entity alone; `delete(from:)` runs it and the deletes it queues in `cascade`.
+    public func delete(from context: inout Context, cascade: inout CascadeDeletes) throws {
+        guard let key = context.storedKey(of: id, User.self) else { return }
+        try willDelete(from: &context)
+        context.removeRow(key)
+        try context.applyDeleteRule(Relations.chats, of: key, cascade: &cascade)
+        try didDelete(from: &context)
     }
 }
 
@@ -171,15 +170,14 @@ extension Chat: EntityModelProtocol {
         }
     }
 
-    public func delete(from context: inout Context) throws {
-        try context.transaction { context in
-            guard let key = context.storedKey(of: id, Chat.self) else { return }
-            try willDelete(from: &context)
-            context.removeRow(key)
-            try context.applyDeleteRule(Relations.users, of: key)
-            try context.applyDeleteRule(Relations.messages, of: key)
-            try didDelete(from: &context)
-        }
+    /// Deletes this entity alone; `delete(from:)` runs it and the deletes it queues in `cascade`.
+    public func delete(from context: inout Context, cascade: inout CascadeDeletes) throws {
+        guard let key = context.storedKey(of: id, Chat.self) else { return }
+        try willDelete(from: &context)
+        context.removeRow(key)
+        try context.applyDeleteRule(Relations.users, of: key, cascade: &cascade)
+        try context.applyDeleteRule(Relations.messages, of: key, cascade: &cascade)
+        try didDelete(from: &context)
     }
 }
 
@@ -287,15 +285,14 @@ extension Message: EntityModelProtocol {
         }
     }
 
-    public func delete(from context: inout Context) throws {
-        try context.transaction { context in
-            guard let key = context.storedKey(of: id, Message.self) else { return }
-            try willDelete(from: &context)
-            context.removeRow(key)
-            try context.applyDeleteRule(Relations.chat, of: key)
-            try context.applyDeleteRule(Relations.author, of: key)
-            try didDelete(from: &context)
-        }
+    /// Deletes this entity alone; `delete(from:)` runs it and the deletes it queues in `cascade`.
+    public func delete(from context: inout Context, cascade: inout CascadeDeletes) throws {
+        guard let key = context.storedKey(of: id, Message.self) else { return }
+        try willDelete(from: &context)
+        context.removeRow(key)
+        try context.applyDeleteRule(Relations.chat, of: key, cascade: &cascade)
+        try context.applyDeleteRule(Relations.author, of: key, cascade: &cascade)
+        try didDelete(from: &context)
     }
 }
 
@@ -372,13 +369,12 @@ extension NoIndex: EntityModelProtocol {
         }
     }
 
-    public func delete(from context: inout Context) throws {
-        try context.transaction { context in
-            guard let key = context.storedKey(of: id, NoIndex.self) else { return }
-            try willDelete(from: &context)
-            context.removeRow(key)
-            try didDelete(from: &context)
-        }
+    /// Deletes this entity alone; `delete(from:)` runs it and the deletes it queues in `cascade`.
+    public func delete(from context: inout Context, cascade: inout CascadeDeletes) throws {
+        guard let key = context.storedKey(of: id, NoIndex.self) else { return }
+        try willDelete(from: &context)
+        context.removeRow(key)
+        try didDelete(from: &context)
     }
 }
 
@@ -459,13 +455,12 @@ extension OrderedIndexed: EntityModelProtocol {
         }
     }
 
-    public func delete(from context: inout Context) throws {
-        try context.transaction { context in
-            guard let key = context.storedKey(of: id, OrderedIndexed.self) else { return }
-            try willDelete(from: &context)
-            context.removeRow(key)
-            try didDelete(from: &context)
-        }
+    /// Deletes this entity alone; `delete(from:)` runs it and the deletes it queues in `cascade`.
+    public func delete(from context: inout Context, cascade: inout CascadeDeletes) throws {
+        guard let key = context.storedKey(of: id, OrderedIndexed.self) else { return }
+        try willDelete(from: &context)
+        context.removeRow(key)
+        try didDelete(from: &context)
     }
 }
 
@@ -546,13 +541,12 @@ extension HashIndexed: EntityModelProtocol {
         }
     }
 
-    public func delete(from context: inout Context) throws {
-        try context.transaction { context in
-            guard let key = context.storedKey(of: id, HashIndexed.self) else { return }
-            try willDelete(from: &context)
-            context.removeRow(key)
-            try didDelete(from: &context)
-        }
+    /// Deletes this entity alone; `delete(from:)` runs it and the deletes it queues in `cascade`.
+    public func delete(from context: inout Context, cascade: inout CascadeDeletes) throws {
+        guard let key = context.storedKey(of: id, HashIndexed.self) else { return }
+        try willDelete(from: &context)
+        context.removeRow(key)
+        try didDelete(from: &context)
     }
 }
 
@@ -633,13 +627,12 @@ extension UniqueIndexed: EntityModelProtocol {
         }
     }
 
-    public func delete(from context: inout Context) throws {
-        try context.transaction { context in
-            guard let key = context.storedKey(of: id, UniqueIndexed.self) else { return }
-            try willDelete(from: &context)
-            context.removeRow(key)
-            try didDelete(from: &context)
-        }
+    /// Deletes this entity alone; `delete(from:)` runs it and the deletes it queues in `cascade`.
+    public func delete(from context: inout Context, cascade: inout CascadeDeletes) throws {
+        guard let key = context.storedKey(of: id, UniqueIndexed.self) else { return }
+        try willDelete(from: &context)
+        context.removeRow(key)
+        try didDelete(from: &context)
     }
 }
 
@@ -720,13 +713,12 @@ extension FullTextIndexed: EntityModelProtocol {
         }
     }
 
-    public func delete(from context: inout Context) throws {
-        try context.transaction { context in
-            guard let key = context.storedKey(of: id, FullTextIndexed.self) else { return }
-            try willDelete(from: &context)
-            context.removeRow(key)
-            try didDelete(from: &context)
-        }
+    /// Deletes this entity alone; `delete(from:)` runs it and the deletes it queues in `cascade`.
+    public func delete(from context: inout Context, cascade: inout CascadeDeletes) throws {
+        guard let key = context.storedKey(of: id, FullTextIndexed.self) else { return }
+        try willDelete(from: &context)
+        context.removeRow(key)
+        try didDelete(from: &context)
     }
 }
 

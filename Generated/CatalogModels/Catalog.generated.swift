@@ -90,16 +90,15 @@ extension Category: EntityModelProtocol {
         }
     }
 
-    public func delete(from context: inout Context) throws {
-        try context.transaction { context in
-            guard let key = context.storedKey(of: id, Category.self) else { return }
-            try willDelete(from: &context)
-            context.removeRow(key)
-            try context.applyDeleteRule(Relations.parent, of: key)
-            try context.applyDeleteRule(Relations.children, of: key)
-            try context.applyDeleteRule(Relations.products, of: key)
-            try didDelete(from: &context)
-        }
+    /// Deletes this entity alone; `delete(from:)` runs it and the deletes it queues in `cascade`.
+    public func delete(from context: inout Context, cascade: inout CascadeDeletes) throws {
+        guard let key = context.storedKey(of: id, Category.self) else { return }
+        try willDelete(from: &context)
+        context.removeRow(key)
+        try context.applyDeleteRule(Relations.parent, of: key, cascade: &cascade)
+        try context.applyDeleteRule(Relations.children, of: key, cascade: &cascade)
+        try context.applyDeleteRule(Relations.products, of: key, cascade: &cascade)
+        try didDelete(from: &context)
     }
 }
 
@@ -246,16 +245,15 @@ extension Product: EntityModelProtocol {
         }
     }
 
-    public func delete(from context: inout Context) throws {
-        try context.transaction { context in
-            guard let key = context.storedKey(of: id, Product.self) else { return }
-            try willDelete(from: &context)
-            context.removeRow(key)
-            try context.applyDeleteRule(Relations.category, of: key)
-            try context.applyDeleteRule(Relations.reviews, of: key)
-            try context.applyDeleteRule(Relations.related, of: key)
-            try didDelete(from: &context)
-        }
+    /// Deletes this entity alone; `delete(from:)` runs it and the deletes it queues in `cascade`.
+    public func delete(from context: inout Context, cascade: inout CascadeDeletes) throws {
+        guard let key = context.storedKey(of: id, Product.self) else { return }
+        try willDelete(from: &context)
+        context.removeRow(key)
+        try context.applyDeleteRule(Relations.category, of: key, cascade: &cascade)
+        try context.applyDeleteRule(Relations.reviews, of: key, cascade: &cascade)
+        try context.applyDeleteRule(Relations.related, of: key, cascade: &cascade)
+        try didDelete(from: &context)
     }
 }
 
@@ -381,14 +379,13 @@ extension Review: EntityModelProtocol {
         }
     }
 
-    public func delete(from context: inout Context) throws {
-        try context.transaction { context in
-            guard let key = context.storedKey(of: id, Review.self) else { return }
-            try willDelete(from: &context)
-            context.removeRow(key)
-            try context.applyDeleteRule(Relations.product, of: key)
-            try didDelete(from: &context)
-        }
+    /// Deletes this entity alone; `delete(from:)` runs it and the deletes it queues in `cascade`.
+    public func delete(from context: inout Context, cascade: inout CascadeDeletes) throws {
+        guard let key = context.storedKey(of: id, Review.self) else { return }
+        try willDelete(from: &context)
+        context.removeRow(key)
+        try context.applyDeleteRule(Relations.product, of: key, cascade: &cascade)
+        try didDelete(from: &context)
     }
 }
 

@@ -77,16 +77,15 @@ extension Chat: EntityModelProtocol {
         }
     }
 
-    public func delete(from context: inout Context) throws {
-        try context.transaction { context in
-            guard let key = context.storedKey(of: id, Chat.self) else { return }
-            try willDelete(from: &context)
-            context.removeRow(key)
-            try context.applyDeleteRule(Relations.users, of: key)
-            try context.applyDeleteRule(Relations.messages, of: key)
-            try context.applyDeleteRule(Relations.admins, of: key)
-            try didDelete(from: &context)
-        }
+    /// Deletes this entity alone; `delete(from:)` runs it and the deletes it queues in `cascade`.
+    public func delete(from context: inout Context, cascade: inout CascadeDeletes) throws {
+        guard let key = context.storedKey(of: id, Chat.self) else { return }
+        try willDelete(from: &context)
+        context.removeRow(key)
+        try context.applyDeleteRule(Relations.users, of: key, cascade: &cascade)
+        try context.applyDeleteRule(Relations.messages, of: key, cascade: &cascade)
+        try context.applyDeleteRule(Relations.admins, of: key, cascade: &cascade)
+        try didDelete(from: &context)
     }
 }
 

@@ -129,19 +129,18 @@ extension Message: EntityModelProtocol {
         }
     }
 
-    public func delete(from context: inout Context) throws {
-        try context.transaction { context in
-            guard let key = context.storedKey(of: id, Message.self) else { return }
-            try willDelete(from: &context)
-            context.removeRow(key)
-            try context.applyDeleteRule(Relations.author, of: key)
-            try context.applyDeleteRule(Relations.chat, of: key)
-            try context.applyDeleteRule(Relations.attachment, of: key)
-            try context.applyDeleteRule(Relations.replies, of: key)
-            try context.applyDeleteRule(Relations.replyTo, of: key)
-            try context.applyDeleteRule(Relations.viewedBy, of: key)
-            try didDelete(from: &context)
-        }
+    /// Deletes this entity alone; `delete(from:)` runs it and the deletes it queues in `cascade`.
+    public func delete(from context: inout Context, cascade: inout CascadeDeletes) throws {
+        guard let key = context.storedKey(of: id, Message.self) else { return }
+        try willDelete(from: &context)
+        context.removeRow(key)
+        try context.applyDeleteRule(Relations.author, of: key, cascade: &cascade)
+        try context.applyDeleteRule(Relations.chat, of: key, cascade: &cascade)
+        try context.applyDeleteRule(Relations.attachment, of: key, cascade: &cascade)
+        try context.applyDeleteRule(Relations.replies, of: key, cascade: &cascade)
+        try context.applyDeleteRule(Relations.replyTo, of: key, cascade: &cascade)
+        try context.applyDeleteRule(Relations.viewedBy, of: key, cascade: &cascade)
+        try didDelete(from: &context)
     }
 }
 
@@ -251,14 +250,13 @@ extension Attachment: EntityModelProtocol {
         }
     }
 
-    public func delete(from context: inout Context) throws {
-        try context.transaction { context in
-            guard let key = context.storedKey(of: id, Attachment.self) else { return }
-            try willDelete(from: &context)
-            context.removeRow(key)
-            try context.applyDeleteRule(Relations.message, of: key)
-            try didDelete(from: &context)
-        }
+    /// Deletes this entity alone; `delete(from:)` runs it and the deletes it queues in `cascade`.
+    public func delete(from context: inout Context, cascade: inout CascadeDeletes) throws {
+        guard let key = context.storedKey(of: id, Attachment.self) else { return }
+        try willDelete(from: &context)
+        context.removeRow(key)
+        try context.applyDeleteRule(Relations.message, of: key, cascade: &cascade)
+        try didDelete(from: &context)
     }
 }
 

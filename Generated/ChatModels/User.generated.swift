@@ -116,15 +116,14 @@ extension User: EntityModelProtocol {
         }
     }
 
-    public func delete(from context: inout Context) throws {
-        try context.transaction { context in
-            guard let key = context.storedKey(of: id, User.self) else { return }
-            try willDelete(from: &context)
-            context.removeRow(key)
-            try context.applyDeleteRule(Relations.chats, of: key)
-            try context.applyDeleteRule(Relations.adminOf, of: key)
-            try didDelete(from: &context)
-        }
+    /// Deletes this entity alone; `delete(from:)` runs it and the deletes it queues in `cascade`.
+    public func delete(from context: inout Context, cascade: inout CascadeDeletes) throws {
+        guard let key = context.storedKey(of: id, User.self) else { return }
+        try willDelete(from: &context)
+        context.removeRow(key)
+        try context.applyDeleteRule(Relations.chats, of: key, cascade: &cascade)
+        try context.applyDeleteRule(Relations.adminOf, of: key, cascade: &cascade)
+        try didDelete(from: &context)
     }
 }
 

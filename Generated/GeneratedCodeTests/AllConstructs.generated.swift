@@ -160,17 +160,16 @@ extension Document: EntityModelProtocol {
         }
     }
 
-    public func delete(from context: inout Context) throws {
-        try context.transaction { context in
-            guard let key = context.storedKey(of: id, Document.self) else { return }
-            try willDelete(from: &context)
-            context.removeRow(key)
-            try context.applyDeleteRule(Relations.folder, of: key)
-            try context.applyDeleteRule(Relations.sections, of: key)
-            try context.applyDeleteRule(Relations.related, of: key)
-            try context.applyDeleteRule(Relations.cover, of: key)
-            try didDelete(from: &context)
-        }
+    /// Deletes this entity alone; `delete(from:)` runs it and the deletes it queues in `cascade`.
+    public func delete(from context: inout Context, cascade: inout CascadeDeletes) throws {
+        guard let key = context.storedKey(of: id, Document.self) else { return }
+        try willDelete(from: &context)
+        context.removeRow(key)
+        try context.applyDeleteRule(Relations.folder, of: key, cascade: &cascade)
+        try context.applyDeleteRule(Relations.sections, of: key, cascade: &cascade)
+        try context.applyDeleteRule(Relations.related, of: key, cascade: &cascade)
+        try context.applyDeleteRule(Relations.cover, of: key, cascade: &cascade)
+        try didDelete(from: &context)
     }
 }
 
@@ -312,14 +311,13 @@ extension Folder: EntityModelProtocol {
         }
     }
 
-    public func delete(from context: inout Context) throws {
-        try context.transaction { context in
-            guard let key = context.storedKey(of: id, Folder.self) else { return }
-            try willDelete(from: &context)
-            context.removeRow(key)
-            try context.applyDeleteRule(Relations.documents, of: key)
-            try didDelete(from: &context)
-        }
+    /// Deletes this entity alone; `delete(from:)` runs it and the deletes it queues in `cascade`.
+    public func delete(from context: inout Context, cascade: inout CascadeDeletes) throws {
+        guard let key = context.storedKey(of: id, Folder.self) else { return }
+        try willDelete(from: &context)
+        context.removeRow(key)
+        try context.applyDeleteRule(Relations.documents, of: key, cascade: &cascade)
+        try didDelete(from: &context)
     }
 }
 
@@ -401,14 +399,13 @@ extension Section: EntityModelProtocol {
         }
     }
 
-    public func delete(from context: inout Context) throws {
-        try context.transaction { context in
-            guard let key = context.storedKey(of: id, Section.self) else { return }
-            try willDelete(from: &context)
-            context.removeRow(key)
-            try context.applyDeleteRule(Relations.document, of: key)
-            try didDelete(from: &context)
-        }
+    /// Deletes this entity alone; `delete(from:)` runs it and the deletes it queues in `cascade`.
+    public func delete(from context: inout Context, cascade: inout CascadeDeletes) throws {
+        guard let key = context.storedKey(of: id, Section.self) else { return }
+        try willDelete(from: &context)
+        context.removeRow(key)
+        try context.applyDeleteRule(Relations.document, of: key, cascade: &cascade)
+        try didDelete(from: &context)
     }
 }
 
@@ -582,14 +579,13 @@ extension Revision: EntityModelProtocol {
         }
     }
 
-    package func delete(from context: inout Context) throws {
-        try context.transaction { context in
-            guard let key = context.storedKey(of: id, Revision.self) else { return }
-            try willDelete(from: &context)
-            context.removeRow(key)
-            try context.applyDeleteRule(Relations.document, of: key)
-            try didDelete(from: &context)
-        }
+    /// Deletes this entity alone; `delete(from:)` runs it and the deletes it queues in `cascade`.
+    package func delete(from context: inout Context, cascade: inout CascadeDeletes) throws {
+        guard let key = context.storedKey(of: id, Revision.self) else { return }
+        try willDelete(from: &context)
+        context.removeRow(key)
+        try context.applyDeleteRule(Relations.document, of: key, cascade: &cascade)
+        try didDelete(from: &context)
     }
 }
 

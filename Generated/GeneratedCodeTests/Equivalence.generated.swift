@@ -104,13 +104,12 @@ extension Indexed: EntityModelProtocol {
         }
     }
 
-    func delete(from context: inout Context) throws {
-        try context.transaction { context in
-            guard let key = context.storedKey(of: id, Indexed.self) else { return }
-            try willDelete(from: &context)
-            context.removeRow(key)
-            try didDelete(from: &context)
-        }
+    /// Deletes this entity alone; `delete(from:)` runs it and the deletes it queues in `cascade`.
+    func delete(from context: inout Context, cascade: inout CascadeDeletes) throws {
+        guard let key = context.storedKey(of: id, Indexed.self) else { return }
+        try willDelete(from: &context)
+        context.removeRow(key)
+        try didDelete(from: &context)
     }
 }
 
@@ -199,13 +198,12 @@ extension Plain: EntityModelProtocol {
         }
     }
 
-    func delete(from context: inout Context) throws {
-        try context.transaction { context in
-            guard let key = context.storedKey(of: id, Plain.self) else { return }
-            try willDelete(from: &context)
-            context.removeRow(key)
-            try didDelete(from: &context)
-        }
+    /// Deletes this entity alone; `delete(from:)` runs it and the deletes it queues in `cascade`.
+    func delete(from context: inout Context, cascade: inout CascadeDeletes) throws {
+        guard let key = context.storedKey(of: id, Plain.self) else { return }
+        try willDelete(from: &context)
+        context.removeRow(key)
+        try didDelete(from: &context)
     }
 }
 

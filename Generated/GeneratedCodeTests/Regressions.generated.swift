@@ -76,13 +76,12 @@ extension Scored: EntityModelProtocol {
         }
     }
 
-    func delete(from context: inout Context) throws {
-        try context.transaction { context in
-            guard let key = context.storedKey(of: id, Scored.self) else { return }
-            try willDelete(from: &context)
-            context.removeRow(key)
-            try didDelete(from: &context)
-        }
+    /// Deletes this entity alone; `delete(from:)` runs it and the deletes it queues in `cascade`.
+    func delete(from context: inout Context, cascade: inout CascadeDeletes) throws {
+        guard let key = context.storedKey(of: id, Scored.self) else { return }
+        try willDelete(from: &context)
+        context.removeRow(key)
+        try didDelete(from: &context)
     }
 }
 
@@ -160,13 +159,12 @@ extension Label: EntityModelProtocol {
         }
     }
 
-    func delete(from context: inout Context) throws {
-        try context.transaction { context in
-            guard let key = context.storedKey(of: id, Label.self) else { return }
-            try willDelete(from: &context)
-            context.removeRow(key)
-            try didDelete(from: &context)
-        }
+    /// Deletes this entity alone; `delete(from:)` runs it and the deletes it queues in `cascade`.
+    func delete(from context: inout Context, cascade: inout CascadeDeletes) throws {
+        guard let key = context.storedKey(of: id, Label.self) else { return }
+        try willDelete(from: &context)
+        context.removeRow(key)
+        try didDelete(from: &context)
     }
 }
 
@@ -253,15 +251,14 @@ extension Post: EntityModelProtocol {
         }
     }
 
-    func delete(from context: inout Context) throws {
-        try context.transaction { context in
-            guard let key = context.storedKey(of: id, Post.self) else { return }
-            try willDelete(from: &context)
-            context.removeRow(key)
-            try context.applyDeleteRule(Relations.labels, of: key)
-            try context.applyDeleteRule(Relations.pinned, of: key)
-            try didDelete(from: &context)
-        }
+    /// Deletes this entity alone; `delete(from:)` runs it and the deletes it queues in `cascade`.
+    func delete(from context: inout Context, cascade: inout CascadeDeletes) throws {
+        guard let key = context.storedKey(of: id, Post.self) else { return }
+        try willDelete(from: &context)
+        context.removeRow(key)
+        try context.applyDeleteRule(Relations.labels, of: key, cascade: &cascade)
+        try context.applyDeleteRule(Relations.pinned, of: key, cascade: &cascade)
+        try didDelete(from: &context)
     }
 }
 

@@ -146,16 +146,15 @@ struct EntityRenderer {
             }
 
             writer.line()
-            writer.block("\(access.prefix)func delete(from context: inout Context) throws") { writer in
-                writer.block(opening: "try context.transaction { context in") { writer in
-                    writer.line("guard let key = context.storedKey(of: id, \(name).self) else { return }")
-                    writer.line("try willDelete(from: &context)")
-                    writer.line("context.removeRow(key)")
-                    for relation in entity.relations {
-                        writer.line("try context.applyDeleteRule(Relations.\(SwiftName.escaped(relation.name)), of: key)")
-                    }
-                    writer.line("try didDelete(from: &context)")
+            writer.documentation(["Deletes this entity alone; `delete(from:)` runs it and the deletes it queues in `cascade`."])
+            writer.block("\(access.prefix)func delete(from context: inout Context, cascade: inout CascadeDeletes) throws") { writer in
+                writer.line("guard let key = context.storedKey(of: id, \(name).self) else { return }")
+                writer.line("try willDelete(from: &context)")
+                writer.line("context.removeRow(key)")
+                for relation in entity.relations {
+                    writer.line("try context.applyDeleteRule(Relations.\(SwiftName.escaped(relation.name)), of: key, cascade: &cascade)")
                 }
+                writer.line("try didDelete(from: &context)")
             }
         }
     }

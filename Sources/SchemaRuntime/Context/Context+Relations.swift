@@ -49,33 +49,35 @@ extension Context {
     }
 
     /// Applies a to-one relation's delete rule for the entity at `key`: removes the link (and
-    /// its inverse), then, for `.cascade`, deletes the entity that was linked.
+    /// its inverse), then, for `.cascade`, queues the entity that was linked for deletion.
     @inlinable
     public mutating func applyDeleteRule<Source, Target, Directionality, Constraint>(
-        _ descriptor: ToOneRelationDescriptor<Source, Target, Directionality, Constraint>, of key: EntityKey<Source>
+        _ descriptor: ToOneRelationDescriptor<Source, Target, Directionality, Constraint>, of key: EntityKey<Source>,
+        cascade: inout CascadeDeletes
     ) throws {
         let targets = clearLinks(ObjectIdentifier(Source.self), .toOne(descriptor.column), key.rawValue,
                                  ObjectIdentifier(Target.self), inverse: descriptor.inverse)
-        if descriptor.deleteRule == .cascade { try deleteEntities(Target.self, keys: targets) }
+        if descriptor.deleteRule == .cascade { cascade.append(Target.self, keys: targets) }
     }
 
     /// Applies a to-many relation's delete rule for the entity at `key`: removes the links (and
-    /// their inverses), then, for `.cascade`, deletes the entities that were linked.
+    /// their inverses), then, for `.cascade`, queues the entities that were linked for deletion.
     @inlinable
     public mutating func applyDeleteRule<Source, Target, Directionality>(
-        _ descriptor: ToManyRelationDescriptor<Source, Target, Directionality>, of key: EntityKey<Source>
+        _ descriptor: ToManyRelationDescriptor<Source, Target, Directionality>, of key: EntityKey<Source>,
+        cascade: inout CascadeDeletes
     ) throws {
         let targets = clearLinks(ObjectIdentifier(Source.self), .toMany(descriptor.column), key.rawValue,
                                  ObjectIdentifier(Target.self), inverse: descriptor.inverse)
-        if descriptor.deleteRule == .cascade { try deleteEntities(Target.self, keys: targets) }
+        if descriptor.deleteRule == .cascade { cascade.append(Target.self, keys: targets) }
     }
 
-    /// Deletes the stored entities among `keys` through their generated `delete(from:)`.
+    /// Deletes the stored entities among `keys`, and everything their cascade rules reach.
     @inlinable
     mutating func deleteEntities<Entity: EntityModelProtocol>(_ type: Entity.Type, keys: [Int32]) throws {
-        for key in keys {
-            if let entity = row(type, key) { try entity.delete(from: &self) }
-        }
+        var cascade = CascadeDeletes()
+        cascade.append(type, keys: keys)
+        try run(cascade)
     }
 
     @inlinable

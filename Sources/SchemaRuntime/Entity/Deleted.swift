@@ -47,14 +47,13 @@ public struct Deleted<Entity: EntityModelProtocol>: EntityModelProtocol {
         }
     }
 
-    /// Removes the archive (the entity stays deleted).
-    public func delete(from context: inout Context) throws {
-        try context.transaction { context in
-            guard let key = context.storedKey(of: id, Deleted.self) else { return }
-            try willDelete(from: &context)
-            context.removeRow(key)
-            try didDelete(from: &context)
-        }
+    /// Removes the archive (the entity stays deleted). Archives have no relations, so
+    /// nothing cascades.
+    public func delete(from context: inout Context, cascade: inout CascadeDeletes) throws {
+        guard let key = context.storedKey(of: id, Deleted.self) else { return }
+        try willDelete(from: &context)
+        context.removeRow(key)
+        try didDelete(from: &context)
     }
 
     /// Saves the entity back with the links it had and removes the archive, in one transaction.

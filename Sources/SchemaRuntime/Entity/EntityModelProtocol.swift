@@ -41,8 +41,10 @@ public protocol EntityModelProtocol: Sendable {
     /// Saves the entity and everything embedded in its relations, merging with stored data.
     func save(to context: inout Context, options: MergeStrategy<Self>) throws
 
-    /// Removes the entity, applying each relation's delete rule.
-    func delete(from context: inout Context) throws
+    /// Removes this entity alone, applying each relation's delete rule; entities reached by
+    /// `cascade` rules are queued in `cascade`, not deleted. Generated; call
+    /// ``delete(from:)`` instead, which runs the whole cascade.
+    func delete(from context: inout Context, cascade: inout CascadeDeletes) throws
 
     /// The strategy used by `save(to:)`.
     static var defaultMergeStrategy: MergeStrategy<Self> { get }
@@ -62,6 +64,13 @@ extension EntityModelProtocol {
     public func didSave(to context: inout Context) throws {}
     public func willDelete(from context: inout Context) throws {}
     public func didDelete(from context: inout Context) throws {}
+
+    /// Removes the entity, applying each relation's delete rule, and deletes what `cascade`
+    /// rules reach (iteratively: any chain length is fine). One transaction: if a hook throws,
+    /// nothing is deleted.
+    public func delete(from context: inout Context) throws {
+        try context.deleteCascading(self)
+    }
 
     /// Saves with ``defaultMergeStrategy``.
     public func save(to context: inout Context) throws {
