@@ -2775,3 +2775,127 @@ struct KeywordFields: Codable, Sendable, Hashable {
         try container.encode(self.to, forKey: .to)
     }
 }
+
+// MARK: - LiteralEdges
+
+/// Every literal kind at the edges of what is allowed; compiled by GeneratedCodeTests, and
+/// checked for its values in RobustnessTests.
+struct LiteralEdges: Codable, Sendable, Hashable {
+    var int8Low: Int8
+    var int8High: Int8
+    var uint64High: UInt64
+    var intLow: Int
+    var hex: Int
+    var binary: UInt8
+    var octal: Int16
+    var grouped: Int
+    var exponent: Double
+    var negativeExponent: Double
+    var floatMax: Float
+    var exactDouble: Double
+    var decimal: Decimal
+    var escapes: String
+    var invisible: String
+    var deep: [[[[[[[[Int]]]]]]]]
+    var deepOptional: [[[[[[[[String?]]]]]]]]?
+
+    init(
+        int8Low: Int8 = -128,
+        int8High: Int8 = 127,
+        uint64High: UInt64 = 18446744073709551615,
+        intLow: Int = -9223372036854775808,
+        hex: Int = 0xFF,
+        binary: UInt8 = 0b1010_1010,
+        octal: Int16 = 0o777,
+        grouped: Int = 1_000_000,
+        exponent: Double = 1.5e3,
+        negativeExponent: Double = -2.5E-3,
+        floatMax: Float = 3.4028234e38,
+        exactDouble: Double = 9007199254740992,
+        decimal: Decimal = 0.1,
+        escapes: String = "tab\tquote\"backslash\\nul\0apostrophe'emoji😀cr\rnl\n",
+        invisible: String = "bidi\u{202E}zero\u{200B}separator\u{2028}end",
+        deep: [[[[[[[[Int]]]]]]]] = [[[[[[[[1, 2]]]]]]]],
+        deepOptional: [[[[[[[[String?]]]]]]]]? = nil
+    ) {
+        self.int8Low = int8Low
+        self.int8High = int8High
+        self.uint64High = uint64High
+        self.intLow = intLow
+        self.hex = hex
+        self.binary = binary
+        self.octal = octal
+        self.grouped = grouped
+        self.exponent = exponent
+        self.negativeExponent = negativeExponent
+        self.floatMax = floatMax
+        self.exactDouble = exactDouble
+        self.decimal = decimal
+        self.escapes = escapes
+        self.invisible = invisible
+        self.deep = deep
+        self.deepOptional = deepOptional
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case int8Low
+        case int8High
+        case uint64High
+        case intLow
+        case hex
+        case binary
+        case octal
+        case grouped
+        case exponent
+        case negativeExponent
+        case floatMax
+        case exactDouble
+        case decimal
+        case escapes
+        case invisible
+        case deep
+        case deepOptional
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.int8Low = try container.decodeIfPresent(Int8.self, forKey: .int8Low) ?? -128
+        self.int8High = try container.decodeIfPresent(Int8.self, forKey: .int8High) ?? 127
+        self.uint64High = try container.decodeIfPresent(UInt64.self, forKey: .uint64High) ?? 18446744073709551615
+        self.intLow = try container.decodeIfPresent(Int.self, forKey: .intLow) ?? -9223372036854775808
+        self.hex = try container.decodeIfPresent(Int.self, forKey: .hex) ?? 0xFF
+        self.binary = try container.decodeIfPresent(UInt8.self, forKey: .binary) ?? 0b1010_1010
+        self.octal = try container.decodeIfPresent(Int16.self, forKey: .octal) ?? 0o777
+        self.grouped = try container.decodeIfPresent(Int.self, forKey: .grouped) ?? 1_000_000
+        self.exponent = try container.decodeIfPresent(Double.self, forKey: .exponent) ?? 1.5e3
+        self.negativeExponent = try container.decodeIfPresent(Double.self, forKey: .negativeExponent) ?? -2.5E-3
+        self.floatMax = try container.decodeIfPresent(Float.self, forKey: .floatMax) ?? 3.4028234e38
+        self.exactDouble = try container.decodeIfPresent(Double.self, forKey: .exactDouble) ?? 9007199254740992
+        self.decimal = try container.decodeIfPresent(Decimal.self, forKey: .decimal) ?? 0.1
+        self.escapes = try container.decodeIfPresent(String.self, forKey: .escapes) ?? "tab\tquote\"backslash\\nul\0apostrophe'emoji😀cr\rnl\n"
+        self.invisible = try container.decodeIfPresent(String.self, forKey: .invisible) ?? "bidi\u{202E}zero\u{200B}separator\u{2028}end"
+        self.deep = try container.decodeIfPresent([[[[[[[[Int]]]]]]]].self, forKey: .deep) ?? [[[[[[[[1, 2]]]]]]]]
+        self.deepOptional = try container.decodeIfPresent([[[[[[[[String?]]]]]]]].self, forKey: .deepOptional)
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(self.int8Low, forKey: .int8Low)
+        try container.encode(self.int8High, forKey: .int8High)
+        try container.encode(self.uint64High, forKey: .uint64High)
+        try container.encode(self.intLow, forKey: .intLow)
+        try container.encode(self.hex, forKey: .hex)
+        try container.encode(self.binary, forKey: .binary)
+        try container.encode(self.octal, forKey: .octal)
+        try container.encode(self.grouped, forKey: .grouped)
+        try container.encode(self.exponent, forKey: .exponent)
+        try container.encode(self.negativeExponent, forKey: .negativeExponent)
+        try container.encode(self.floatMax, forKey: .floatMax)
+        try container.encode(self.exactDouble, forKey: .exactDouble)
+        try container.encode(self.decimal, forKey: .decimal)
+        try container.encode(self.escapes, forKey: .escapes)
+        try container.encode(self.invisible, forKey: .invisible)
+        try container.encode(self.deep, forKey: .deep)
+        try container.encode(self.deepOptional, forKey: .deepOptional)
+    }
+}

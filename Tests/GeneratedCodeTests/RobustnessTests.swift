@@ -78,3 +78,33 @@ final class LockedValue<Value: Sendable>: @unchecked Sendable {
         return body(&value)
     }
 }
+
+/// Issue #8: every literal kind a schema allows compiles (this file would not build
+/// otherwise) and keeps its value.
+@Suite struct LiteralEdgeTests {
+    @Test func literalsKeepTheirValues() throws {
+        let edges = LiteralEdges()
+        #expect(edges.int8Low == .min && edges.int8High == .max && edges.uint64High == .max && edges.intLow == .min)
+        #expect(edges.hex == 255 && edges.binary == 170 && edges.octal == 511 && edges.grouped == 1_000_000)
+        #expect(edges.exponent == 1500 && edges.negativeExponent == -0.0025 && edges.floatMax == 3.4028234e38)
+        #expect(edges.exactDouble == 9007199254740992)
+        #expect(edges.escapes == "tab\tquote\"backslash\\nul\0apostrophe'emoji😀cr\rnl\n")
+        #expect(edges.invisible.unicodeScalars.map(\.value).contains(0x202E))
+        #expect(edges.invisible.unicodeScalars.map(\.value).contains(0x2028))
+        #expect(edges.deep.first?.first?.first?.first?.first?.first?.first == [1, 2])
+        let json = try JSONEncoder().encode(edges)
+        #expect(try JSONDecoder().decode(LiteralEdges.self, from: json).escapes == edges.escapes)
+    }
+
+    @Test func keywordNamedMembersWork() throws {
+        var context = Context()
+        var entity = KeywordNames(id: "k")
+        entity.return = 3
+        entity.for = 4
+        try entity.save(to: &context)
+        #expect(KeywordNames.filter(\.return == 3, in: context).resolve().map(\.id) == ["k"])
+        let data = try JSONEncoder().encode(entity)
+        let text = String(decoding: data, as: UTF8.self)
+        #expect(text.contains("\"return\":3") && text.contains("\"container\":0"))
+    }
+}
