@@ -22,4 +22,12 @@ enum SchemaFiles {
     static func schemas(in files: some Sequence<URL>) -> [URL] {
         files.filter { isSchemaFile($0.lastPathComponent) }.sorted { $0.path < $1.path }
     }
+
+    /// The error for a target that holds schema files but no Swift file, or nil.
+    static func schemaOnlyTargetProblem(files: [URL], targetName: String) -> String? {
+        let schemas = files.filter { isSchemaFile($0.lastPathComponent) }
+        guard !schemas.isEmpty, !files.contains(where: { $0.pathExtension == "swift" }) else { return nil }
+        return "target '\(targetName)' has schema files but no Swift file; SwiftPM does not link the code generated for such a target. "
+            + "Add one Swift file to it, e.g. '\(targetName).swift' containing '@_exported import SchemaRuntime' (see docs/Adopting.md)"
+    }
 }

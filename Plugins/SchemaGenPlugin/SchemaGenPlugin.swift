@@ -10,6 +10,13 @@ import PackagePlugin
 struct SchemaGenPlugin: BuildToolPlugin {
     func createBuildCommands(context: PluginContext, target: Target) throws -> [Command] {
         guard let target = target.sourceModule else { return [] }
+        let files = target.sourceFiles.map(\.url)
+        if let problem = SchemaFiles.schemaOnlyTargetProblem(files: files, targetName: target.name) {
+            // SwiftPM compiles generated sources of a target with no Swift file of its own, but
+            // never links them: every use fails with undefined symbols. Say why instead.
+            Diagnostics.error(problem)
+            return []
+        }
         return try commands(
             schemas: SchemaFiles.schemas(in: target.sourceFiles.map(\.url)),
             targetName: target.name,
