@@ -104,7 +104,10 @@ import Testing
             // Case-insensitive means folded scalar by scalar (TextTokenizer.folded), as documented.
             let text = caseSensitive ? row.text : TextTokenizer.folded(row.text), needle = caseSensitive ? query : TextTokenizer.folded(query)
             switch op {
-            case 0: return Set(TextTokenizer.tokens(row.text)).isSuperset(of: TextTokenizer.tokens(query))
+            case 0:
+                // A query without words matches nothing (issue #8).
+                let words = TextTokenizer.tokens(query)
+                return !words.isEmpty && Set(TextTokenizer.tokens(row.text)).isSuperset(of: words)
             case 1: return needle.isEmpty || text.contains(needle)
             case 2: return text.hasPrefix(needle)
             case 3: return text.hasSuffix(needle)

@@ -25,8 +25,18 @@ public enum TextTokenizer {
     public static func folded(_ text: String) -> String {
         if text.utf8.allSatisfy({ $0 < 0x80 }) { return text.lowercased() }
         var result = String.UnicodeScalarView()
-        for scalar in text.decomposedStringWithCanonicalMapping.unicodeScalars { appendFolded(scalar, to: &result) }
+        for scalar in decomposed(text).unicodeScalars { appendFolded(scalar, to: &result) }
         return String(result)
+    }
+
+    /// The canonical decomposition (NFD) that folding and tokenizing start from, with
+    /// `İ` (U+0130, capital I with dot above) read as `i` first: its decomposition `I` + U+0307
+    /// would otherwise lower to `i̇`, and "istanbul" would not find "İstanbul".
+    static func decomposed(_ text: String) -> String {
+        guard text.unicodeScalars.contains("\u{0130}") else { return text.decomposedStringWithCanonicalMapping }
+        var view = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars { view.append(scalar == "\u{0130}" ? "i" : scalar) }
+        return String(view).decomposedStringWithCanonicalMapping
     }
 
     /// Whether `scalar` (already folded) starts or continues words: a letter or a number.
@@ -99,7 +109,7 @@ public enum TextTokenizer {
         var tokens: [String] = []
         var current = String.UnicodeScalarView()
         var folded = String.UnicodeScalarView()
-        for scalar in text.decomposedStringWithCanonicalMapping.unicodeScalars {
+        for scalar in decomposed(text).unicodeScalars {
             folded.removeAll(keepingCapacity: true)
             appendFolded(scalar, to: &folded)
             for piece in folded {

@@ -60,8 +60,11 @@ public struct Predicate<Entity> {
         func evaluate(_ entity: Entity) -> Bool {
             switch operation {
             case .matches:
+                // A query without words (empty, or only punctuation) matches nothing.
+                let words = TextTokenizer.tokens(query)
+                guard !words.isEmpty else { return false }
                 let tokens = Set(TextTokenizer.tokens(joinedText(entity)))
-                return TextTokenizer.tokens(query).allSatisfy(tokens.contains)
+                return words.allSatisfy(tokens.contains)
             case .regex:
                 return texts(entity).contains { text in
                     regex!.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
@@ -140,6 +143,52 @@ public struct Predicate<Entity> {
                                       texts: { entity in keyPaths.map { entity[keyPath: $0] } }, regex: regex)))
     }
 
+    /// Optional fields: a nil field has no text, so it contains, starts and ends with nothing
+    /// and matches no query (and the negated forms hold for it).
+    private static func text(_ keyPaths: [KeyPath<Entity, String?>], _ operation: TextOperation, _ query: String, caseSensitive: Bool) -> Predicate {
+        Predicate(.text(TextCondition(keyPaths: keyPaths, operation: operation, query: query, caseSensitive: caseSensitive,
+                                      texts: { entity in keyPaths.compactMap { entity[keyPath: $0] } }, regex: nil)))
+    }
+
+    /// The optional field contains `substring`; nil contains nothing.
+    public static func string(_ keyPath: KeyPath<Entity, String?>, contains substring: String, caseSensitive: Bool = false) -> Predicate {
+        text([keyPath], .contains, substring, caseSensitive: caseSensitive)
+    }
+
+    /// The optional field is nil or does not contain `substring`.
+    public static func string(_ keyPath: KeyPath<Entity, String?>, notContains substring: String, caseSensitive: Bool = false) -> Predicate {
+        !string(keyPath, contains: substring, caseSensitive: caseSensitive)
+    }
+
+    /// The optional field starts with `prefix`; nil starts with nothing.
+    public static func string(_ keyPath: KeyPath<Entity, String?>, hasPrefix prefix: String, caseSensitive: Bool = false) -> Predicate {
+        text([keyPath], .hasPrefix, prefix, caseSensitive: caseSensitive)
+    }
+
+    /// The optional field ends with `suffix`; nil ends with nothing.
+    public static func string(_ keyPath: KeyPath<Entity, String?>, hasSuffix suffix: String, caseSensitive: Bool = false) -> Predicate {
+        text([keyPath], .hasSuffix, suffix, caseSensitive: caseSensitive)
+    }
+
+    /// Full-text match over one or more optional fields (nil fields contribute no words):
+    /// every word of `query` appears in them. A query without words matches nothing.
+    public static func string(_ keyPaths: KeyPath<Entity, String?>..., matches query: String) -> Predicate {
+        text(keyPaths, .matches, query, caseSensitive: false)
+    }
+
+    /// Full-text match over `String` and `String?` fields together, as a full-text index
+    /// over both (`index fulltext(name, username)`) covers them. Any other field type is a
+    /// programming error and stops with a precondition failure naming it.
+    public static func string(_ keyPaths: PartialKeyPath<Entity>..., matches query: String) -> Predicate {
+        for keyPath in keyPaths {
+            let valueType = type(of: keyPath).valueType
+            precondition(valueType == String.self || valueType == String?.self,
+                         "string(_:matches:) needs String or String? fields; \(keyPath) is \(valueType)")
+        }
+        return Predicate(.text(TextCondition(keyPaths: keyPaths, operation: .matches, query: query, caseSensitive: false,
+                                             texts: { entity in keyPaths.compactMap { entity[keyPath: $0] as? String } }, regex: nil)))
+    }
+
     /// The field contains `substring` (case-insensitive unless `caseSensitive`).
     public static func string(_ keyPath: KeyPath<Entity, String>, contains substring: String, caseSensitive: Bool = false) -> Predicate {
         text([keyPath], .contains, substring, caseSensitive: caseSensitive)
@@ -171,7 +220,8 @@ public struct Predicate<Entity> {
     }
 
     /// Full-text match over one or more fields: every word of `query` appears as a word of
-    /// the fields (case-insensitive). Unsorted results come in BM25 relevance order.
+    /// the fields (case-insensitive). Unsorted results come in BM25 relevance order. A query
+    /// without words (empty, or only punctuation) matches nothing.
     public static func string(_ keyPaths: KeyPath<Entity, String>..., matches query: String) -> Predicate {
         text(keyPaths, .matches, query, caseSensitive: false)
     }

@@ -79,11 +79,16 @@ extension QueryList {
         filter(Predicate(.updatedSince(date.timeIntervalSinceReferenceDate)))
     }
 
-    /// At most `limit` entities, after skipping `offset`. Negative values count as 0.
+    /// At most `limit` entities, after skipping `offset`.
+    ///
+    /// A negative `limit` or `offset` is a programming error (it has no meaning, and silently
+    /// reading it as 0 hides the bug), so it stops the program with a message naming it.
     public func limit(_ limit: Int, offset: Int = 0) -> QueryList {
+        precondition(limit >= 0, "limit(\(limit)): a limit cannot be negative")
+        precondition(offset >= 0, "limit(_:offset: \(offset)): an offset cannot be negative")
         var copy = self
-        copy.limit = max(0, limit)
-        copy.offset = max(0, offset)
+        copy.limit = limit
+        copy.offset = offset
         return copy
     }
 

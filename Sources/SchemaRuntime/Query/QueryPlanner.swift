@@ -162,7 +162,12 @@ struct QueryPlanner<Entity: EntityModelProtocol> {
         guard let (position, descriptor) = fullTextIndex(covering: condition.keyPaths) else { return nil }
         let words: [String]
         switch condition.operation {
-        case .matches: words = TextTokenizer.tokens(condition.query)
+        case .matches:
+            words = TextTokenizer.tokens(condition.query)
+            if words.isEmpty {
+                plan.steps.append("full-text query without words: matches nothing")
+                return []
+            }
         case .contains: words = Self.completeWords(condition.query, anchoredStart: false, anchoredEnd: false)
         case .hasPrefix: words = Self.completeWords(condition.query, anchoredStart: true, anchoredEnd: false)
         case .hasSuffix: words = Self.completeWords(condition.query, anchoredStart: false, anchoredEnd: true)
