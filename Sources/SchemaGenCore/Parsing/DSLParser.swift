@@ -209,7 +209,7 @@ public struct DSLParser {
             } catch {
                 incompleteNames.insert(name.value)
                 if index == start { advance() }
-                recover { token in token.startsMember || token.identifier.map(Self.declarationKeywords.contains) == true }
+                recover { token in token.startsMember || token.isDeclarationKeyword }
             }
         }
         closeBody(of: "entity '\(name.value)'", openedAt: open)
@@ -454,7 +454,7 @@ public struct DSLParser {
             } catch {
                 incompleteNames.insert(name.value)
                 if index == start { advance() }
-                recover { $0.isKeyword("case") || $0.identifier.map(Self.declarationKeywords.contains) == true }
+                recover { $0.isKeyword("case") || $0.isDeclarationKeyword }
             }
         }
         closeBody(of: "enum '\(name.value)'", openedAt: open)
@@ -480,7 +480,7 @@ public struct DSLParser {
             } catch {
                 incompleteNames.insert(name.value)
                 if index == start { advance() }
-                recover { $0.isKeyword("let") || $0.isKeyword("var") || $0.identifier.map(Self.declarationKeywords.contains) == true }
+                recover { $0.isKeyword("let") || $0.isKeyword("var") || $0.isDeclarationKeyword }
             }
         }
         closeBody(of: "struct '\(name.value)'", openedAt: open)

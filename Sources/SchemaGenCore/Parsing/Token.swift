@@ -25,6 +25,12 @@ struct Token: Hashable, Sendable {
         return identifier.map(DSLParser.memberKeywords.contains) ?? false
     }
 
+    /// Whether a declaration keyword (`entity`, `enum`, `struct`, `external`) is here: where
+    /// recovery inside a body stops, because the body was probably not closed.
+    var isDeclarationKeyword: Bool {
+        identifier.map(DSLParser.declarationKeywords.contains) ?? false
+    }
+
     func isSymbol(_ symbol: Character) -> Bool { kind == .symbol(symbol) }
 
     func isKeyword(_ keyword: String) -> Bool { kind == .identifier(keyword) }
