@@ -58,7 +58,7 @@ let package = Package(
         .target(name: "BenchModels", dependencies: ["SchemaRuntime"], path: "Benchmarks/BenchModels", plugins: ["SchemaGenPlugin"]),
 
         .testTarget(name: "SchemaRuntimeTests", dependencies: ["SchemaRuntime", "ChatModels", "CatalogModels", "DeterministicRandom"]),
-        .testTarget(name: "SchemaGenCoreTests", dependencies: ["SchemaGenCore"], exclude: ["Fixtures"]),
+        .testTarget(name: "SchemaGenCoreTests", dependencies: ["SchemaGenCore", "DeterministicRandom"], exclude: ["Fixtures"]),
         // Applies the build plugin to AllConstructs.schema and uses the generated types.
         .testTarget(name: "GeneratedCodeTests", dependencies: ["SchemaRuntime", "DeterministicRandom"], plugins: ["SchemaGenPlugin"]),
         .testTarget(name: "EndToEndTests", dependencies: []),
