@@ -37,9 +37,7 @@ public enum SwiftName {
     static func describe(_ scalar: Unicode.Scalar) -> String {
         let hex = String(scalar.value, radix: 16, uppercase: true)
         let code = "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
-        let visible = scalar.properties.generalCategory != .control && scalar.properties.generalCategory != .format
-            && scalar.properties.generalCategory != .spaceSeparator && scalar.properties.generalCategory != .lineSeparator
-            && scalar.properties.generalCategory != .paragraphSeparator && !scalar.properties.isWhitespace
+        let visible = !SwiftText.needsEscape(scalar) && !scalar.properties.isWhitespace
         return visible ? "'\(scalar)' (\(code))" : code
     }
 
