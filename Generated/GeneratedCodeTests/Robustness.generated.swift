@@ -187,3 +187,512 @@ extension TreeNode: Codable {
 }
 
 extension TreeNode: Equatable {}
+
+// MARK: - Book
+
+/// Loans must name their book, so a book with loans cannot be deleted (its `loans` nullify);
+/// copies go with their book (cascade).
+struct Book: Sendable {
+    let id: String
+
+    /// To-many, mutual with `Loan.book`.
+    @ToMany<Loan, Mutual> var loans: [Loan]?
+    /// To-many, mutual with `BookCopy.book`; deleting this entity deletes the related ones.
+    @ToMany<BookCopy, Mutual> var copies: [BookCopy]?
+
+    /// Creates the entity. Relations default to `.none`, which leaves stored links as they are on save.
+    init(
+        id: String,
+        loans: ToMany<Loan, Mutual> = .none,
+        copies: ToMany<BookCopy, Mutual> = .none
+    ) {
+        self.id = id
+        self._loans = loans
+        self._copies = copies
+    }
+}
+
+extension Book: EntityModelProtocol {
+    static let entityName = "Book"
+
+    /// Where each relation's links are stored, and how mutual relations pair up.
+    enum Relations {
+        static let loans = ToManyRelationDescriptor("loans", \Book.$loans, column: 0, inverse: .toOne(0))
+        static let copies = ToManyRelationDescriptor("copies", \Book.$copies, column: 1, inverse: .toOne(0), deleteRule: .cascade)
+    }
+
+    static let relations: [AnyRelation<Book>] = [
+        Relations.loans.erased,
+        Relations.copies.erased,
+    ]
+
+    /// Used by `save(to:)`.
+    static let defaultMergeStrategy: MergeStrategy<Book> = .replace
+    /// Used by `save(to:options: .fragment)` and `.fragment(...)` relations.
+    static let fragmentMergeStrategy: MergeStrategy<Book> = patch
+    /// `Book` has no optional `var` fields, so patching stores the new value as it is.
+    static let patch: MergeStrategy<Book> = .replace
+
+    mutating func normalize() {
+        $loans = .none
+        $copies = .none
+    }
+
+    func save(to context: inout Context, options: MergeStrategy<Book>) throws {
+        try context.transaction { context in
+            var entity = self
+            try entity.willSave(to: &context)
+            let key = try context.upsert(entity, options: options)
+            try context.saveRelation(entity.$loans, of: key, Relations.loans)
+            try context.saveRelation(entity.$copies, of: key, Relations.copies)
+            try entity.didSave(to: &context)
+        }
+    }
+
+    /// Deletes this entity alone; `delete(from:)` runs it and the deletes it queues in `cascade`.
+    func delete(from context: inout Context, cascade: inout CascadeDeletes) throws {
+        guard let key = context.storedKey(of: id, Book.self) else { return }
+        try willDelete(from: &context)
+        context.removeRow(key)
+        try context.applyDeleteRule(Relations.loans, of: key, cascade: &cascade)
+        try context.applyDeleteRule(Relations.copies, of: key, cascade: &cascade)
+        try didDelete(from: &context)
+    }
+}
+
+extension Book: Codable {
+    private enum CodingKeys: String, CodingKey {
+        case id
+        case loans
+        case copies
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.id = try container.decode(String.self, forKey: .id)
+        self._loans = try container.decodeIfPresent(ToMany<Loan, Mutual>.self, forKey: .loans) ?? .none
+        self._copies = try container.decodeIfPresent(ToMany<BookCopy, Mutual>.self, forKey: .copies) ?? .none
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(self.id, forKey: .id)
+        try container.encode($loans, forKey: .loans)
+        try container.encode($copies, forKey: .copies)
+    }
+}
+
+extension Book: Equatable {}
+
+// MARK: - Loan
+
+struct Loan: Sendable {
+    let id: String
+
+    /// To-one, required, mutual with `Book.loans`.
+    @ToOne<Book, Mutual, Required> var book: Book?
+    /// One-way: the link is an id, kept when the member is deleted.
+    ///
+    /// To-one, required, one-way.
+    @ToOne<Member, OneWay, Required> var borrower: Member?
+
+    /// Creates the entity. Relations default to `.none`, which leaves stored links as they are on save.
+    init(
+        id: String,
+        book: ToOne<Book, Mutual, Required> = .none,
+        borrower: ToOne<Member, OneWay, Required> = .none
+    ) {
+        self.id = id
+        self._book = book
+        self._borrower = borrower
+    }
+}
+
+extension Loan: EntityModelProtocol {
+    static let entityName = "Loan"
+
+    /// Where each relation's links are stored, and how mutual relations pair up.
+    enum Relations {
+        static let book = ToOneRelationDescriptor("book", \Loan.$book, column: 0, inverse: .toMany(0))
+        static let borrower = ToOneRelationDescriptor("borrower", \Loan.$borrower, column: 1)
+    }
+
+    static let relations: [AnyRelation<Loan>] = [
+        Relations.book.erased,
+        Relations.borrower.erased,
+    ]
+
+    /// Used by `save(to:)`.
+    static let defaultMergeStrategy: MergeStrategy<Loan> = .replace
+    /// Used by `save(to:options: .fragment)` and `.fragment(...)` relations.
+    static let fragmentMergeStrategy: MergeStrategy<Loan> = patch
+    /// `Loan` has no optional `var` fields, so patching stores the new value as it is.
+    static let patch: MergeStrategy<Loan> = .replace
+
+    mutating func normalize() {
+        $book = .none
+        $borrower = .none
+    }
+
+    func save(to context: inout Context, options: MergeStrategy<Loan>) throws {
+        try context.transaction { context in
+            var entity = self
+            try entity.willSave(to: &context)
+            let key = try context.upsert(entity, options: options)
+            try context.saveRelation(entity.$book, of: key, Relations.book)
+            try context.saveRelation(entity.$borrower, of: key, Relations.borrower)
+            try entity.didSave(to: &context)
+        }
+    }
+
+    /// Deletes this entity alone; `delete(from:)` runs it and the deletes it queues in `cascade`.
+    func delete(from context: inout Context, cascade: inout CascadeDeletes) throws {
+        guard let key = context.storedKey(of: id, Loan.self) else { return }
+        try willDelete(from: &context)
+        context.removeRow(key)
+        try context.applyDeleteRule(Relations.book, of: key, cascade: &cascade)
+        try context.applyDeleteRule(Relations.borrower, of: key, cascade: &cascade)
+        try didDelete(from: &context)
+    }
+}
+
+extension Loan: Codable {
+    private enum CodingKeys: String, CodingKey {
+        case id
+        case book
+        case borrower
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.id = try container.decode(String.self, forKey: .id)
+        self._book = try container.decodeIfPresent(ToOne<Book, Mutual, Required>.self, forKey: .book) ?? .none
+        self._borrower = try container.decodeIfPresent(ToOne<Member, OneWay, Required>.self, forKey: .borrower) ?? .none
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(self.id, forKey: .id)
+        try container.encode($book, forKey: .book)
+        try container.encode($borrower, forKey: .borrower)
+    }
+}
+
+extension Loan: Equatable {}
+
+// MARK: - BookCopy
+
+struct BookCopy: Sendable {
+    let id: String
+
+    /// To-one, required, mutual with `Book.copies`.
+    @ToOne<Book, Mutual, Required> var book: Book?
+
+    /// Creates the entity. Relations default to `.none`, which leaves stored links as they are on save.
+    init(
+        id: String,
+        book: ToOne<Book, Mutual, Required> = .none
+    ) {
+        self.id = id
+        self._book = book
+    }
+}
+
+extension BookCopy: EntityModelProtocol {
+    static let entityName = "BookCopy"
+
+    /// Where each relation's links are stored, and how mutual relations pair up.
+    enum Relations {
+        static let book = ToOneRelationDescriptor("book", \BookCopy.$book, column: 0, inverse: .toMany(1))
+    }
+
+    static let relations: [AnyRelation<BookCopy>] = [
+        Relations.book.erased,
+    ]
+
+    /// Used by `save(to:)`.
+    static let defaultMergeStrategy: MergeStrategy<BookCopy> = .replace
+    /// Used by `save(to:options: .fragment)` and `.fragment(...)` relations.
+    static let fragmentMergeStrategy: MergeStrategy<BookCopy> = patch
+    /// `BookCopy` has no optional `var` fields, so patching stores the new value as it is.
+    static let patch: MergeStrategy<BookCopy> = .replace
+
+    mutating func normalize() {
+        $book = .none
+    }
+
+    func save(to context: inout Context, options: MergeStrategy<BookCopy>) throws {
+        try context.transaction { context in
+            var entity = self
+            try entity.willSave(to: &context)
+            let key = try context.upsert(entity, options: options)
+            try context.saveRelation(entity.$book, of: key, Relations.book)
+            try entity.didSave(to: &context)
+        }
+    }
+
+    /// Deletes this entity alone; `delete(from:)` runs it and the deletes it queues in `cascade`.
+    func delete(from context: inout Context, cascade: inout CascadeDeletes) throws {
+        guard let key = context.storedKey(of: id, BookCopy.self) else { return }
+        try willDelete(from: &context)
+        context.removeRow(key)
+        try context.applyDeleteRule(Relations.book, of: key, cascade: &cascade)
+        try didDelete(from: &context)
+    }
+}
+
+extension BookCopy: Codable {
+    private enum CodingKeys: String, CodingKey {
+        case id
+        case book
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.id = try container.decode(String.self, forKey: .id)
+        self._book = try container.decodeIfPresent(ToOne<Book, Mutual, Required>.self, forKey: .book) ?? .none
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(self.id, forKey: .id)
+        try container.encode($book, forKey: .book)
+    }
+}
+
+extension BookCopy: Equatable {}
+
+// MARK: - Member
+
+struct Member: Sendable {
+    let id: String
+    var name: String
+
+    /// Creates the entity. Relations default to `.none`, which leaves stored links as they are on save.
+    init(
+        id: String,
+        name: String = ""
+    ) {
+        self.id = id
+        self.name = name
+    }
+}
+
+extension Member: EntityModelProtocol {
+    static let entityName = "Member"
+
+    static let relations: [AnyRelation<Member>] = []
+
+    /// Used by `save(to:)`.
+    static let defaultMergeStrategy: MergeStrategy<Member> = .replace
+    /// Used by `save(to:options: .fragment)` and `.fragment(...)` relations.
+    static let fragmentMergeStrategy: MergeStrategy<Member> = patch
+    /// `Member` has no optional `var` fields, so patching stores the new value as it is.
+    static let patch: MergeStrategy<Member> = .replace
+
+    mutating func normalize() {
+    }
+
+    func save(to context: inout Context, options: MergeStrategy<Member>) throws {
+        try context.transaction { context in
+            var entity = self
+            try entity.willSave(to: &context)
+            _ = try context.upsert(entity, options: options)
+            try entity.didSave(to: &context)
+        }
+    }
+
+    /// Deletes this entity alone; `delete(from:)` runs it and the deletes it queues in `cascade`.
+    func delete(from context: inout Context, cascade: inout CascadeDeletes) throws {
+        guard let key = context.storedKey(of: id, Member.self) else { return }
+        try willDelete(from: &context)
+        context.removeRow(key)
+        try didDelete(from: &context)
+    }
+}
+
+extension Member: Codable {
+    private enum CodingKeys: String, CodingKey {
+        case id
+        case name
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.id = try container.decode(String.self, forKey: .id)
+        self.name = try container.decodeIfPresent(String.self, forKey: .name) ?? ""
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(self.id, forKey: .id)
+        try container.encode(self.name, forKey: .name)
+    }
+}
+
+extension Member: Equatable {}
+
+// MARK: - Person
+
+/// Required both ways, one to one: saved together, deleted together (the cascade).
+struct Person: Sendable {
+    let id: String
+
+    /// To-one, required, mutual with `Passport.owner`; deleting this entity deletes the related ones.
+    @ToOne<Passport, Mutual, Required> var passport: Passport?
+
+    /// Creates the entity. Relations default to `.none`, which leaves stored links as they are on save.
+    init(
+        id: String,
+        passport: ToOne<Passport, Mutual, Required> = .none
+    ) {
+        self.id = id
+        self._passport = passport
+    }
+}
+
+extension Person: EntityModelProtocol {
+    static let entityName = "Person"
+
+    /// Where each relation's links are stored, and how mutual relations pair up.
+    enum Relations {
+        static let passport = ToOneRelationDescriptor("passport", \Person.$passport, column: 0, inverse: .toOne(0), deleteRule: .cascade)
+    }
+
+    static let relations: [AnyRelation<Person>] = [
+        Relations.passport.erased,
+    ]
+
+    /// Used by `save(to:)`.
+    static let defaultMergeStrategy: MergeStrategy<Person> = .replace
+    /// Used by `save(to:options: .fragment)` and `.fragment(...)` relations.
+    static let fragmentMergeStrategy: MergeStrategy<Person> = patch
+    /// `Person` has no optional `var` fields, so patching stores the new value as it is.
+    static let patch: MergeStrategy<Person> = .replace
+
+    mutating func normalize() {
+        $passport = .none
+    }
+
+    func save(to context: inout Context, options: MergeStrategy<Person>) throws {
+        try context.transaction { context in
+            var entity = self
+            try entity.willSave(to: &context)
+            let key = try context.upsert(entity, options: options)
+            try context.saveRelation(entity.$passport, of: key, Relations.passport)
+            try entity.didSave(to: &context)
+        }
+    }
+
+    /// Deletes this entity alone; `delete(from:)` runs it and the deletes it queues in `cascade`.
+    func delete(from context: inout Context, cascade: inout CascadeDeletes) throws {
+        guard let key = context.storedKey(of: id, Person.self) else { return }
+        try willDelete(from: &context)
+        context.removeRow(key)
+        try context.applyDeleteRule(Relations.passport, of: key, cascade: &cascade)
+        try didDelete(from: &context)
+    }
+}
+
+extension Person: Codable {
+    private enum CodingKeys: String, CodingKey {
+        case id
+        case passport
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.id = try container.decode(String.self, forKey: .id)
+        self._passport = try container.decodeIfPresent(ToOne<Passport, Mutual, Required>.self, forKey: .passport) ?? .none
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(self.id, forKey: .id)
+        try container.encode($passport, forKey: .passport)
+    }
+}
+
+extension Person: Equatable {}
+
+// MARK: - Passport
+
+struct Passport: Sendable {
+    let id: String
+
+    /// To-one, required, mutual with `Person.passport`.
+    @ToOne<Person, Mutual, Required> var owner: Person?
+
+    /// Creates the entity. Relations default to `.none`, which leaves stored links as they are on save.
+    init(
+        id: String,
+        owner: ToOne<Person, Mutual, Required> = .none
+    ) {
+        self.id = id
+        self._owner = owner
+    }
+}
+
+extension Passport: EntityModelProtocol {
+    static let entityName = "Passport"
+
+    /// Where each relation's links are stored, and how mutual relations pair up.
+    enum Relations {
+        static let owner = ToOneRelationDescriptor("owner", \Passport.$owner, column: 0, inverse: .toOne(0))
+    }
+
+    static let relations: [AnyRelation<Passport>] = [
+        Relations.owner.erased,
+    ]
+
+    /// Used by `save(to:)`.
+    static let defaultMergeStrategy: MergeStrategy<Passport> = .replace
+    /// Used by `save(to:options: .fragment)` and `.fragment(...)` relations.
+    static let fragmentMergeStrategy: MergeStrategy<Passport> = patch
+    /// `Passport` has no optional `var` fields, so patching stores the new value as it is.
+    static let patch: MergeStrategy<Passport> = .replace
+
+    mutating func normalize() {
+        $owner = .none
+    }
+
+    func save(to context: inout Context, options: MergeStrategy<Passport>) throws {
+        try context.transaction { context in
+            var entity = self
+            try entity.willSave(to: &context)
+            let key = try context.upsert(entity, options: options)
+            try context.saveRelation(entity.$owner, of: key, Relations.owner)
+            try entity.didSave(to: &context)
+        }
+    }
+
+    /// Deletes this entity alone; `delete(from:)` runs it and the deletes it queues in `cascade`.
+    func delete(from context: inout Context, cascade: inout CascadeDeletes) throws {
+        guard let key = context.storedKey(of: id, Passport.self) else { return }
+        try willDelete(from: &context)
+        context.removeRow(key)
+        try context.applyDeleteRule(Relations.owner, of: key, cascade: &cascade)
+        try didDelete(from: &context)
+    }
+}
+
+extension Passport: Codable {
+    private enum CodingKeys: String, CodingKey {
+        case id
+        case owner
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.id = try container.decode(String.self, forKey: .id)
+        self._owner = try container.decodeIfPresent(ToOne<Person, Mutual, Required>.self, forKey: .owner) ?? .none
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(self.id, forKey: .id)
+        try container.encode($owner, forKey: .owner)
+    }
+}
+
+extension Passport: Equatable {}

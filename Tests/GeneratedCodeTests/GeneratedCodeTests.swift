@@ -22,7 +22,7 @@ import Testing
         var context = Context()
         let id = UUID()
         let early = Date(timeIntervalSince1970: 10), late = Date(timeIntervalSince1970: 20)
-        try Document(id: id, title: "A", createdAt: late, link: URL(string: "https://a.example"), tags: ["x"]).save(to: &context)
+        try Document(id: id, title: "A", createdAt: late, link: URL(string: "https://a.example"), tags: ["x"], folder: .id(1)).save(to: &context)
         // merge fragment: patch(link, price), append(tags), lastWriteWins(createdAt)
         try Document(id: id, title: "B", createdAt: early, tags: ["y"]).save(to: &context, options: .fragment)
         let stored = try #require(context.find(Document.self, id: id))

@@ -8,7 +8,7 @@ import Testing
     private func graph() throws -> (Context, User) {
         var context = Context()
         try Fixtures.readmeChat.save(to: &context)
-        try Message(id: "3", text: "Reply", author: .id("2"), replyTo: .id("1")).save(to: &context)
+        try Fixtures.readmeReply.save(to: &context)
         let user = try #require(User.query("1", in: context)
             .with(\.$chats) { $0.with(\.$messages) { $0.with(\.$replies) { $0.with(\.$author).id(\.$replyTo) }.id(\.$author).id(\.$chat) }.with(\.$users).id(\.$admins) }
             .resolve())

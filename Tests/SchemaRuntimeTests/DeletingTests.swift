@@ -18,7 +18,7 @@ import Testing
     @Test func cascadeDeletesMessagesAndTheirAttachments() throws {
         var context = Context()
         var chat = Fixtures.readmeChat
-        chat.$messages = .relation([Message(id: "1", text: "a", attachment: .relation(Attachment(id: "x")))])
+        chat.$messages = .relation([Message(id: "1", text: "a", attachment: .relation(Attachment(id: "x"))).withAuthor()])
         try chat.save(to: &context)
         try chat.delete(from: &context)
         #expect(context.count(of: Chat.self) == 0)
@@ -40,7 +40,7 @@ import Testing
         var context = Context()
         try Fixtures.readmeChat.save(to: &context)
         let bob = try #require(context.find(User.self, id: "1"))
-        bob.detach(\.$chats, inverse: \.$users, in: &context)
+        try bob.detach(\.$chats, inverse: \.$users, in: &context)
         #expect(User.query("1", in: context).id(\.$chats).resolve()?.$chats.ids == [])
         #expect(Chat.query("1", in: context).id(\.$users).resolve()?.$users.ids == ["2"])
         #expect(context.count(of: Chat.self) == 1)
@@ -48,7 +48,7 @@ import Testing
 
     @Test func deleteRelatedRemovesLinkedEntities() throws {
         var context = Context()
-        try Message(id: "m", text: "x", attachment: .relation(Attachment(id: "a"))).save(to: &context)
+        try Message(id: "m", text: "x", attachment: .relation(Attachment(id: "a"))).withRequiredLinks().save(to: &context)
         let message = try #require(context.find(Message.self, id: "m"))
         try message.delete(\.$attachment, inverse: \.$message, from: &context)
         #expect(context.find(Attachment.self, id: "a") == nil)
@@ -80,7 +80,7 @@ import Testing
 
     @Test func archivesEncode() throws {
         var context = Context()
-        try Message(id: "m", text: "hello", author: .relation(User(id: "u", name: "U"))).save(to: &context)
+        try Message(id: "m", text: "hello", author: .relation(User(id: "u", name: "U"))).withRequiredLinks().save(to: &context)
         let archived = try #require(context.find(Message.self, id: "m")?.asDeleted(in: context))
         let decoded = try JSONDecoder().decode(Deleted<Message>.self, from: JSONEncoder().encode(archived))
         #expect(decoded.entity == archived.entity && decoded.entity.$author.id == "u")

@@ -93,12 +93,12 @@ import Testing
         var context = Context()
         let texts = ["swift database index", "swift swift swift", "a database of swift code and more words here", "unrelated"]
         for (offset, text) in texts.enumerated() {
-            try Message(id: "\(offset)", text: text, author: .id("u")).save(to: &context)
+            try Message(id: "\(offset)", text: text, author: .id("u")).withRequiredLinks().save(to: &context)
         }
         let query = Message.filter(.string(\.text, matches: "swift database"), in: context)
         #expect(query.explain().steps == ["full-text index Message.textFullText", "filter", "rank by relevance"])
         #expect(query.resolve().map(\.id) == ["0", "2"])
-        try Message(id: "0", text: "nothing left", author: .id("u")).save(to: &context)
+        try Message(id: "0", text: "nothing left", author: .id("u")).withRequiredLinks().save(to: &context)
         try Message(id: "2", text: "x", author: .id("u")).delete(from: &context)
         #expect(Message.filter(.string(\.text, matches: "swift"), in: context).resolve().map(\.id) == ["1"])
         let table = try #require(context.tableIfPresent(Message.self))
@@ -115,7 +115,7 @@ import Testing
     @Test func stringPredicates() throws {
         var context = Context()
         for (offset, text) in ["Re: hello", "hello world", "Kind regards", "HELLO"].enumerated() {
-            try Message(id: "\(offset)", text: text).save(to: &context)
+            try Message(id: "\(offset)", text: text).withRequiredLinks().save(to: &context)
         }
         #expect(Message.filter(.string(\.text, contains: "hello"), in: context).resolve().map(\.id) == ["0", "1", "3"])
         #expect(Message.filter(.string(\.text, contains: "Hello", caseSensitive: true), in: context).resolve().isEmpty)
@@ -128,7 +128,7 @@ import Testing
 
     @Test func nestedQueriesFilterSortAndLimit() throws {
         var context = Context()
-        try Chat(id: "c", messages: .relation((0..<6).map { Message(id: "\($0)", text: "m\($0)", timestamp: 10 - $0) })).save(to: &context)
+        try Chat(id: "c", messages: .relation((0..<6).map { Message(id: "\($0)", text: "m\($0)", timestamp: 10 - $0).withAuthor() })).save(to: &context)
         let chat = Chat.query("c", in: context).with(\.$messages) { $0.filter(\.timestamp > 5).sorted(by: \.timestamp).limit(2) }.resolve()
         #expect(chat?.messages?.map(\.id) == ["4", "3"])
     }
@@ -139,14 +139,14 @@ import Testing
     @Test func savesAreTimestampedQueryableAndRolledBack() throws {
         var context = Context()
         let start = Date()
-        try Message(id: "1", text: "a").save(to: &context)
+        try Message(id: "1", text: "a").withRequiredLinks().save(to: &context)
         let first = try #require(context.updatedAt(of: Message.self, id: "1"))
         #expect(first >= start.addingTimeInterval(-1))
         #expect(context.updatedAt(of: User.self, id: "1") == nil) // User does not track it
 
         let middle = Date()
         Thread.sleep(forTimeInterval: 0.01)
-        try Message(id: "2", text: "b").save(to: &context)
+        try Message(id: "2", text: "b").withRequiredLinks().save(to: &context)
         #expect(Message.query(in: context).updated(since: middle).resolve().map(\.id) == ["2"])
         #expect(Message.query(in: context).updated(since: middle).explain().steps.contains("index range Message.updatedAt"))
         #expect(Message.query(in: context).updated(since: start.addingTimeInterval(-1)).count() == 2)
@@ -155,7 +155,7 @@ import Testing
         struct Abort: Error {}
         var attempt = context
         _ = try? attempt.transaction { context in
-            try Message(id: "1", text: "changed").save(to: &context)
+            try Message(id: "1", text: "changed").withRequiredLinks().save(to: &context)
             throw Abort()
         }
         #expect(attempt.updatedAt(of: Message.self, id: "1") == first)

@@ -32,7 +32,7 @@ import Testing
 
     @Test func schemaDeclaredAppendMergesArrays() throws {
         var context = Context()
-        try Message(id: "m", text: "a", tags: ["x"]).save(to: &context)
+        try Message(id: "m", text: "a", tags: ["x"]).withRequiredLinks().save(to: &context)
         try Message(id: "m", text: "a", tags: ["y"]).save(to: &context, options: .fragment)
         #expect(context.find(Message.self, id: "m")?.tags == ["x", "y"])
     }

@@ -16,6 +16,7 @@ import Testing
         // in order, may differ (context order, link order, save times).
         var compacted = Context()
         var model = ReferenceModel()
+        var refused = 0
         for step in 0..<120 {
             let operation = Operation.random(using: &random)
             if case .rolledBack(let inner) = operation {
@@ -33,10 +34,17 @@ import Testing
                     try operation.apply(to: &context)
                     model.apply(operation)
                     try operation.apply(to: &compacted)
+                    #expect(model.requiredLinksHold, "seed \(seed), step \(step): a message lost a required link in \(operation)")
                 } catch is UniqueConstraintViolation {
                     // The email index throws; the model predicts exactly when.
                     #expect(model.wouldViolate(operation), "seed \(seed), step \(step): unexpected violation \(operation)")
                     #expect(throws: UniqueConstraintViolation.self) { try operation.apply(to: &compacted) }
+                } catch is RequiredRelationViolation {
+                    refused += 1
+                    // Every stored message needs its chat and author: the model predicts when a
+                    // write would leave one without, and the context must be left as it was.
+                    #expect(model.wouldLeaveRequiredLinksEmpty(operation), "seed \(seed), step \(step): unexpected \(operation)")
+                    #expect(throws: RequiredRelationViolation.self) { try operation.apply(to: &compacted) }
                 }
             }
             compacted.compact()
@@ -49,6 +57,7 @@ import Testing
             #expect(ordered == orderedCompacted, "seed \(seed), step \(step): compaction changed \(operation)")
             if observed != expected || ordered != orderedCompacted { return }
         }
+        #expect(refused > 0, "seed \(seed): no operation broke a required relation")
     }
 }
 
@@ -68,8 +77,8 @@ indirect enum Operation {
 
     case saveUser(String, name: String, bio: String?, fields: UserFields, fragment: Bool)
     case saveChat(String, users: ListChange, admins: ListChange)
-    /// A chat with embedded messages, as `.relation` or `.fragment`.
-    case saveChatMessages(String, messages: [String], fragments: Bool)
+    /// A chat with embedded messages, as `.relation` or `.fragment`, each by `author` if given.
+    case saveChatMessages(String, messages: [String], author: String?, fragments: Bool)
     /// A message saved with its `replies` (the to-many side of `replyTo`).
     case saveReplies(String, ListChange)
     case saveMessage(String, text: String, timestamp: Int, chat: String?, author: String?, attachment: OneChange, replyTo: OneChange, viewedBy: ListChange)
@@ -121,10 +130,13 @@ indirect enum Operation {
         case 2, 3: return .saveChat(id(), users: list(), admins: list())
         case 4:
             if Bool.random(using: &random) { return .saveReplies(id(), list()) }
-            return .saveChatMessages(id(), messages: ids.filter { _ in Bool.random(using: &random) }, fragments: Bool.random(using: &random))
+            return .saveChatMessages(id(), messages: ids.filter { _ in Bool.random(using: &random) },
+                                     author: Bool.random(using: &random) ? id() : nil, fragments: Bool.random(using: &random))
         case 5, 6, 7:
+            // Mostly with both required links: a new message without one is refused.
             return .saveMessage(id(), text: text(), timestamp: Int.random(in: 0..<5, using: &random),
-                                chat: Bool.random(using: &random) ? id() : nil, author: Bool.random(using: &random) ? id() : nil,
+                                chat: Int.random(in: 0..<5, using: &random) > 0 ? id() : nil,
+                                author: Int.random(in: 0..<5, using: &random) > 0 ? id() : nil,
                                 attachment: one(), replyTo: one(), viewedBy: list())
         case 8, 9: return .delete(kind: Int.random(in: 0..<4, using: &random), id: id())
         case 10: return .compact
@@ -160,10 +172,9 @@ indirect enum Operation {
             try Chat(id: id, users: Self.many(users), admins: Self.many(admins)).save(to: &context)
         case let .saveReplies(id, change):
             try Message(id: id, text: "r", replies: Self.many(change)).save(to: &context)
-        case let .saveChatMessages(id, messages, true):
-            try Chat(id: id, messages: .fragment(messages.map { Message(id: $0, text: "from chat") })).save(to: &context, options: .fragment)
-        case let .saveChatMessages(id, messages, false):
-            try Chat(id: id, messages: .relation(messages.map { Message(id: $0, text: "from chat") })).save(to: &context, options: .fragment)
+        case let .saveChatMessages(id, messages, author, fragments):
+            let embedded = messages.map { Message(id: $0, text: "from chat", author: author.map { .id($0) } ?? .none) }
+            try Chat(id: id, messages: fragments ? .fragment(embedded) : .relation(embedded)).save(to: &context, options: .fragment)
         case let .saveMessage(id, text, timestamp, chat, author, attachment, replyTo, viewedBy):
             var message = Message(id: id, text: text, timestamp: timestamp, viewedBy: Self.many(viewedBy))
             if let chat { message.$chat = .id(chat) }
@@ -191,7 +202,7 @@ indirect enum Operation {
         case .restoreUser(let id):
             try context.find(Deleted<User>.self, id: id)?.restore(in: &context)
         case .detachChatUsers(let id):
-            Chat(id: id).detach(\.$users, in: &context)
+            try Chat(id: id).detach(\.$users, in: &context)
         case .deleteChatMessages(let id):
             try Chat(id: id).delete(\.$messages, from: &context)
         case .saveUsers(let operations):
@@ -260,10 +271,11 @@ struct ReferenceModel {
             case .append(let children):
                 for child in children { replyTo[child] = id }
             }
-        case let .saveChatMessages(id, list, _):
+        case let .saveChatMessages(id, list, author, _):
             chats.insert(id)
             messages.formUnion(list)
             for message in list { messageValues[message] = ("from chat", 0) }
+            if let author { for message in list { messageAuthor[message] = author } }
             for (message, chat) in messageChat where chat == id && !list.contains(message) { messageChat[message] = nil }
             for message in list { messageChat[message] = id }
         case let .saveMessage(id, text, timestamp, chat, author, attachment, parent, viewed):
@@ -329,6 +341,19 @@ struct ReferenceModel {
         merged.email = fields.email ?? old.fields.email
         merged.isCurrent = fields.isCurrent ?? old.fields.isCurrent
         return (bio ?? old.bio, merged)
+    }
+
+    /// Whether every stored message links to a chat and an author (`required` relations; the
+    /// author is one-way, so its link stays when the user is deleted).
+    var requiredLinksHold: Bool {
+        messages.allSatisfy { messageChat[$0] != nil && messageAuthor[$0] != nil }
+    }
+
+    /// Whether applying the operation would leave a stored message without a required link.
+    func wouldLeaveRequiredLinksEmpty(_ operation: Operation) -> Bool {
+        var after = self
+        after.apply(operation)
+        return !after.requiredLinksHold
     }
 
     /// Whether the operation would collide on the email index (after the username upsert).

@@ -24,7 +24,7 @@ import Testing
     // #7.3: count() honours updated(since:).
     @Test func countHonoursUpdatedSince() throws {
         var context = Context()
-        try [Message(id: "1", text: "a"), Message(id: "2", text: "b")].save(to: &context)
+        try [Message(id: "1", text: "a").withRequiredLinks(), Message(id: "2", text: "b").withRequiredLinks()].save(to: &context)
         let query = Message.query(in: context).updated(since: .distantFuture)
         #expect(query.resolve().isEmpty)
         #expect(query.count() == 0)
@@ -44,7 +44,7 @@ import Testing
     // #7.5: or(QueryList) keeps each side's conditions, also inside nested closures.
     @Test func orOfQueryListsKeepsBothSides() throws {
         var context = Context()
-        try Chat(id: "c", messages: .relation((1...10).map { Message(id: "\($0)", text: "t", timestamp: $0) })).save(to: &context)
+        try Chat(id: "c", messages: .relation((1...10).map { Message(id: "\($0)", text: "t", timestamp: $0).withAuthor() })).save(to: &context)
         let left = Message.filter(\.timestamp > 8, in: context).updated(since: .distantFuture)
         let right = Message.filter(\.timestamp < 3, in: context)
         #expect(left.or(right).resolve().map(\.id) == ["1", "2"])
@@ -94,7 +94,7 @@ import Testing
     // #7.8: a full-text index only narrows: a needle starting with a combining mark still matches.
     @Test func fullTextNarrowingKeepsMatchesAtCombiningMarks() throws {
         var context = Context()
-        try Message(id: "1", text: "cafe\u{301}bar baz").save(to: &context)
+        try Message(id: "1", text: "cafe\u{301}bar baz").withRequiredLinks().save(to: &context)
         for needle in ["\u{301}bar ", "\u{301}bar baz", "e\u{301}bar", "\u{200D}bar "] {
             let indexed = Message.filter(.string(\.text, contains: needle), in: context).resolve().map(\.id)
             let scanned = Message.query(in: context).resolve().filter {
@@ -104,8 +104,8 @@ import Testing
         }
         #expect(Message.filter(.string(\.text, contains: "\u{301}bar "), in: context).count() == 1)
         // Canonically equivalent spellings: "≠" is "=" followed by a combining overlay.
-        try Message(id: "2", text: "x a\u{2260}b y").save(to: &context)
-        try Message(id: "3", text: "x a=\u{338}b y").save(to: &context)
+        try Message(id: "2", text: "x a\u{2260}b y").withRequiredLinks().save(to: &context)
+        try Message(id: "3", text: "x a=\u{338}b y").withRequiredLinks().save(to: &context)
         for needle in ["=\u{338}b y", "\u{2260}b y", " a\u{2260}b ", "\u{338}b y"] {
             for caseSensitive in [false, true] {
                 let predicate = Predicate<Message>.string(\.text, contains: needle, caseSensitive: caseSensitive)
@@ -136,7 +136,7 @@ import Testing
             try Fixtures.readmeChat.save(to: &context)
             copy = context
         }
-        for index in 0..<50 { try Message(id: "m\(index)", text: "x").save(to: &copy) }
+        for index in 0..<50 { try Message(id: "m\(index)", text: "x").withRequiredLinks().save(to: &copy) }
         copy.compact()  // used to hit "compact() cannot run inside a transaction"
         #expect(copy.count(of: Message.self) == 52)
         #expect(!copy.isInTransaction)
@@ -184,7 +184,10 @@ import Testing
         }
         for compacting in [false, true] {
             var context = Context()
-            try ["a", "b", "c"].map { Message(id: $0, text: $0) }.save(to: &context)
+            // Restore relinks stored targets only, and the required ones must be there.
+            try User(id: "someone", name: "S").save(to: &context)
+            try Chat(id: "somewhere").save(to: &context)
+            try ["a", "b", "c"].map { Message(id: $0, text: $0).withRequiredLinks() }.save(to: &context)
             let archived = try #require(Message(id: "a", text: "").asDeleted(in: context))
             try archived.save(to: &context)
             if compacting { context.compact() }
@@ -196,13 +199,28 @@ import Testing
     // #7.16: restore relinks only targets that still exist.
     @Test func restoreDoesNotRelinkDeletedTargets() throws {
         var context = Context()
-        try Chat(id: "c", messages: .relation([Message(id: "m", text: "hi")])).save(to: &context)
+        try User(id: "u", name: "U").save(to: &context)
+        try Chat(id: "c", messages: .relation([Message(id: "p", text: "parent", author: .id("u"))])).save(to: &context)
+        try Message(id: "m", text: "hi", author: .id("u"), chat: .id("c"), replyTo: .id("p")).save(to: &context)
+        let archived = try #require(Message(id: "m", text: "").asDeleted(in: context))
+        try archived.save(to: &context)
+        try Message(id: "p", text: "").delete(from: &context)
+        try archived.restore(in: &context)
+        try Message(id: "p", text: "again", author: .id("u"), chat: .id("c")).save(to: &context)
+        #expect(Message.query("p", in: context).with(\.$replies).resolve()?.replies?.isEmpty == true)
+        #expect(Message.query("m", in: context).id(\.$replyTo).id(\.$chat).resolve().map { [$0.$replyTo.id, $0.$chat.id] } == [nil, "c"])
+    }
+
+    // #8: a required link that restore cannot bring back makes restore throw, changing nothing.
+    @Test func restoreWithoutARequiredTargetThrows() throws {
+        var context = Context()
+        try Chat(id: "c", messages: .relation([Message(id: "m", text: "hi", author: .id("u"))])).save(to: &context)
         let archived = try #require(Message(id: "m", text: "").asDeleted(in: context))
         try archived.save(to: &context)
         try Chat(id: "c").delete(from: &context)
-        try archived.restore(in: &context)
-        try Chat(id: "c").save(to: &context)
-        #expect(Chat.query("c", in: context).with(\.$messages).resolve()?.messages?.isEmpty == true)
-        #expect(Message.query("m", in: context).with(\.$chat).resolve()?.chat == nil)
+        let before = try Snapshot(context)
+        #expect(throws: RequiredRelationViolation.self) { try archived.restore(in: &context) }
+        #expect(try Snapshot(context) == before)
+        #expect(context.find(Deleted<Message>.self, id: "m") != nil)
     }
 }

@@ -8,7 +8,8 @@ import Testing
 ///
 /// Context `attempted` runs every random operation; some embed a review whose `willSave`
 /// throws (rating outside 1...5) after other entities and links of the same save were
-/// written, some collide on a unique index (`sku`, `name`). Context `replayed` runs only the
+/// written, some collide on a unique index (`sku`, `name`), some would leave a review without
+/// its required product (checked when the save ends, after everything else was written). Context `replayed` runs only the
 /// operations that succeeded, and is compacted after every step. After each step both must
 /// be indistinguishable, in order: a rolled-back save leaves nothing behind (rows, links,
 /// interned ids, reference counts), which the operations that follow would reveal.
@@ -110,6 +111,9 @@ import Testing
             } catch is CatalogError {
                 succeeded = false
             } catch is UniqueConstraintViolation {
+                succeeded = false
+            } catch is RequiredRelationViolation {
+                // A review saved without its product, or left without one by a product's save.
                 succeeded = false
             }
             if succeeded { try operation.apply(to: &replayed) } else { failures += 1 }

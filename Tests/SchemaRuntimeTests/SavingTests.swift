@@ -37,7 +37,7 @@ import Testing
 
     @Test func relationByIDLinksEntitiesSavedLater() throws {
         var context = Context()
-        var message = Message(id: "m", text: "Howdy!")
+        var message = Message(id: "m", text: "Howdy!").withRequiredLinks()
         message.$author = .id("u")
         try message.save(to: &context)
         #expect(Message.query("m", in: context).with(\.$author).resolve()?.author == nil)
@@ -47,7 +47,7 @@ import Testing
 
     @Test func noneKeepsAndNullRemovesAToOneLink() throws {
         var context = Context()
-        try Message(id: "m", text: "x", attachment: .relation(Attachment(id: "a"))).save(to: &context)
+        try Message(id: "m", text: "x", attachment: .relation(Attachment(id: "a"))).withRequiredLinks().save(to: &context)
         try Message(id: "m", text: "edited", attachment: .none).save(to: &context)
         #expect(Message.query("m", in: context).id(\.$attachment).resolve()?.$attachment.id == "a")
 
@@ -61,8 +61,8 @@ import Testing
     @Test func movingAToOneTargetClearsTheOldOwner() throws {
         var context = Context()
         try Attachment(id: "a").save(to: &context)
-        try Message(id: "m1", text: "1", attachment: .id("a")).save(to: &context)
-        try Message(id: "m2", text: "2", attachment: .id("a")).save(to: &context)
+        try Message(id: "m1", text: "1", attachment: .id("a")).withRequiredLinks().save(to: &context)
+        try Message(id: "m2", text: "2", attachment: .id("a")).withRequiredLinks().save(to: &context)
         #expect(Message.query("m1", in: context).id(\.$attachment).resolve()?.$attachment.id == nil)
         #expect(Message.query("m2", in: context).id(\.$attachment).resolve()?.$attachment.id == "a")
         #expect(Attachment.query("a", in: context).id(\.$message).resolve()?.$message.id == "m2")
@@ -70,7 +70,7 @@ import Testing
 
     @Test func movingAMessageToAnotherChatUpdatesBothChats() throws {
         var context = Context()
-        try Chat(id: "a", messages: .relation([Message(id: "m", text: "x")])).save(to: &context)
+        try Chat(id: "a", messages: .relation([Message(id: "m", text: "x").withAuthor()])).save(to: &context)
         try Message(id: "m", text: "x", chat: .relation(Chat(id: "b"))).save(to: &context)
         #expect(Chat.query("a", in: context).id(\.$messages).resolve()?.$messages.ids == [])
         #expect(Chat.query("b", in: context).id(\.$messages).resolve()?.$messages.ids == ["m"])
@@ -88,9 +88,9 @@ import Testing
 
     @Test func appendingAddsToStoredLinksWithoutDuplicates() throws {
         var context = Context()
-        try Chat(id: "c", messages: .relation([Message(id: "1", text: "a")])).save(to: &context)
-        try Chat(id: "c", messages: .appending(relation: [Message(id: "2", text: "b"), Message(id: "1", text: "a")])).save(to: &context)
-        try Message(id: "3", text: "c").save(to: &context)
+        try Chat(id: "c", messages: .relation([Message(id: "1", text: "a").withAuthor()])).save(to: &context)
+        try Chat(id: "c", messages: .appending(relation: [Message(id: "2", text: "b").withAuthor(), Message(id: "1", text: "a").withAuthor()])).save(to: &context)
+        try Message(id: "3", text: "c").withRequiredLinks().save(to: &context)
         try Chat(id: "c", messages: .appending(ids: ["3"])).save(to: &context)
         #expect(Chat.query("c", in: context).id(\.$messages).resolve()?.$messages.ids == ["1", "2", "3"])
     }
@@ -105,7 +105,7 @@ import Testing
 
     @Test func selfRelationRepliesAreSymmetric() throws {
         var context = Context()
-        try Message(id: "q", text: "question", replies: .relation([Message(id: "a", text: "answer")])).save(to: &context)
+        try Message(id: "q", text: "question", replies: .relation([Message(id: "a", text: "answer").withRequiredLinks()])).withRequiredLinks().save(to: &context)
         #expect(Message.query("a", in: context).id(\.$replyTo).resolve()?.$replyTo.id == "q")
     }
 }

@@ -83,7 +83,7 @@ import Testing
 @Suite struct CompactionTests {
     @Test func reclaimsDeletedIDsAndKeepsOrderLinksAndIndexes() throws {
         var context = Context()
-        try Chat(id: "c", messages: .relation((0..<1000).map { Message(id: "m\($0)", text: "word\($0 % 7) text", timestamp: $0) })).save(to: &context)
+        try Chat(id: "c", messages: .relation((0..<1000).map { Message(id: "m\($0)", text: "word\($0 % 7) text", timestamp: $0).withAuthor() })).save(to: &context)
         try Message(id: "pending", text: "links to an id not saved yet", author: .id("later"), chat: .id("c")).save(to: &context)
         for index in 0..<1000 where index % 10 != 0 { try Message(id: "m\(index)", text: "").delete(from: &context) }
         let order = Message.query(in: context).resolve().map(\.id)
@@ -101,7 +101,7 @@ import Testing
         try User(id: "later", name: "Later").save(to: &context)
         #expect(Message.query("pending", in: context).with(\.$author).resolve()?.author?.name == "Later")
         // New saves after compaction get fresh keys at the end of context order.
-        try Message(id: "new", text: "n").save(to: &context)
+        try Message(id: "new", text: "n").withRequiredLinks().save(to: &context)
         #expect(Message.query(in: context).resolve().last?.id == "new")
     }
 }

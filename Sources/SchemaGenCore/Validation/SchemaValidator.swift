@@ -41,6 +41,13 @@ public struct SchemaValidator {
             files.append(FileModel(sourceName: Self.fileName(document.path), outputName: Self.outputName(for: document.path), declarations: declarations))
         }
         resolveEquatableEntities(&files)
+        let entities = documents.flatMap { document in
+            document.declarations.compactMap { declaration -> EntityDeclaration? in
+                if case .entity(let entity) = declaration { return entity }
+                return nil
+            }
+        }
+        diagnostics.append(contentsOf: RequiredRelationCycles(entities: entities).diagnostics())
         return SchemaModel(files: files)
     }
 

@@ -39,8 +39,14 @@ extension ToOne: Decodable where Target: Decodable, Target.ID: Decodable {
         }
         let container = try decoder.container(keyedBy: RelationCodingKey.self)
         if container.contains(.null) {
-            // A required relation cannot be nullified: an explicit nil reads as "no data".
-            self.init(state: Constraint.self == Nullable.self ? .null : .none)
+            // `.null` does not exist for a required relation: decoding one would silently
+            // drop the instruction, or (on a new entity) store it without the link.
+            guard Constraint.self == Nullable.self else {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .null, in: container,
+                    debugDescription: "a required relation to \(Target.entityName) cannot be null; omit it (or write null) to keep the stored link")
+            }
+            self.init(state: .null)
         } else if container.contains(.entity) {
             self.init(state: .entity(try container.decode(Target.self, forKey: .entity), fragment: false))
         } else if container.contains(.fragment) {

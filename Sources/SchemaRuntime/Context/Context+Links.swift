@@ -14,6 +14,7 @@ extension Context {
     mutating func writeToOne(_ table: ObjectIdentifier, _ column: Int, _ key: Int32, _ value: Int32, target: ObjectIdentifier) {
         let old: Int32
         let remaining: Int32
+        let clearsRequired: Bool
         do {
             let storage = storage(table)
             storage.reserveToOne(column, key)
@@ -22,8 +23,10 @@ extension Context {
             storage.toOne[column][Int(key)] = value
             // This end's count changes only when the slot goes from empty to set, or back.
             remaining = storage.addReferences(key, (value >= 0 ? 1 : 0) - (old >= 0 ? 1 : 0))
+            clearsRequired = value < 0 && storage.isRequiredToOne[column]
         }
         record(.toOne(table: table, column: column, key: key, old: old, target: target))
+        if clearsRequired { checkRequiredLinks(table, key, column: column, removed: old) }
         if value >= 0 { storage(target).addReferences(value, 1) }
         if old >= 0 { releaseReference(target, old) }
         if remaining == 0 { forgetIfUnused(table, key) }

@@ -89,22 +89,31 @@ extension Context {
 extension EntityModelProtocol {
     /// Removes the links of one relation (and their inverses), keeping both entities stored.
     /// The `inverse` key path documents the mutual side; the schema already knows it.
+    ///
+    /// Throws ``RequiredRelationViolation``, changing nothing, when the inverse is a required
+    /// relation: the detached entities would be left without it.
     public func detach<Target, Directionality>(_ keyPath: WritableKeyPath<Self, ToMany<Target, Directionality>>,
                                                inverse: PartialKeyPath<Target>? = nil,
-                                               in context: inout Context) {
-        detach(Self.relation(for: keyPath), in: &context)
+                                               in context: inout Context) throws {
+        try detach(Self.relation(for: keyPath), in: &context)
     }
 
-    /// Removes the link of one to-one relation (and its inverse), keeping both entities stored.
-    public func detach<Target, Directionality, Constraint>(_ keyPath: WritableKeyPath<Self, ToOne<Target, Directionality, Constraint>>,
-                                                           inverse: PartialKeyPath<Target>? = nil,
-                                                           in context: inout Context) {
-        detach(Self.relation(for: keyPath), in: &context)
+    /// Removes the link of an optional to-one relation (and its inverse), keeping both entities
+    /// stored. A required relation cannot be detached, as it cannot be set to `.null`.
+    ///
+    /// Throws ``RequiredRelationViolation``, changing nothing, when the inverse is a required
+    /// relation: the detached entity would be left without it.
+    public func detach<Target, Directionality>(_ keyPath: WritableKeyPath<Self, ToOne<Target, Directionality, Nullable>>,
+                                               inverse: PartialKeyPath<Target>? = nil,
+                                               in context: inout Context) throws {
+        try detach(Self.relation(for: keyPath), in: &context)
     }
 
-    private func detach(_ relation: AnyRelation<Self>, in context: inout Context) {
-        guard let key = context.key(of: id, Self.self) else { return }
-        context.clearLinks(ObjectIdentifier(Self.self), relation.slot, key, relation.targetTable, inverse: relation.inverse)
+    private func detach(_ relation: AnyRelation<Self>, in context: inout Context) throws {
+        try context.transaction { context in
+            guard let key = context.key(of: id, Self.self) else { return }
+            context.clearLinks(ObjectIdentifier(Self.self), relation.slot, key, relation.targetTable, inverse: relation.inverse)
+        }
     }
 
     /// Removes the links of one relation and deletes the entities that were linked.

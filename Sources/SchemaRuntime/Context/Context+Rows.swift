@@ -20,7 +20,10 @@ extension Context {
         if isNew { record(.interned(table: ObjectIdentifier(Entity.self))) }
         let old = table.rows[Int(key)]
         table.rows[Int(key)] = new
-        if old == nil { table.rowCount += 1 }
+        if old == nil {
+            table.rowCount += 1
+            if table.hasRequiredToOne { checkRequiredLinks(ObjectIdentifier(Entity.self), key) }
+        }
         table.updateIndexes(key: key, old: old, new: new)
         let oldSavedAt = table.savedAt(key)
         if table.tracksUpdatedAt { table.setSavedAt(key, Date().timeIntervalSinceReferenceDate) }

@@ -22,9 +22,32 @@ struct Journal: Sendable {
     }
 
     @usableFromInline var entries: [Entry] = []
+    /// Entities to check for their required links when the outermost transaction ends: new
+    /// rows (`column` nil: every required column) and entities whose required link was
+    /// cleared. Each check reads the state at the end, so one for an undone write is harmless.
+    @usableFromInline var requiredLinkChecks: [RequiredLinkCheck] = []
     /// Open while the transaction that created this journal runs. A context copied inside a
     /// transaction carries the journal along; the token tells the copy when it has ended.
     @usableFromInline let token = TransactionToken()
+}
+
+/// An entity whose required to-one links must be present when the outermost transaction ends.
+@usableFromInline
+struct RequiredLinkCheck: Sendable {
+    @usableFromInline let table: ObjectIdentifier
+    @usableFromInline let key: Int32
+    /// The column whose link was cleared, or nil for a new row (every required column).
+    @usableFromInline let column: Int?
+    /// The key the cleared link pointed to, or -1.
+    @usableFromInline let removed: Int32
+
+    @usableFromInline
+    init(table: ObjectIdentifier, key: Int32, column: Int?, removed: Int32) {
+        self.table = table
+        self.key = key
+        self.column = column
+        self.removed = removed
+    }
 }
 
 /// Whether the outermost transaction that opened a journal is still running. Shared by every
@@ -50,7 +73,12 @@ extension Context {
         let mark = journal!.entries.count
         do {
             let result = try body(&self)
-            if isOutermost { token.close(); journal = nil }
+            if isOutermost {
+                // `required` relations are checked once, when every link of the write is made.
+                if let violation = firstRequiredLinkViolation() { throw violation }
+                token.close()
+                journal = nil
+            }
             return result
         } catch {
             rollback(to: mark)
@@ -68,6 +96,24 @@ extension Context {
     @inlinable
     mutating func record(_ entry: @autoclosure () -> Journal.Entry) {
         if journal != nil { journal!.entries.append(entry()) }
+    }
+
+    /// Asks for `key` of `table` to be checked for its required links when the outermost
+    /// transaction ends. Outside a transaction (low-level calls only) there is nothing to check.
+    @inlinable
+    mutating func checkRequiredLinks(_ table: ObjectIdentifier, _ key: Int32, column: Int? = nil, removed: Int32 = -1) {
+        if journal != nil { journal!.requiredLinkChecks.append(RequiredLinkCheck(table: table, key: key, column: column, removed: removed)) }
+    }
+
+    /// The first recorded check that fails in the current state. O(checks × required relations).
+    func firstRequiredLinkViolation() -> RequiredRelationViolation? {
+        guard let checks = journal?.requiredLinkChecks else { return nil }
+        for check in checks {
+            if let violation = tables[check.table]?.requiredLinkViolation(check.key, column: check.column, removed: check.removed, in: self) {
+                return violation
+            }
+        }
+        return nil
     }
 
     /// Undoes the journal entries after `mark`, newest first, without journaling the undo.

@@ -17,11 +17,18 @@ class TableStorage: @unchecked Sendable {
     /// Per key: how many links are stored at it plus how many point to it, from any table.
     /// A key with no row and no references is unused: its id is forgotten (see ``forget(_:)``).
     @usableFromInline final var references: ContiguousArray<Int32> = []
+    /// Per to-one column: whether it is a `required` relation, which every stored entity
+    /// must hold a link in at the end of each write.
+    @usableFromInline final let isRequiredToOne: [Bool]
+    /// Whether any to-one column is required: new rows are then checked at the end of the write.
+    @usableFromInline final let hasRequiredToOne: Bool
 
     @usableFromInline
-    init(toOneColumns: Int, toManyColumns: Int) {
+    init(toOneColumns: Int, toManyColumns: Int, requiredToOne: Set<Int>) {
         toOne = Array(repeating: [], count: toOneColumns)
         toMany = Array(repeating: [], count: toManyColumns)
+        isRequiredToOne = (0..<toOneColumns).map(requiredToOne.contains)
+        hasRequiredToOne = !requiredToOne.isEmpty
     }
 
     @usableFromInline
@@ -29,6 +36,8 @@ class TableStorage: @unchecked Sendable {
         toOne = other.toOne
         toMany = other.toMany
         references = other.references
+        isRequiredToOne = other.isRequiredToOne
+        hasRequiredToOne = other.hasRequiredToOne
     }
 
     /// A shallow copy: arrays are shared until written, by Swift's own copy-on-write.
@@ -52,6 +61,16 @@ class TableStorage: @unchecked Sendable {
 
     /// Maps the id of `key` back to it (rollback of ``forget(_:)``).
     func remember(_ key: Int32) { fatalError("subclass responsibility") }
+
+    /// The id interned as `key`, as text for error messages.
+    func idDescription(_ key: Int32) -> String { fatalError("subclass responsibility") }
+
+    /// The violation if `key` holds a row but no link in required to-one `column` (every
+    /// required column when `column` is nil); `removed` is the key the link pointed to before
+    /// the write removed it, or -1 if the entity was saved without one.
+    func requiredLinkViolation(_ key: Int32, column: Int?, removed: Int32, in context: Context) -> RequiredRelationViolation? {
+        fatalError("subclass responsibility")
+    }
 
     /// Adds `delta` to the references of `key` and returns the new count. O(1) amortized.
     @inlinable @discardableResult
@@ -173,13 +192,15 @@ final class EntityTable<Entity: EntityModelProtocol>: TableStorage, @unchecked S
         }
         indexSlots = slots
         var toOne = 0, toMany = 0
+        var required: Set<Int> = []
         for relation in Entity.relations {
             switch relation.slot.cardinality {
             case .toOne: toOne = max(toOne, relation.slot.column + 1)
             case .toMany: toMany = max(toMany, relation.slot.column + 1)
             }
+            if relation.isRequired { required.insert(relation.slot.column) }
         }
-        super.init(toOneColumns: toOne, toManyColumns: toMany)
+        super.init(toOneColumns: toOne, toManyColumns: toMany, requiredToOne: required)
     }
 
     @usableFromInline
@@ -307,6 +328,24 @@ final class EntityTable<Entity: EntityModelProtocol>: TableStorage, @unchecked S
 
     override func remember(_ key: Int32) {
         keyByID[ids[Int(key)]] = key
+    }
+
+    override func idDescription(_ key: Int32) -> String { "\(ids[Int(key)])" }
+
+    override func requiredLinkViolation(_ key: Int32, column: Int?, removed: Int32, in context: Context) -> RequiredRelationViolation? {
+        guard hasRow(key) else { return nil }
+        for relation in Entity.relations where relation.isRequired {
+            let slot = relation.slot.column
+            guard column == nil || column == slot, toOneLink(slot, key) < 0 else { continue }
+            var removedTarget: RequiredRelationViolation.RemovedLink?
+            if removed >= 0, let targets = context.storageIfPresent(relation.targetTable) {
+                removedTarget = .init(id: targets.idDescription(removed), isStored: targets.hasRow(removed))
+            }
+            return RequiredRelationViolation(
+                entityName: Entity.entityName, id: idDescription(key), relationName: relation.name,
+                targetName: relation.target.entityName, removedLink: removedTarget)
+        }
+        return nil
     }
 
     override var linkTargets: [(slot: LinkSlot, table: ObjectIdentifier)] {

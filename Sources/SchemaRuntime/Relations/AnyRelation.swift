@@ -12,6 +12,9 @@ public struct AnyRelation<Source: EntityModelProtocol>: Sendable {
     public let inverse: LinkSlot?
     /// What deleting a `Source` does to linked entities.
     public let deleteRule: DeleteRule
+    /// Whether the relation is a `required` to-one: every stored `Source` holds a link in it
+    /// at the end of each write (see ``RequiredRelationViolation``).
+    public let isRequired: Bool
 
     let resolveBulk: @Sendable (inout Source, Int32, Context, ArraySlice<Nested>) -> Void
     let deleteTargets: @Sendable (inout Context, [Int32]) throws -> Void

@@ -26,7 +26,7 @@ public struct ToOneRelationDescriptor<Source: EntityModelProtocol, Target: Entit
         let column = column
         return AnyRelation(
             name: name, keyPath: keyPath, slot: .toOne(column), target: Target.self,
-            inverse: inverse, deleteRule: deleteRule,
+            inverse: inverse, deleteRule: deleteRule, isRequired: Constraint.self == Required.self,
             resolveBulk: { entity, key, context, levels in
                 guard let level = levels.first,
                       let target = context.liveTarget(ObjectIdentifier(Source.self), column, key, Target.self) else { return }
@@ -78,7 +78,7 @@ public struct ToManyRelationDescriptor<Source: EntityModelProtocol, Target: Enti
         let column = column
         return AnyRelation(
             name: name, keyPath: keyPath, slot: .toMany(column), target: Target.self,
-            inverse: inverse, deleteRule: deleteRule,
+            inverse: inverse, deleteRule: deleteRule, isRequired: false,
             resolveBulk: { entity, key, context, levels in
                 guard let level = levels.first else { return }
                 let targets = context.liveTargets(ObjectIdentifier(Source.self), column, key, Target.self)
