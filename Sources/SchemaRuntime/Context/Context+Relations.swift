@@ -7,6 +7,19 @@ extension Context {
         _ relation: ToOne<Target, Directionality, Constraint>, of key: EntityKey<Source>,
         _ descriptor: ToOneRelationDescriptor<Source, Target, Directionality, Constraint>
     ) throws {
+        if case .entity(let entity, let fragment) = relation.state {
+            try saveEmbedded(entity, options: fragment ? Target.fragmentMergeStrategy : Target.defaultMergeStrategy)
+        }
+        link(relation, of: key, descriptor)
+    }
+
+    /// Links the entity at `key` as a to-one relation says; embedded entities are linked by id
+    /// and must already be saved. `.none` leaves the stored link untouched; `.null` removes it.
+    @inlinable
+    mutating func link<Source, Target, Directionality, Constraint>(
+        _ relation: ToOne<Target, Directionality, Constraint>, of key: EntityKey<Source>,
+        _ descriptor: ToOneRelationDescriptor<Source, Target, Directionality, Constraint>
+    ) {
         let target: Int32
         switch relation.state {
         case .none:
@@ -15,8 +28,7 @@ extension Context {
             target = -1
         case .id(let id):
             target = intern(id, Target.self)
-        case .entity(let entity, let fragment):
-            try entity.save(to: &self, options: fragment ? Target.fragmentMergeStrategy : Target.defaultMergeStrategy)
+        case .entity(let entity, _):
             target = intern(entity.id, Target.self)
         }
         setToOne(ObjectIdentifier(Source.self), descriptor.column, key.rawValue,
@@ -30,6 +42,21 @@ extension Context {
         _ relation: ToMany<Target, Directionality>, of key: EntityKey<Source>,
         _ descriptor: ToManyRelationDescriptor<Source, Target, Directionality>
     ) throws {
+        if case .entities(let entities, let fragment, _) = relation.state {
+            let strategy = fragment ? Target.fragmentMergeStrategy : Target.defaultMergeStrategy
+            for entity in entities { try saveEmbedded(entity, options: strategy) }
+        }
+        link(relation, of: key, descriptor)
+    }
+
+    /// Replaces or appends the links of the entity at `key` as a to-many relation says;
+    /// embedded entities are linked by id and must already be saved. O(old + new) plus the
+    /// inverse updates.
+    @inlinable
+    mutating func link<Source, Target, Directionality>(
+        _ relation: ToMany<Target, Directionality>, of key: EntityKey<Source>,
+        _ descriptor: ToManyRelationDescriptor<Source, Target, Directionality>
+    ) {
         let targets: [Int32]
         let appending: Bool
         switch relation.state {
@@ -38,10 +65,8 @@ extension Context {
         case .ids(let ids, let append):
             appending = append
             targets = ids.map { intern($0, Target.self) }
-        case .entities(let entities, let fragment, let append):
+        case .entities(let entities, _, let append):
             appending = append
-            let strategy = fragment ? Target.fragmentMergeStrategy : Target.defaultMergeStrategy
-            for entity in entities { try entity.save(to: &self, options: strategy) }
             targets = entities.map { intern($0.id, Target.self) }
         }
         setToMany(ObjectIdentifier(Source.self), descriptor.column, key.rawValue, to: targets,

@@ -10,6 +10,8 @@
 public struct Context: Sendable {
     @usableFromInline var tables: [ObjectIdentifier: TableStorage] = [:]
     @usableFromInline var journal: Journal? = nil
+    /// How many embedded entities deep the running save is (see ``saveEmbedded(_:options:)``).
+    @usableFromInline var embeddingDepth = 0
 
     /// An empty context.
     public init() {}

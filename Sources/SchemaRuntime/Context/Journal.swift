@@ -68,7 +68,11 @@ extension Context {
     public mutating func transaction<Result>(_ body: (inout Context) throws -> Result) throws -> Result {
         // A journal whose transaction has ended came with a copy made inside it: drop it.
         let isOutermost = !isInTransaction
-        if isOutermost { journal = Journal() }
+        if isOutermost {
+            journal = Journal()
+            // A context copied in the middle of a save starts its own saves at the top.
+            embeddingDepth = 0
+        }
         let token = journal!.token
         let mark = journal!.entries.count
         do {

@@ -20,6 +20,10 @@ public struct AnyRelation<Source: EntityModelProtocol>: Sendable {
     let deleteTargets: @Sendable (inout Context, [Int32]) throws -> Void
     /// Drops id links to targets that are not stored in the context (``Deleted/restore(in:)``).
     let keepStoredTargets: @Sendable (inout Source, Context) -> Void
+    /// The first step of saving each entity embedded in the relation of a `Source`, in order.
+    let embeddedSaves: @Sendable (Source) -> [SaveStep]
+    /// Links the `Source` at a key as its relation says; embedded entities are already saved.
+    let link: @Sendable (Source, EntityKey<Source>, inout Context) -> Void
 
     var targetTable: ObjectIdentifier { ObjectIdentifier(target) }
 }

@@ -45,7 +45,12 @@ public struct ToOneRelationDescriptor<Source: EntityModelProtocol, Target: Entit
                 if case .id(let id) = entity[keyPath: keyPath].state, context.storedKey(of: id, Target.self) == nil {
                     entity[keyPath: keyPath] = .none
                 }
-            }
+            },
+            embeddedSaves: { entity in
+                guard case .entity(let target, let fragment) = entity[keyPath: keyPath].state else { return [] }
+                return [.start(target, options: fragment ? Target.fragmentMergeStrategy : Target.defaultMergeStrategy)]
+            },
+            link: { [self] entity, key, context in context.link(entity[keyPath: keyPath], of: key, self) }
         )
     }
 }
@@ -96,7 +101,13 @@ public struct ToManyRelationDescriptor<Source: EntityModelProtocol, Target: Enti
                 if case .ids(let ids, let appending) = entity[keyPath: keyPath].state {
                     entity[keyPath: keyPath] = ToMany(state: .ids(ids.filter { context.storedKey(of: $0, Target.self) != nil }, appending: appending))
                 }
-            }
+            },
+            embeddedSaves: { entity in
+                guard case .entities(let targets, let fragment, _) = entity[keyPath: keyPath].state else { return [] }
+                let strategy = fragment ? Target.fragmentMergeStrategy : Target.defaultMergeStrategy
+                return targets.map { .start($0, options: strategy) }
+            },
+            link: { [self] entity, key, context in context.link(entity[keyPath: keyPath], of: key, self) }
         )
     }
 }
