@@ -4,6 +4,15 @@
 import Foundation
 import SchemaRuntime
 
+// The `external` types this schema names: Swift types written by hand, checked here.
+private enum ExternalTypes {
+    static func check() {
+        #sourceLocation(file: "User.schema", line: 50)
+        requireHashableExternalType(Profile.self)
+        #sourceLocation()
+    }
+}
+
 // MARK: - User
 
 /// A person taking part in chats.
@@ -18,7 +27,9 @@ public struct User: Sendable {
     public var status: UserStatus
     public var avatar: Avatar?
     /// Heavy profile data the backend does not send with every response.
+    #sourceLocation(file: "User.schema", line: 16)
     public var profile: Profile?
+    #sourceLocation()
 
     /// Chats the user takes part in.
     ///
@@ -29,6 +40,7 @@ public struct User: Sendable {
     /// To-many, mutual with `Chat.admins`.
     @ToMany<Chat, Mutual> public var adminOf: [Chat]?
 
+    #sourceLocation(file: "User.schema", line: 6)
     /// Creates the entity. Relations default to `.none`, which leaves stored links as they are on save.
     public init(
         id: String,
@@ -43,6 +55,7 @@ public struct User: Sendable {
         chats: ToMany<Chat, Mutual> = .none,
         adminOf: ToMany<Chat, Mutual> = .none
     ) {
+        #sourceLocation()
         self.id = id
         self.name = name
         self.username = username
@@ -79,7 +92,9 @@ extension User: EntityModelProtocol {
         public static let statusHash = IndexDescriptor<User>.hash("statusHash", .field(\.status))
         public static let usernameUnique = IndexDescriptor<User>.unique("usernameUnique", .field(\.username), onCollision: .upsert)
         public static let emailUnique = IndexDescriptor<User>.unique("emailUnique", .field(\.email), onCollision: .throw)
+        #sourceLocation(file: "User.schema", line: 29)
         public static let isCurrentUnique = IndexDescriptor<User>.unique("isCurrentUnique", .field(\.isCurrent), onCollision: .resolver(.updateCurrentUser))
+        #sourceLocation()
         public static let nameUsernameFullText = IndexDescriptor<User>.fullText("nameUsernameFullText", .text(\.name), .text(\.username))
     }
 
@@ -98,7 +113,9 @@ extension User: EntityModelProtocol {
     /// Used by `save(to:options: .fragment)` and `.fragment(...)` relations.
     public static let fragmentMergeStrategy: MergeStrategy<User> = patch
     /// Keeps the stored `username`, `email`, `isCurrent`, `avatar`, `profile` when the new value leaves them nil.
+    #sourceLocation(file: "User.schema", line: 16)
     public static let patch = MergeStrategy<User>(.patch(\.username), .patch(\.email), .patch(\.isCurrent), .patch(\.avatar), .patch(\.profile))
+    #sourceLocation()
 
     public mutating func normalize() {
         $chats = .none
@@ -152,7 +169,9 @@ extension User: Codable {
         self.isCurrent = try container.decodeIfPresent(Bool.self, forKey: .isCurrent)
         self.status = try container.decodeIfPresent(UserStatus.self, forKey: .status) ?? .active
         self.avatar = try container.decodeIfPresent(Avatar.self, forKey: .avatar)
+        #sourceLocation(file: "User.schema", line: 16)
         self.profile = try container.decodeIfPresent(Profile.self, forKey: .profile)
+        #sourceLocation()
         self._chats = try container.decodeIfPresent(ToMany<Chat, Mutual>.self, forKey: .chats) ?? .none
         self._adminOf = try container.decodeIfPresent(ToMany<Chat, Mutual>.self, forKey: .adminOf) ?? .none
     }
@@ -173,7 +192,9 @@ extension User: Codable {
     }
 }
 
+#sourceLocation(file: "User.schema", line: 16)
 extension User: Equatable {}
+#sourceLocation()
 
 // MARK: - UserStatus
 

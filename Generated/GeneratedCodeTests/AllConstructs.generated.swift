@@ -4,6 +4,15 @@
 import Foundation
 import SchemaRuntime
 
+// The `external` types this schema names: Swift types written by hand, checked here.
+private enum ExternalTypes {
+    static func check() {
+        #sourceLocation(file: "AllConstructs.schema", line: 83)
+        requireHashableExternalType(Owner.self)
+        #sourceLocation()
+    }
+}
+
 // MARK: - Document
 
 /// An entity with every kind of field.
@@ -25,7 +34,9 @@ public struct Document: Sendable {
     public var counts: [String: Int]
     public var state: DocumentState
     public var metadata: Metadata?
+    #sourceLocation(file: "AllConstructs.schema", line: 22)
     public var owner: Owner?
+    #sourceLocation()
     /// Swift keywords are escaped in generated code.
     public var `default`: Int
     public var `class`: String?
@@ -39,6 +50,7 @@ public struct Document: Sendable {
     /// To-one, optional, one-way.
     @ToOne<Section, OneWay, Nullable> public var cover: Section?
 
+    #sourceLocation(file: "AllConstructs.schema", line: 4)
     /// Creates the entity. Relations default to `.none`, which leaves stored links as they are on save.
     public init(
         id: UUID,
@@ -65,6 +77,7 @@ public struct Document: Sendable {
         related: ToMany<Document, OneWay> = .none,
         cover: ToOne<Section, OneWay, Nullable> = .none
     ) {
+        #sourceLocation()
         self.id = id
         self.title = title
         self.body = body
@@ -116,7 +129,9 @@ extension Document: EntityModelProtocol {
         public static let titlePageCountSizeScoreOrdered = IndexDescriptor<Document>.ordered("titlePageCountSizeScoreOrdered", .field(\.title), .field(\.pageCount, descending: true), .field(\.size), .field(\.score))
         public static let stateIsDraftHash = IndexDescriptor<Document>.hash("stateIsDraftHash", .field(\.state), .field(\.isDraft))
         public static let titleUnique = IndexDescriptor<Document>.unique("titleUnique", .field(\.title), onCollision: .upsert)
+        #sourceLocation(file: "AllConstructs.schema", line: 36)
         public static let sizeUnique = IndexDescriptor<Document>.unique("sizeUnique", .field(\.size), onCollision: .resolver(.keepNewest))
+        #sourceLocation()
         public static let titleBodyFullText = IndexDescriptor<Document>.fullText("titleBodyFullText", .text(\.title), .text(\.body))
     }
 
@@ -138,7 +153,9 @@ extension Document: EntityModelProtocol {
     /// Used by `save(to:options: .fragment)` and `.fragment(...)` relations.
     public static let fragmentMergeStrategy: MergeStrategy<Document> = MergeStrategy(.patch(\.link), .patch(\.price), .append(\.tags), .lastWriteWins(\.createdAt))
     /// Keeps the stored `link`, `payload`, `price`, `metadata`, `owner`, `class` when the new value leaves them nil.
+    #sourceLocation(file: "AllConstructs.schema", line: 22)
     public static let patch = MergeStrategy<Document>(.patch(\.link), .patch(\.payload), .patch(\.price), .patch(\.metadata), .patch(\.owner), .patch(\.`class`))
+    #sourceLocation()
 
     public mutating func normalize() {
         $folder = .none
@@ -218,7 +235,9 @@ extension Document: Codable {
         self.counts = try container.decodeIfPresent([String: Int].self, forKey: .counts) ?? [:]
         self.state = try container.decodeIfPresent(DocumentState.self, forKey: .state) ?? .draft
         self.metadata = try container.decodeIfPresent(Metadata.self, forKey: .metadata)
+        #sourceLocation(file: "AllConstructs.schema", line: 22)
         self.owner = try container.decodeIfPresent(Owner.self, forKey: .owner)
+        #sourceLocation()
         self.`default` = try container.decodeIfPresent(Int.self, forKey: .`default`) ?? 0
         self.`class` = try container.decodeIfPresent(String.self, forKey: .`class`)
         self._folder = try container.decodeIfPresent(ToOne<Folder, Mutual, Required>.self, forKey: .folder) ?? .none
@@ -255,7 +274,9 @@ extension Document: Codable {
     }
 }
 
+#sourceLocation(file: "AllConstructs.schema", line: 22)
 extension Document: Equatable {}
+#sourceLocation()
 
 // MARK: - Folder
 

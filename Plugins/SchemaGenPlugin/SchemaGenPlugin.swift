@@ -39,7 +39,9 @@ func commands(schemas: [URL], targetName: String, workDirectory: URL, tool: URL)
         .buildCommand(
             displayName: "Generating Swift from \(schemas.count) schema file\(schemas.count == 1 ? "" : "s") of \(targetName)",
             executable: tool,
-            arguments: ["generate", "--quiet", "--output", output.path] + schemas.map(\.path),
+            // Absolute schema paths in #sourceLocation directives: compiler errors about Swift
+            // the schema names (external types, resolvers) link to the schema line.
+            arguments: ["generate", "--quiet", "--full-source-paths", "--output", output.path] + schemas.map(\.path),
             inputFiles: schemas,
             outputFiles: outputs
         )

@@ -7,7 +7,8 @@ enum GenerateCommand {
         guard !arguments.positional.isEmpty else { throw UsageError(message: "generate needs at least one schema file or directory") }
         let paths = try SchemaFileCollector.collect(arguments.positional)
         let sources = try SchemaFileCollector.read(paths)
-        let result = SchemaGenerator.generate(sources)
+        let sourcePaths: SourcePathStyle = arguments.flags.contains("--full-source-paths") ? .asGiven : .fileName
+        let result = SchemaGenerator.generate(sources, sourcePaths: sourcePaths)
         SchemaGenCommand.report(result.diagnostics, sources: sources)
         if result.hasErrors { return 1 }
         let report = try GeneratedFileWriter.write(result.files, to: output, removeStale: !arguments.flags.contains("--keep-stale"))

@@ -17,6 +17,10 @@ enum SchemaGenCommand {
                                                 Only files whose content changed are rewritten.
               --keep-stale                      Keep generated files whose schema file is gone.
               --quiet                           Print diagnostics only.
+              --full-source-paths               Name schema files by the paths given in #sourceLocation
+                                                directives (default: file names, so output does not depend
+                                                on where it is generated). The build plugin passes absolute
+                                                paths with this flag, so compiler errors link to the schema.
           check --generated <dir> <path>...     Exit 1 with a diff if <dir> is not what 'generate' would write.
           convert <file> [--to dsl|json] [--output <file>]
                                                 Convert a schema between the DSL and JSON syntaxes
@@ -39,7 +43,7 @@ enum SchemaGenCommand {
         let rest = Array(arguments.dropFirst())
         do {
             switch command {
-            case "generate": return try GenerateCommand.run(try ParsedArguments(rest, options: ["--output"], flags: ["--quiet", "--keep-stale"]))
+            case "generate": return try GenerateCommand.run(try ParsedArguments(rest, options: ["--output"], flags: ["--quiet", "--keep-stale", "--full-source-paths"]))
             case "check": return try CheckCommand.run(try ParsedArguments(rest, options: ["--generated"], flags: []))
             case "convert": return try ConvertCommand.run(try ParsedArguments(rest, options: ["--to", "--output"], flags: []))
             case "json-schema":

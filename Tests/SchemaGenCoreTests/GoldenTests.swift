@@ -3,7 +3,8 @@ import SchemaGenCore
 import Testing
 
 /// Generated code is checked against checked-in files: the fixture's golden file, and
-/// `Generated/`, which must match what the build plugin compiles from `Schemas/`.
+/// `Generated/`, which must match what the build plugin compiles from `Schemas/` (except
+/// that the plugin names schema files by absolute path in `#sourceLocation` directives).
 @Suite struct GoldenTests {
     /// The fixture covering every construct is compiled by GeneratedCodeTests; its golden
     /// file is the committed `Generated/GeneratedCodeTests/AllConstructs.generated.swift`.

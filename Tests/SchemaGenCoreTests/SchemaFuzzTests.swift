@@ -116,45 +116,16 @@ import Testing
         try Self.typeCheck(samples)
     }
 
-    /// Type-checks accepted mutants' output against the SchemaRuntime module built for the tests.
+    /// Type-checks accepted mutants' output against the SchemaRuntime module built for the tests,
+    /// with the target's hand-written companions (externals, resolvers, hooks).
     static func typeCheck(_ samples: [(mutant: Mutant, files: [GeneratedFile])]) throws {
-        guard let modules = runtimeModuleDirectory() else {
-            Issue.record("SchemaRuntime.swiftmodule not found next to the tests")
-            return
-        }
         for sample in samples {
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("schemagen-fuzz-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            defer { try? FileManager.default.removeItem(at: directory) }
-            var paths: [String] = []
-            for file in sample.files {
-                let url = directory.appendingPathComponent(file.name)
-                try Data(file.contents.utf8).write(to: url)
-                paths.append(url.path)
+            let companions = sample.mutant.seed.companions.map { PackagePaths.url("\(sample.mutant.seed.folder)/\($0)").path }
+            guard let result = try SwiftCompiler.typeCheck(sample.files, companions: companions) else {
+                Issue.record("SchemaRuntime.swiftmodule not found next to the tests")
+                return
             }
-            // The target's hand-written companions (externals, resolvers, hooks).
-            paths += sample.mutant.seed.companions.map { PackagePaths.url("\(sample.mutant.seed.folder)/\($0)").path }
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["swiftc", "-typecheck", "-swift-version", "6", "-module-name", "FuzzModels", "-package-name", "FuzzPackage", "-I", modules.path] + paths
-            let errors = Pipe()
-            process.standardError = errors
-            process.standardOutput = errors
-            try process.run()
-            let output = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            #expect(process.terminationStatus == 0, "accepted mutant does not compile:\n\(sample.mutant.text)\n\(output)")
+            #expect(result.succeeded, "accepted mutant does not compile:\n\(sample.mutant.text)\n\(result.output)")
         }
-    }
-
-    static func runtimeModuleDirectory() -> URL? {
-        var directory = Bundle.main.bundleURL
-        while directory.pathComponents.count > 1 {
-            let candidate = directory.appendingPathComponent("Modules")
-            if FileManager.default.fileExists(atPath: candidate.appendingPathComponent("SchemaRuntime.swiftmodule").path) { return candidate }
-            if FileManager.default.fileExists(atPath: directory.appendingPathComponent("SchemaRuntime.swiftmodule").path) { return directory }
-            directory.deleteLastPathComponent()
-        }
-        return nil
     }
 }

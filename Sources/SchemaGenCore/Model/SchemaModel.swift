@@ -11,6 +11,17 @@ public struct FileModel: Hashable, Sendable {
     /// The generated file's name (`Chat.generated.swift`).
     public var outputName: String
     public var declarations: [DeclarationModel]
+    /// The `external` types this file declares, checked where the schema declares them.
+    public var externals: [ExternalModel] = []
+}
+
+/// An `external` declaration: a Swift type the user writes, which only the compiler can check.
+public struct ExternalModel: Hashable, Sendable {
+    public var name: String
+    /// Whether the schema declares it `Hashable` (generated code then relies on it).
+    public var isHashable: Bool
+    /// Where the schema declares it: compiler errors about the type point here.
+    public var origin: SourceLocation
 }
 
 public enum DeclarationModel: Hashable, Sendable {
@@ -44,6 +55,10 @@ public struct FieldModel: Hashable, Sendable {
     public var isMutable: Bool
     public var defaultValue: DefaultValue?
     public var documentation: [String]
+    /// The field's schema line, when its type or default names Swift that only the compiler
+    /// can check (an `external` type or a static member of one): generated lines naming it
+    /// carry a `#sourceLocation` directive, so compiler errors point at the schema.
+    public var swiftOrigin: SourceLocation? = nil
 }
 
 public struct RelationModel: Hashable, Sendable {
@@ -75,6 +90,9 @@ public struct IndexModel: Hashable, Sendable {
     public var collision: IndexDeclaration.Collision
     /// The generated static name, e.g. `lastNameFirstNameOrdered`.
     public var name: String
+    /// Where the schema names a resolver (`onCollision: resolverName`), which only the
+    /// compiler can check: the descriptor's line carries a `#sourceLocation` directive.
+    public var swiftOrigin: SourceLocation? = nil
 }
 
 public struct MergeRuleModel: Hashable, Sendable {

@@ -25,7 +25,7 @@ public enum SchemaGenerator {
     ///
     /// Syntax errors come first (in file order): they are root causes, and validation only
     /// reports what does not follow from them.
-    public static func generate(_ sources: [SchemaSource]) -> Output {
+    public static func generate(_ sources: [SchemaSource], sourcePaths: SourcePathStyle = .fileName) -> Output {
         var syntax = Diagnostics()
         var documents: [SchemaDocument] = []
         for source in sources {
@@ -38,7 +38,7 @@ public enum SchemaGenerator {
         semantic.append(contentsOf: problems)
         let diagnostics = syntax.sorted + semantic.sorted
         guard !syntax.hasErrors, !semantic.hasErrors else { return Output(files: [], diagnostics: diagnostics) }
-        let files = model.files.map { GeneratedFile(name: $0.outputName, contents: FileRenderer.render($0)) }
+        let files = model.files.map { GeneratedFile(name: $0.outputName, contents: FileRenderer.render($0, sourcePaths: sourcePaths)) }
         return Output(files: files, diagnostics: diagnostics)
     }
 }

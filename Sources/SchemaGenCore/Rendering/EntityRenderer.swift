@@ -16,7 +16,7 @@ struct EntityRenderer {
         renderCodable(into: &writer)
         if entity.isEquatable {
             writer.line()
-            writer.line("extension \(name): Equatable {}")
+            writer.line("extension \(name): Equatable {}", origin: swiftOrigin(of: entity.fields.map(\.name)))
         }
     }
 
@@ -41,7 +41,7 @@ struct EntityRenderer {
         writer.block("\(access.prefix)struct \(name): Sendable") { writer in
             for field in entity.fields {
                 writer.documentation(field.documentation)
-                writer.line(FieldRendering.declaration(field, access: access))
+                writer.line(FieldRendering.declaration(field, access: access), origin: field.swiftOrigin)
             }
             if !entity.relations.isEmpty { writer.line() }
             for relation in entity.relations {
@@ -50,12 +50,13 @@ struct EntityRenderer {
                 writer.line("@\(relationType(relation)) \(access.prefix)var \(SwiftName.escaped(relation.name)): \(wrapped)")
             }
             writer.line()
-            writer.documentation(["Creates the entity. Relations default to `.none`, which leaves stored links as they are on save."])
             let parameters = entity.fields.map(FieldRendering.parameter)
                 + entity.relations.map { "\(SwiftName.escaped($0.name)): \(relationType($0)) = .none" }
             let body = entity.fields.map(FieldRendering.assignment)
                 + entity.relations.map { "self._\($0.name) = \(SwiftName.escaped($0.name))" }
-            FieldRendering.initializer(access: access, parameters: parameters, body: body, into: &writer)
+            FieldRendering.initializer(access: access,
+                                       documentation: ["Creates the entity. Relations default to `.none`, which leaves stored links as they are on save."],
+                                       parameters: parameters, body: body, origins: entity.fields.map(\.swiftOrigin), into: &writer)
         }
     }
 
@@ -115,16 +116,19 @@ struct EntityRenderer {
 
             writer.line()
             writer.documentation(["Used by `save(to:)`."])
-            writer.line("\(access.prefix)static let defaultMergeStrategy: MergeStrategy<\(name)> = \(mergeExpression(entity.defaultMerge))")
+            writer.line("\(access.prefix)static let defaultMergeStrategy: MergeStrategy<\(name)> = \(mergeExpression(entity.defaultMerge))",
+                        origin: swiftOrigin(of: entity.defaultMerge.flatMap(\.fields)))
             writer.documentation(["Used by `save(to:options: .fragment)` and `.fragment(...)` relations."])
-            writer.line("\(access.prefix)static let fragmentMergeStrategy: MergeStrategy<\(name)> = \(mergeExpression(entity.fragmentMerge))")
+            writer.line("\(access.prefix)static let fragmentMergeStrategy: MergeStrategy<\(name)> = \(mergeExpression(entity.fragmentMerge))",
+                        origin: swiftOrigin(of: entity.fragmentMerge.flatMap(\.fields)))
             if entity.patchFields.isEmpty {
                 writer.documentation(["`\(name)` has no optional `var` fields, so patching stores the new value as it is."])
                 writer.line("\(access.prefix)static let patch: MergeStrategy<\(name)> = .replace")
             } else {
                 let fields = entity.patchFields.map { "`\($0)`" }.joined(separator: ", ")
                 writer.documentation(["Keeps the stored \(fields) when the new value leaves \(entity.patchFields.count == 1 ? "it" : "them") nil."])
-                writer.line("\(access.prefix)static let patch = MergeStrategy<\(name)>(" + entity.patchFields.map { ".patch(\\.\(SwiftName.escaped($0)))" }.joined(separator: ", ") + ")")
+                writer.line("\(access.prefix)static let patch = MergeStrategy<\(name)>(" + entity.patchFields.map { ".patch(\\.\(SwiftName.escaped($0)))" }.joined(separator: ", ") + ")",
+                            origin: swiftOrigin(of: entity.patchFields))
             }
 
             writer.line()
@@ -187,11 +191,17 @@ struct EntityRenderer {
                               "and the query planner picks among them (`query.explain()` shows which)."])
         writer.block("\(access.prefix)enum Indexes") { writer in
             for index in entity.indexes {
-                writer.line("\(access.prefix)static let \(index.name) = \(indexDeclaration(index))")
+                writer.line("\(access.prefix)static let \(index.name) = \(indexDeclaration(index))", origin: index.swiftOrigin)
             }
         }
         writer.line()
         writer.list("\(access.prefix)static let indexes: [IndexDescriptor<\(name)>] =", entity.indexes.map { "Indexes.\($0.name)" })
+    }
+
+    /// The schema line of the first of `fields` that names Swift only the compiler can check,
+    /// for a generated line that uses them all.
+    private func swiftOrigin(of fields: [String]) -> SourceLocation? {
+        entity.fields.first { fields.contains($0.name) && $0.swiftOrigin != nil }?.swiftOrigin
     }
 
     // MARK: Codable
@@ -202,7 +212,7 @@ struct EntityRenderer {
             writer.line()
             writer.block("\(access.prefix)init(from decoder: any Decoder) throws") { writer in
                 writer.line("let container = try decoder.container(keyedBy: CodingKeys.self)")
-                entity.fields.forEach { writer.line(FieldRendering.decode($0)) }
+                entity.fields.forEach { writer.line(FieldRendering.decode($0), origin: $0.swiftOrigin) }
                 for relation in entity.relations {
                     writer.line("self._\(relation.name) = try container.decodeIfPresent(\(relationType(relation)).self, forKey: .\(SwiftName.escaped(relation.name))) ?? .none")
                 }

@@ -45,16 +45,35 @@ enum FieldRendering {
     }
 
     /// `init(...)` with one parameter per line.
-    static func initializer(access: AccessLevel, parameters: [String], body: [String], into writer: inout SwiftWriter) {
+    ///
+    /// `origins[i]` is the schema line of parameter `i` when it names Swift only the compiler
+    /// can check. Swift allows no directive inside a parameter list, so one before `init(`
+    /// numbers the lines from there on: it is chosen so the first such parameter's line is its
+    /// field's schema line, and the body's first line ends the mapping.
+    static func initializer(access: AccessLevel, documentation: [String] = [], parameters: [String], body: [String],
+                            origins: [SourceLocation?] = [], into writer: inout SwiftWriter) {
         if parameters.isEmpty {
+            writer.documentation(documentation)
             writer.block("\(access.prefix)init()") { writer in body.forEach { writer.line($0) } }
             return
         }
+        // The directive goes before the documentation, which must stay attached to `init`.
+        let lead = 1 + documentation.count
+        var anchor: SourceLocation?
+        if let (offset, origin) = origins.enumerated().first(where: { $0.element != nil }), let origin,
+           origin.line - lead - offset >= 1, writer.sourcePaths.directivePath(origin.path) != nil {
+            anchor = SourceLocation(path: origin.path, line: origin.line - lead - offset, column: 1)
+        }
+        if let anchor { writer.line("", origin: anchor, closesMapping: false) }
+        writer.documentation(documentation)
         writer.line("\(access.prefix)init(")
         for (offset, parameter) in parameters.enumerated() {
             writer.line("    " + parameter + (offset == parameters.count - 1 ? "" : ","))
         }
-        writer.block(")") { writer in body.forEach { writer.line($0) } }
+        writer.block(")") { writer in
+            if anchor != nil { writer.line("#sourceLocation()") }
+            body.forEach { writer.line($0) }
+        }
     }
 
     static func codingKeys(_ names: [String], into writer: inout SwiftWriter) {

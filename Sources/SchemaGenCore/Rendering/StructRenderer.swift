@@ -10,17 +10,18 @@ enum StructRenderer {
         writer.block("\(access.prefix)struct \(structure.name): \(conformances.joined(separator: ", "))") { writer in
             for field in structure.fields {
                 writer.documentation(field.documentation)
-                writer.line(FieldRendering.declaration(field, access: access))
+                writer.line(FieldRendering.declaration(field, access: access), origin: field.swiftOrigin)
             }
             writer.line()
             FieldRendering.initializer(access: access, parameters: structure.fields.map(FieldRendering.parameter),
-                                       body: structure.fields.map(FieldRendering.assignment), into: &writer)
+                                       body: structure.fields.map(FieldRendering.assignment),
+                                       origins: structure.fields.map(\.swiftOrigin), into: &writer)
             writer.line()
             FieldRendering.codingKeys(structure.fields.map(\.name), into: &writer)
             writer.line()
             writer.block("\(access.prefix)init(from decoder: any Decoder) throws") { writer in
                 writer.line("let container = try decoder.container(keyedBy: CodingKeys.self)")
-                structure.fields.forEach { writer.line(FieldRendering.decode($0)) }
+                structure.fields.forEach { writer.line(FieldRendering.decode($0), origin: $0.swiftOrigin) }
             }
             writer.line()
             writer.block("\(access.prefix)func encode(to encoder: any Encoder) throws") { writer in

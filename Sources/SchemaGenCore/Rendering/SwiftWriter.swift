@@ -3,6 +3,8 @@
 struct SwiftWriter {
     private(set) var text = ""
     private var depth = 0
+    /// How `#sourceLocation` directives name schema files.
+    var sourcePaths: SourcePathStyle = .fileName
 
     /// Appends one line at the current indentation (an empty string appends a blank line).
     mutating func line(_ content: String = "") {
@@ -11,6 +13,24 @@ struct SwiftWriter {
         } else {
             text += String(repeating: "    ", count: depth) + content + "\n"
         }
+    }
+
+    /// Appends a line that names Swift only the compiler can check (an `external` type, a
+    /// resolver), between `#sourceLocation` directives naming the schema line it came from,
+    /// so a compiler error on it points at the schema. Without `origin`, a plain line.
+    ///
+    /// With `closesMapping` false the mapping goes on to the lines that follow (an empty
+    /// `content` writes the directive alone, mapping the next line to `origin`), and the
+    /// caller ends it with `#sourceLocation()` (only if a directive was written: see
+    /// ``SourcePathStyle/directivePath(_:)``).
+    mutating func line(_ content: String, origin: SourceLocation?, closesMapping: Bool = true) {
+        guard let origin, let path = sourcePaths.directivePath(origin.path) else {
+            line(content)
+            return
+        }
+        line("#sourceLocation(file: \"\(path)\", line: \(origin.line))")
+        if !content.isEmpty { line(content) }
+        if closesMapping { line("#sourceLocation()") }
     }
 
     /// Appends `header {`, the body one level deeper, then `}`.

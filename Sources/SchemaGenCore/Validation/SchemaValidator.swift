@@ -38,7 +38,13 @@ public struct SchemaValidator {
                 case .external: break
                 }
             }
-            files.append(FileModel(sourceName: Self.fileName(document.path), outputName: Self.outputName(for: document.path), declarations: declarations))
+            let externals = document.declarations.compactMap { declaration -> ExternalModel? in
+                guard case .external(let external) = declaration else { return nil }
+                return ExternalModel(name: external.name.value, isHashable: external.conformances.contains { $0.value == .Hashable },
+                                     origin: external.name.location)
+            }
+            files.append(FileModel(sourceName: Self.fileName(document.path), outputName: Self.outputName(for: document.path),
+                                   declarations: declarations, externals: externals))
         }
         resolveEquatableEntities(&files)
         let entities = documents.flatMap { document in
@@ -206,8 +212,10 @@ public struct SchemaValidator {
             checkFieldType(field.type)
             checkAccess(of: field.type.value, usedBy: owner, access: access, member: field.name.value, at: field.type.location)
             if let value = field.defaultValue { checkDefault(value, for: field.type.value, field: field.name.value) }
-            return FieldModel(name: field.name.value, type: field.type.value, isMutable: field.isMutable,
-                              defaultValue: field.defaultValue?.value, documentation: field.documentation)
+            var model = FieldModel(name: field.name.value, type: field.type.value, isMutable: field.isMutable,
+                                   defaultValue: field.defaultValue?.value, documentation: field.documentation)
+            if field.type.value.namedTypes.contains(where: { catalog.externals[$0] != nil }) { model.swiftOrigin = field.name.location }
+            return model
         }
     }
 
@@ -439,8 +447,10 @@ public struct SchemaValidator {
                 continue
             }
             namedIndexes[baseName + suffix] = (index.location, index.fields.map(\.name.value))
-            models.append(IndexModel(kind: kind, fieldNames: index.fields.map(\.name.value), descending: index.fields.map(\.descending),
-                                     fieldTypes: types, collision: index.collision?.value ?? .throw, name: baseName + suffix))
+            var model = IndexModel(kind: kind, fieldNames: index.fields.map(\.name.value), descending: index.fields.map(\.descending),
+                                   fieldTypes: types, collision: index.collision?.value ?? .throw, name: baseName + suffix)
+            if case .resolver = model.collision { model.swiftOrigin = index.collision?.location }
+            models.append(model)
         }
         return models
     }
