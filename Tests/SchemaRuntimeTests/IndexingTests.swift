@@ -104,7 +104,7 @@ import Testing
         let table = try #require(context.tableIfPresent(Message.self))
         let index = table.fullText[0]
         #expect(index.documentCount == 3 && index.totalLength == 2 + 3 + 1)
-        #expect(index.postings["database"] == nil && index.postings["swift"]?.entities == [1])
+        #expect(index.postings["database"] == nil && index.postings["swift"]?.keys == [1])
         // Only whole words can be looked up: in "swift swift" both may be partial; in "swift swift swift" the middle one is whole.
         #expect(Message.filter(.string(\.text, contains: "swift swift"), in: context).explain().steps.first == "scan")
         let whole = Message.filter(.string(\.text, contains: "swift swift swift", caseSensitive: true), in: context)

@@ -1,32 +1,16 @@
 /// The full-text index: an inverted index from token to the entities containing it, with
 /// term frequencies and document lengths kept exact through updates and deletes, for BM25.
 ///
-/// Each token's posting list is sorted by entity key, so the usual case (new entities get
-/// new, larger keys) appends. Insert and remove are O(t log p) for a document of t tokens and
-/// posting lists of length p (plus a shift when an older entity is re-indexed); finding the
-/// documents containing every query token is O(shortest list × tokens × log p).
+/// Each token's posting list is a ``ChunkedKeyList`` sorted by entity key, so the usual case
+/// (new entities get new, larger keys) appends, and removing an entity from a list of any
+/// length shifts at most one chunk. Insert and remove are O(t (log p + B)) for a document of
+/// t distinct tokens, posting lists of length p and chunk size B; finding the documents
+/// containing every query token is O(s × k × log p) for the shortest list's length s and k
+/// tokens.
 @usableFromInline
 struct FullTextIndexStorage: Sendable {
     /// Entities containing a token, ascending, with the token's count in each.
-    struct PostingList: Sendable, Equatable {
-        var entities: [Int32] = []
-        var counts: [Int32] = []
-
-        func position(of entity: Int32) -> (index: Int, found: Bool) {
-            if let last = entities.last, last < entity { return (entities.count, false) }
-            var low = 0, high = entities.count
-            while low < high {
-                let mid = (low + high) / 2
-                if entities[mid] < entity { low = mid + 1 } else { high = mid }
-            }
-            return (low, low < entities.count && entities[low] == entity)
-        }
-
-        func count(of entity: Int32) -> Int {
-            let (index, found) = position(of: entity)
-            return found ? Int(counts[index]) : 0
-        }
-    }
+    typealias PostingList = ChunkedKeyList<Int32>
 
     @usableFromInline init() {}
 
@@ -88,38 +72,25 @@ struct FullTextIndexStorage: Sendable {
         documentCount -= 1
         totalLength -= length
         for (term, _) in Self.termCounts(text).terms {
-            guard var list = postings.removeValue(forKey: term) else { continue }
-            let (index, found) = list.position(of: entity)
-            if found {
-                list.entities.remove(at: index)
-                list.counts.remove(at: index)
-            }
-            if !list.entities.isEmpty { postings[term] = list }
+            guard let index = postings.index(forKey: term) else { continue }
+            // Removed in place: the dictionary's storage is the list's only owner.
+            postings.values[index].remove(entity)
+            if postings.values[index].isEmpty { postings.remove(at: index) }
         }
     }
 
     /// Entities containing every one of `tokens`, in key order (all entities for no tokens).
     func entities(containingAll tokens: [String]) -> [Int32] {
         guard !tokens.isEmpty else { return lengths.indices.filter { lengths[$0] >= 0 }.map { Int32($0) } }
-        let lists = tokens.map { postings[$0] ?? PostingList() }.sorted { $0.entities.count < $1.entities.count }
-        return lists[0].entities.filter { entity in lists.dropFirst().allSatisfy { $0.position(of: entity).found } }
+        let lists = tokens.map { postings[$0] ?? PostingList() }.sorted { $0.count < $1.count }
+        var result: [Int32] = []
+        for (entity, _) in lists[0] where lists.dropFirst().allSatisfy({ $0.contains(entity) }) { result.append(entity) }
+        return result
     }
 
     func score(_ entity: Int32, tokens: [String]) -> Double {
-        BM25.score(frequencies: tokens.map { postings[$0]?.count(of: entity) ?? 0 },
-                   documentFrequencies: tokens.map { postings[$0]?.entities.count ?? 0 },
+        BM25.score(frequencies: tokens.map { Int(postings[$0]?.value(of: entity) ?? 0) },
+                   documentFrequencies: tokens.map { postings[$0]?.count ?? 0 },
                    length: length(of: entity) ?? 0, averageLength: averageLength, documents: documentCount)
-    }
-}
-
-extension FullTextIndexStorage.PostingList {
-    mutating func insert(_ entity: Int32, _ count: Int32) {
-        let (index, found) = position(of: entity)
-        if found {
-            counts[index] = count
-        } else {
-            entities.insert(entity, at: index)
-            counts.insert(count, at: index)
-        }
     }
 }

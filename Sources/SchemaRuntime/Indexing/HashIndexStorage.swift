@@ -1,24 +1,27 @@
-/// The hash index: key -> entities with that key. Equality lookup is O(1 + k); insert is
-/// O(1) amortized; remove is O(k) for the k entities sharing the key.
+/// The hash index: key -> the entities with that key, ascending. Equality lookup is
+/// O(1 + k) for the k entities sharing the key; insert and remove are O(log k + B) (B the
+/// chunk size of ``ChunkedKeyList``), so a bucket holding a third of the table (a status
+/// field) costs no more to update than a small one.
 @usableFromInline
 struct HashIndexStorage: Sendable {
-    private(set) var buckets: [IndexKey: [Int32]] = [:]
+    private(set) var buckets: [IndexKey: ChunkedKeyList<Void>] = [:]
 
     @usableFromInline init() {}
 
     @usableFromInline
     mutating func insert(_ key: IndexKey, _ entity: Int32) {
-        buckets[key, default: []].append(entity)
+        buckets[key, default: ChunkedKeyList()].insert(entity, ())
     }
 
     @usableFromInline
     mutating func remove(_ key: IndexKey, _ entity: Int32) {
-        guard var bucket = buckets.removeValue(forKey: key) else { return }
-        if let index = bucket.firstIndex(of: entity) { bucket.remove(at: index) }
-        if !bucket.isEmpty { buckets[key] = bucket }
+        guard let index = buckets.index(forKey: key) else { return }
+        buckets.values[index].remove(entity)
+        if buckets.values[index].isEmpty { buckets.remove(at: index) }
     }
 
-    func entities(_ key: IndexKey) -> [Int32] { buckets[key] ?? [] }
+    /// The entities with `key`, ascending.
+    func entities(_ key: IndexKey) -> [Int32] { buckets[key]?.keys ?? [] }
 }
 
 /// The unique index: key -> the one entity holding it. O(1) lookup, insert and remove.
