@@ -89,6 +89,21 @@ try measure("delete 100 chats (cascade to their messages)") {
 }
 let remaining = (userCount - min(100, userCount)) * messagesPerChat
 
+// One chat holding every message (a channel): a single-message write must cost the same
+// whatever the length of the list it joins or leaves.
+let channelSize = userCount * messagesPerChat
+var channel = Context()
+try Chat(id: 0, title: "channel", messages: .relation((0..<channelSize).map {
+    Message(id: $0, text: "m", timestamp: $0, author: .id(0))
+})).save(to: &channel)
+try measure("append 1000 messages to a \(channelSize)-message chat, one save each", count: 1000) {
+    for id in channelSize..<(channelSize + 1000) { try Message(id: id, text: "m", timestamp: id, chat: .id(0), author: .id(0)).save(to: &channel) }
+}
+try measure("delete 1000 messages from it, one delete each", count: 1000) {
+    for id in stride(from: 0, to: channelSize, by: max(1, channelSize / 1000)).prefix(1000) { try Message(id: id, text: "", timestamp: 0).delete(from: &channel) }
+}
+precondition(channel.count(of: Message.self) == channelSize)
+
 // Save cost per index kind: the same rows into entities that differ only in their index.
 let rowCount = userCount * messagesPerChat
 let rows = (0..<rowCount).map { (id: $0, value: Int.random(in: 0..<Int.max, using: &random), text: (0..<8).map { _ in vocabulary.randomElement(using: &random)! }.joined(separator: " ")) }

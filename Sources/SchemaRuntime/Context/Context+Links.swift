@@ -45,16 +45,17 @@ extension Context {
     }
 
     mutating func removeFromMany(_ table: ObjectIdentifier, _ column: Int, _ key: Int32, _ value: Int32, target: ObjectIdentifier) {
-        let index: Int
+        let previous: Int32?
         let remaining: Int32
         do {
             let storage = storage(table)
-            guard Int(key) < storage.toMany[column].count,
-                  let removed = storage.toMany[column][Int(key)].remove(value) else { return }
-            index = removed
+            guard Int(key) < storage.toMany[column].count else { return }
+            let removal = storage.toMany[column][Int(key)].remove(value)
+            guard removal.removed else { return }
+            previous = removal.after
             remaining = storage.addReferences(key, -1)
         }
-        record(.removed(table: table, column: column, key: key, value: value, index: index, target: target))
+        record(.removed(table: table, column: column, key: key, value: value, after: previous, target: target))
         releaseReference(target, value)
         if remaining == 0 { forgetIfUnused(table, key) }
     }
@@ -133,15 +134,24 @@ extension Context {
     }
 
     /// Sets (or, with `appending`, extends) the to-many `slot` of `key`, updating the inverses.
-    /// O(old + new) plus the inverse updates.
+    /// Replacing is O(old + new), appending O(new) however long the list already is, plus
+    /// the inverse updates.
     @usableFromInline
     mutating func setToMany(_ source: ObjectIdentifier, _ column: Int, _ key: Int32,
                             to targets: [Int32], appending: Bool,
                             _ targetTable: ObjectIdentifier, inverse: LinkSlot?) {
+        if appending {
+            // In place: copying a long list to extend it would cost its whole length.
+            for target in targets where !(storageIfPresent(source)?.toManyLinks(column, key).contains(target) ?? false) {
+                appendToMany(source, column, key, target, target: targetTable)
+                if let inverse { linkInverse(targetTable, inverse, target, to: key, back: (source, .toMany(column))) }
+            }
+            return
+        }
         let old = storage(source).toManyLinks(column, key)
-        var new = appending ? old : LinkList()
+        var new = LinkList()
         for target in targets where !new.contains(target) { new.appendAssumingAbsent(target) }
-        if !appending, let inverse {
+        if let inverse {
             for removed in old.keys where !new.contains(removed) {
                 unlinkInverse(targetTable, inverse, removed, from: key, source)
             }

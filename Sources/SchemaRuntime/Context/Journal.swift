@@ -12,7 +12,8 @@ struct Journal: Sendable {
     enum Entry: Sendable {
         case toOne(table: ObjectIdentifier, column: Int, key: Int32, old: Int32, target: ObjectIdentifier)
         case appended(table: ObjectIdentifier, column: Int, key: Int32, target: ObjectIdentifier)
-        case removed(table: ObjectIdentifier, column: Int, key: Int32, value: Int32, index: Int, target: ObjectIdentifier)
+        /// `value` was removed from a to-many slot, right after `after` (nil: it was first).
+        case removed(table: ObjectIdentifier, column: Int, key: Int32, value: Int32, after: Int32?, target: ObjectIdentifier)
         case replaced(table: ObjectIdentifier, column: Int, key: Int32, old: LinkList, target: ObjectIdentifier)
         case row(@Sendable (inout Context) -> Void)
         /// A new id was interned as the table's last key.
@@ -134,11 +135,10 @@ extension Context {
                 if current >= 0 { countLink(table, key, target, current, -1) }
                 if old >= 0 { countLink(table, key, target, old, 1) }
             case let .appended(table, column, key, target):
-                let value = storage(table).toMany[column][Int(key)].keys.last!
-                storage(table).toMany[column][Int(key)].removeLast()
+                let value = storage(table).toMany[column][Int(key)].removeLast()
                 countLink(table, key, target, value, -1)
-            case let .removed(table, column, key, value, index, target):
-                storage(table).toMany[column][Int(key)].insert(value, at: index)
+            case let .removed(table, column, key, value, after, target):
+                storage(table).toMany[column][Int(key)].insert(value, after: after)
                 countLink(table, key, target, value, 1)
             case let .replaced(table, column, key, old, target):
                 let current = storage(table).toMany[column][Int(key)]
