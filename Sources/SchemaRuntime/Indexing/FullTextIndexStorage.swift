@@ -88,9 +88,20 @@ struct FullTextIndexStorage: Sendable {
         return result
     }
 
-    func score(_ entity: Int32, tokens: [String]) -> Double {
-        BM25.score(frequencies: tokens.map { Int(postings[$0]?.value(of: entity) ?? 0) },
-                   documentFrequencies: tokens.map { postings[$0]?.count ?? 0 },
-                   length: length(of: entity) ?? 0, averageLength: averageLength, documents: documentCount)
+    /// The BM25 score of each of `entities` for the query `tokens`, in order. Each token's
+    /// posting list and rarity are looked up once: O(tokens + entities × tokens × log p).
+    func scores(of entities: [Int32], tokens: [String]) -> [Double] {
+        let lists = tokens.map { postings[$0] }
+        let idfs = lists.map { BM25.idf(documentFrequency: $0?.count ?? 0, documents: documentCount) }
+        let average = averageLength
+        return entities.map { entity in
+            let length = length(of: entity) ?? 0
+            var score = 0.0
+            for (list, idf) in zip(lists, idfs) {
+                guard let frequency = list?.value(of: entity), frequency > 0 else { continue }
+                score += BM25.term(idf: idf, frequency: Int(frequency), length: length, averageLength: average)
+            }
+            return score
+        }
     }
 }

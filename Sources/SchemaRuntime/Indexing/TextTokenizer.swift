@@ -131,18 +131,17 @@ enum BM25 {
     static let k1 = 1.2
     static let b = 0.75
 
-    /// The score of one document for a query.
-    /// - Parameters:
-    ///   - frequencies: for each query token, its count in the document.
-    ///   - documentFrequencies: for each query token, how many documents contain it.
-    static func score(frequencies: [Int], documentFrequencies: [Int], length: Int, averageLength: Double, documents: Int) -> Double {
-        var score = 0.0
-        for (frequency, documentFrequency) in zip(frequencies, documentFrequencies) where frequency > 0 {
-            let idf = log(1 + (Double(documents - documentFrequency) + 0.5) / (Double(documentFrequency) + 0.5))
-            let tf = Double(frequency)
-            let norm = tf + k1 * (1 - b + b * Double(length) / max(averageLength, 1))
-            score += idf * tf * (k1 + 1) / norm
-        }
-        return score
+    /// How rare a token is: `log(1 + (N - df + 0.5) / (df + 0.5))` for N documents, df of
+    /// which contain it.
+    static func idf(documentFrequency: Int, documents: Int) -> Double {
+        log(1 + (Double(documents - documentFrequency) + 0.5) / (Double(documentFrequency) + 0.5))
+    }
+
+    /// One query token's share of a document's score: its `idf`, its count in the document,
+    /// and the document's length against the average.
+    static func term(idf: Double, frequency: Int, length: Int, averageLength: Double) -> Double {
+        let tf = Double(frequency)
+        let norm = tf + k1 * (1 - b + b * Double(length) / max(averageLength, 1))
+        return idf * tf * (k1 + 1) / norm
     }
 }

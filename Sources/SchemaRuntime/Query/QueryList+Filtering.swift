@@ -232,19 +232,17 @@ extension QueryList {
     /// every stored entity, so both give the same order.
     private func rank(_ keys: [Int32], by condition: Predicate<Entity>.TextCondition, planner: QueryPlanner<Entity>, in context: Context) -> [Int32] {
         let words = TextTokenizer.tokens(condition.query)
-        var scores: [Int32: Double] = [:]
+        let scores: [Double]
         if let (position, _) = planner.fullTextIndex(covering: condition.keyPaths, exactly: true), let table = planner.table {
-            let index = table.fullText[table.indexSlots[position]]
-            for key in keys { scores[key] = index.score(key, tokens: words) }
+            scores = table.fullText[table.indexSlots[position]].scores(of: keys, tokens: words)
         } else {
             var statistics = FullTextIndexStorage()
             for key in context.liveKeys(Entity.self) { statistics.insert(condition.joinedText(context.row(Entity.self, key)!), key) }
-            for key in keys { scores[key] = statistics.score(key, tokens: words) }
+            scores = statistics.scores(of: keys, tokens: words)
         }
-        return keys.enumerated().sorted { a, b in
-            let sa = scores[a.element]!, sb = scores[b.element]!
-            return sa != sb ? sa > sb : a.offset < b.offset
-        }.map(\.element)
+        // Positions sorted by score, ties in input order; no dictionary in the comparator.
+        let order = keys.indices.sorted { scores[$0] != scores[$1] ? scores[$0] > scores[$1] : $0 < $1 }
+        return order.map { keys[$0] }
     }
 }
 

@@ -175,6 +175,11 @@ struct QueryPlanner<Entity: EntityModelProtocol> {
         }
         guard !words.isEmpty else { return nil }
         plan.steps.append("full-text index \(name(descriptor))")
+        // `matches` over exactly the index's fields is what the index answers: the same
+        // tokenizer, and word order does not matter. No row needs checking again.
+        if case .matches = condition.operation, Set(descriptor.textFields.map(\.keyPath)) == Set(condition.keyPaths) {
+            plan.isExact = true
+        }
         return table.fullText[table.indexSlots[position]].entities(containingAll: words)
     }
 
