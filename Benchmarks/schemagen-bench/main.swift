@@ -72,6 +72,11 @@ let inRange = measure("filter messages by timestamp range (10%), indexed") {
 let ageThirty = measure("filter users by age == 30, indexed") {
     User.filter(\.age == 30, in: context).resolve()
 }
+// The fixed cost of a query: many small indexed lookups.
+let lookups = measure("1000 queries: users by age == 30, indexed", count: 1000) {
+    (0..<1000).reduce(0) { total, _ in total + User.filter(\.age == 30, in: context).resolve().count }
+}
+precondition(lookups == 1000 * ageThirty.count)
 let byTime = measure("sort all messages by timestamp, indexed") {
     Message.query(in: context).sorted(by: \.timestamp).resolve()
 }

@@ -25,9 +25,9 @@ extension Context {
             if table.hasRequiredToOne { checkRequiredLinks(ObjectIdentifier(Entity.self), key) }
         }
         table.updateIndexes(key: key, old: old, new: new)
-        let oldSavedAt = table.savedAt(key)
+        if journal != nil { table.recordRowWrite(key, old: old) }
         if table.tracksUpdatedAt { table.setSavedAt(key, Date().timeIntervalSinceReferenceDate) }
-        record(.row({ context in context.restoreRow(Entity.self, key, old, savedAt: oldSavedAt) }))
+        record(.row(table: ObjectIdentifier(Entity.self)))
         return EntityKey(key)
     }
 
@@ -69,23 +69,11 @@ extension Context {
         writable.rows[Int(key.rawValue)] = nil
         writable.rowCount -= 1
         writable.updateIndexes(key: key.rawValue, old: old, new: nil)
-        let oldSavedAt = writable.savedAt(key.rawValue)
+        if journal != nil { writable.recordRowWrite(key.rawValue, old: old) }
         writable.setSavedAt(key.rawValue, nil)
-        record(.row({ context in context.restoreRow(Entity.self, key.rawValue, old, savedAt: oldSavedAt) }))
+        record(.row(table: ObjectIdentifier(Entity.self)))
         forgetIfUnused(ObjectIdentifier(Entity.self), key.rawValue)
         return true
-    }
-
-    /// Puts back a row value during rollback.
-    @usableFromInline
-    mutating func restoreRow<Entity: EntityModelProtocol>(_ type: Entity.Type, _ key: Int32, _ value: Entity?, savedAt: Double?) {
-        let table = table(type)
-        let current = table.rows[Int(key)]
-        let wasStored = current != nil
-        table.rows[Int(key)] = value
-        table.updateIndexes(key: key, old: current, new: value)
-        table.setSavedAt(key, savedAt)
-        table.rowCount += (value != nil ? 1 : 0) - (wasStored ? 1 : 0)
     }
 
     /// When the entity with `id` was last saved, for entities whose schema declares

@@ -15,7 +15,10 @@ struct Journal: Sendable {
         /// `value` was removed from a to-many slot, right after `after` (nil: it was first).
         case removed(table: ObjectIdentifier, column: Int, key: Int32, value: Int32, after: Int32?, target: ObjectIdentifier)
         case replaced(table: ObjectIdentifier, column: Int, key: Int32, old: LinkList, target: ObjectIdentifier)
-        case row(@Sendable (inout Context) -> Void)
+        /// A row was written: the table's ``EntityTable/rowUndo`` holds what it replaced.
+        /// Typed and inline there, so a write allocates no undo closure (a million small
+        /// allocations freed at commit stalled the allocator for tens of milliseconds).
+        case row(table: ObjectIdentifier)
         /// A new id was interned as the table's last key.
         case interned(table: ObjectIdentifier)
         /// The id of an unused key was forgotten.
@@ -83,11 +86,12 @@ extension Context {
                 if let violation = firstRequiredLinkViolation() { throw violation }
                 token.close()
                 journal = nil
+                discardRowUndo()
             }
             return result
         } catch {
             rollback(to: mark)
-            if isOutermost { token.close(); journal = nil }
+            if isOutermost { token.close(); journal = nil; discardRowUndo() }
             throw error
         }
     }
@@ -113,12 +117,26 @@ extension Context {
     /// The first recorded check that fails in the current state. O(checks × required relations).
     func firstRequiredLinkViolation() -> RequiredRelationViolation? {
         guard let checks = journal?.requiredLinkChecks else { return nil }
+        // Checks come in runs of one table: look each table up once per run.
+        var current: (id: ObjectIdentifier, table: TableStorage?)?
         for check in checks {
-            if let violation = tables[check.table]?.requiredLinkViolation(check.key, column: check.column, removed: check.removed, in: self) {
+            if current?.id != check.table { current = (check.table, tables[check.table]) }
+            if let violation = current?.table?.requiredLinkViolation(check.key, column: check.column, removed: check.removed, in: self) {
                 return violation
             }
         }
         return nil
+    }
+
+    /// Empties the row undo logs when the outermost transaction ends. A table box still
+    /// shared with a copy made inside the transaction keeps its log (emptying it would copy
+    /// the whole table); undo only ever pops records of the running transaction, so an
+    /// older prefix is never read.
+    private mutating func discardRowUndo() {
+        for id in Array(tables.keys) where tables[id]!.hasRowUndo {
+            guard isKnownUniquelyReferenced(&tables[id]!) else { continue }
+            tables[id]!.discardRowUndo()
+        }
     }
 
     /// Undoes the journal entries after `mark`, newest first, without journaling the undo.
@@ -144,8 +162,8 @@ extension Context {
                 let current = storage(table).toMany[column][Int(key)]
                 storage(table).toMany[column][Int(key)] = old
                 countReplacement(table, key, target, from: current, to: old)
-            case let .row(undo):
-                undo(&self)
+            case let .row(table):
+                storage(table).undoLastRowWrite()
             case let .interned(table):
                 storage(table).removeLastKey()
             case let .forgot(table, key):

@@ -62,6 +62,15 @@ class TableStorage: @unchecked Sendable {
     /// Maps the id of `key` back to it (rollback of ``forget(_:)``).
     func remember(_ key: Int32) { fatalError("subclass responsibility") }
 
+    /// Whether the row undo log holds records.
+    var hasRowUndo: Bool { fatalError("subclass responsibility") }
+
+    /// Puts back the row the newest ``EntityTable/recordRowWrite(_:old:)`` replaced (rollback).
+    func undoLastRowWrite() { fatalError("subclass responsibility") }
+
+    /// Empties the row undo log (the transaction that wrote it has ended).
+    func discardRowUndo() { fatalError("subclass responsibility") }
+
     /// The id interned as `key`, as text for error messages.
     func idDescription(_ key: Int32) -> String { fatalError("subclass responsibility") }
 
@@ -168,6 +177,9 @@ final class EntityTable<Entity: EntityModelProtocol>: TableStorage, @unchecked S
     @usableFromInline var updatedAt: ContiguousArray<Double> = []
     @usableFromInline var updatedAtIndex = OrderedIndexStorage(descending: [false])
     @usableFromInline let tracksUpdatedAt: Bool
+    /// What each row write of the running transaction replaced, oldest first: the row and its
+    /// save time. Rollback pops them newest first (``Journal/Entry/row(table:)``).
+    @usableFromInline var rowUndo: ContiguousArray<(key: Int32, old: Entity?, savedAt: Double?)> = []
 
     @usableFromInline
     init() {
@@ -218,6 +230,7 @@ final class EntityTable<Entity: EntityModelProtocol>: TableStorage, @unchecked S
         tracksUpdatedAt = other.tracksUpdatedAt
         updatedAt = other.updatedAt
         updatedAtIndex = other.updatedAtIndex
+        rowUndo = other.rowUndo
         super.init(copying: other)
     }
 
@@ -330,10 +343,35 @@ final class EntityTable<Entity: EntityModelProtocol>: TableStorage, @unchecked S
         keyByID[ids[Int(key)]] = key
     }
 
+    /// Records that `key` is about to change from `old` (before its save time changes).
+    @inlinable
+    func recordRowWrite(_ key: Int32, old: Entity?) {
+        rowUndo.append((key, old, savedAt(key)))
+    }
+
+    override var hasRowUndo: Bool { !rowUndo.isEmpty }
+
+    override func undoLastRowWrite() {
+        let (key, value, savedAt) = rowUndo.removeLast()
+        let current = rows[Int(key)]
+        rows[Int(key)] = value
+        updateIndexes(key: key, old: current, new: value)
+        setSavedAt(key, savedAt)
+        rowCount += (value != nil ? 1 : 0) - (current != nil ? 1 : 0)
+    }
+
+    override func discardRowUndo() { rowUndo = [] }
+
     override func idDescription(_ key: Int32) -> String { "\(ids[Int(key)])" }
 
     override func requiredLinkViolation(_ key: Int32, column: Int?, removed: Int32, in context: Context) -> RequiredRelationViolation? {
         guard hasRow(key) else { return nil }
+        // The common case, every link present, reads only the link columns.
+        if let column {
+            if toOneLink(column, key) >= 0 { return nil }
+        } else if !isRequiredToOne.indices.contains(where: { isRequiredToOne[$0] && toOneLink($0, key) < 0 }) {
+            return nil
+        }
         for relation in Entity.relations where relation.isRequired {
             let slot = relation.slot.column
             guard column == nil || column == slot, toOneLink(slot, key) < 0 else { continue }
