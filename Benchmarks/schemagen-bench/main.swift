@@ -104,10 +104,15 @@ try Chat(id: 0, title: "channel", messages: .relation((0..<channelSize).map {
 try measure("append 1000 messages to a \(channelSize)-message chat, one save each", count: 1000) {
     for id in channelSize..<(channelSize + 1000) { try Message(id: id, text: "m", timestamp: id, chat: .id(0), author: .id(0)).save(to: &channel) }
 }
-try measure("delete 1000 messages from it, one delete each", count: 1000) {
-    for id in stride(from: 0, to: channelSize, by: max(1, channelSize / 1000)).prefix(1000) { try Message(id: id, text: "", timestamp: 0).delete(from: &channel) }
+let oldest = Array(0..<min(1000, channelSize))
+let spread = Array(stride(from: 1000, to: channelSize, by: max(1, channelSize / 1000)).prefix(1000))
+try measure("delete its \(oldest.count) oldest messages, one delete each", count: oldest.count) {
+    for id in oldest { try Message(id: id, text: "", timestamp: 0).delete(from: &channel) }
 }
-precondition(channel.count(of: Message.self) == channelSize)
+try measure("delete \(spread.count) messages spread over it, one delete each", count: spread.count) {
+    for id in spread { try Message(id: id, text: "", timestamp: 0).delete(from: &channel) }
+}
+precondition(channel.count(of: Message.self) == channelSize + 1000 - oldest.count - spread.count)
 
 // Save cost per index kind: the same rows into entities that differ only in their index.
 let rowCount = userCount * messagesPerChat

@@ -45,17 +45,18 @@ extension Context {
     }
 
     mutating func removeFromMany(_ table: ObjectIdentifier, _ column: Int, _ key: Int32, _ value: Int32, target: ObjectIdentifier) {
-        let previous: Int32?
+        let index: Int
         let remaining: Int32
         do {
             let storage = storage(table)
-            guard Int(key) < storage.toMany[column].count else { return }
-            let removal = storage.toMany[column][Int(key)].remove(value)
-            guard removal.removed else { return }
-            previous = removal.after
+            guard Int(key) < storage.toMany[column].count,
+                  let removed = storage.toMany[column][Int(key)].remove(value) else { return }
+            index = removed
             remaining = storage.addReferences(key, -1)
+            // Inside a transaction the tombstones stay until it ends (see `compactLinkLists`).
+            if journal == nil { storage.toMany[column][Int(key)].compactIfSparse() }
         }
-        record(.removed(table: table, column: column, key: key, value: value, after: previous, target: target))
+        record(.removed(table: table, column: column, key: key, value: value, index: index, target: target))
         releaseReference(target, value)
         if remaining == 0 { forgetIfUnused(table, key) }
     }

@@ -12,8 +12,8 @@ struct Journal: Sendable {
     enum Entry: Sendable {
         case toOne(table: ObjectIdentifier, column: Int, key: Int32, old: Int32, target: ObjectIdentifier)
         case appended(table: ObjectIdentifier, column: Int, key: Int32, target: ObjectIdentifier)
-        /// `value` was removed from a to-many slot, right after `after` (nil: it was first).
-        case removed(table: ObjectIdentifier, column: Int, key: Int32, value: Int32, after: Int32?, target: ObjectIdentifier)
+        /// `value` was removed from a to-many slot, at `index` of its storage.
+        case removed(table: ObjectIdentifier, column: Int, key: Int32, value: Int32, index: Int, target: ObjectIdentifier)
         case replaced(table: ObjectIdentifier, column: Int, key: Int32, old: LinkList, target: ObjectIdentifier)
         /// A row was written: the table's ``EntityTable/rowUndo`` holds what it replaced.
         /// Typed and inline there, so a write allocates no undo closure (a million small
@@ -84,9 +84,11 @@ extension Context {
             if isOutermost {
                 // `required` relations are checked once, when every link of the write is made.
                 if let violation = firstRequiredLinkViolation() { throw violation }
+                let committed = journal!
                 token.close()
                 journal = nil
                 discardRowUndo()
+                compactLinkLists(committed)
             }
             return result
         } catch {
@@ -139,6 +141,18 @@ extension Context {
         }
     }
 
+    /// Drops the tombstones of the link lists the committed transaction removed from, where
+    /// they have grown to half a list: no rollback can address their positions any more.
+    /// O(entries), plus O(n) per list compacted (amortized over the removals).
+    private mutating func compactLinkLists(_ committed: Journal) {
+        for entry in committed.entries {
+            // A box shared with a copy keeps its tombstones: compacting would copy the table.
+            guard case let .removed(table, column, key, _, _, _) = entry, tables[table] != nil,
+                  isKnownUniquelyReferenced(&tables[table]!) else { continue }
+            tables[table]!.toMany[column][Int(key)].compactIfSparse()
+        }
+    }
+
     /// Undoes the journal entries after `mark`, newest first, without journaling the undo.
     mutating func rollback(to mark: Int) {
         guard var pending = journal else { return }
@@ -155,8 +169,8 @@ extension Context {
             case let .appended(table, column, key, target):
                 let value = storage(table).toMany[column][Int(key)].removeLast()
                 countLink(table, key, target, value, -1)
-            case let .removed(table, column, key, value, after, target):
-                storage(table).toMany[column][Int(key)].insert(value, after: after)
+            case let .removed(table, column, key, value, index, target):
+                storage(table).toMany[column][Int(key)].restore(value, at: index)
                 countLink(table, key, target, value, 1)
             case let .replaced(table, column, key, old, target):
                 let current = storage(table).toMany[column][Int(key)]

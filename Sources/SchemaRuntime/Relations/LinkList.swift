@@ -2,9 +2,9 @@
 ///
 /// Small lists (the common case: a chat's admins, a message's viewers) are a plain array and
 /// membership is a linear scan. Past ``indexThreshold`` elements each key's position is kept
-/// in a dictionary, so `contains`, `append` and `remove` stay O(1) amortized for long lists
+/// in a dictionary, so `contains`, `append` and `remove` stay O(1) (amortized) for long lists
 /// (a channel's million messages): a removal leaves a tombstone (`-1`) instead of shifting
-/// the keys after it, and the list is compacted once tombstones outnumber live keys.
+/// the keys after it, and ``compactIfSparse()`` drops tombstones once they are half the list.
 @usableFromInline
 struct LinkList: Sendable, Equatable {
     /// Linked keys in link order, with `-1` tombstones in long lists.
@@ -49,33 +49,41 @@ struct LinkList: Sendable, Equatable {
         }
     }
 
-    /// Removes `key`; returns whether it was present, and the key it followed (nil when it
-    /// was first), which is what ``insert(_:after:)`` needs to undo the removal. O(1)
-    /// amortized for long lists (O(n) when a compaction runs, once per n / 2 removals),
-    /// O(n) below ``indexThreshold``.
-    mutating func remove(_ key: Int32) -> (removed: Bool, after: Int32?) {
+    /// Removes `key` and returns the position it had in storage (the argument
+    /// ``restore(_:at:)`` needs to undo the removal), or nil if it was absent. O(1) for long
+    /// lists, which leave a tombstone there (``compactIfSparse()`` drops them later); O(n)
+    /// below ``indexThreshold``.
+    mutating func remove(_ key: Int32) -> Int? {
         guard let positions else {
-            guard let index = storage.firstIndex(of: key) else { return (false, nil) }
+            guard let index = storage.firstIndex(of: key) else { return nil }
             storage.remove(at: index)
-            return (true, index > 0 ? storage[index - 1] : nil)
+            return index
         }
-        guard let index = positions[key] else { return (false, nil) }
+        guard let index = positions[key] else { return nil }
         self.positions![key] = nil
         storage[index] = -1
         tombstones += 1
-        var previous = index - 1
-        while previous >= 0, storage[previous] < 0 { previous -= 1 }
-        let after = previous >= 0 ? storage[previous] : nil
-        if tombstones > Self.indexThreshold, tombstones * 2 > storage.count { compact() }
-        return (true, after)
+        return index
     }
 
-    /// Inserts `key` right after `previous` (first when nil), undoing a removal. O(n).
-    mutating func insert(_ key: Int32, after previous: Int32?) {
-        compact()
-        let index = previous.flatMap { storage.firstIndex(of: $0).map { $0 + 1 } } ?? 0
+    /// Puts `key` back where ``remove(_:)`` took it from, the list being as the removal left
+    /// it (rollback undoes writes newest first). O(1) over a tombstone, else O(n).
+    mutating func restore(_ key: Int32, at index: Int) {
+        if index < storage.count, storage[index] < 0 {
+            storage[index] = key
+            tombstones -= 1
+            positions?[key] = index
+            return
+        }
         storage.insert(key, at: index)
         if positions != nil || storage.count > Self.indexThreshold { indexPositions() }
+    }
+
+    /// Drops the tombstones once they are at least half the storage: O(n), so O(1) amortized
+    /// over the n / 2 removals that made them. Rollback addresses keys by storage position,
+    /// so the link engine calls this only when no transaction can still undo a removal.
+    mutating func compactIfSparse() {
+        if tombstones > Self.indexThreshold, tombstones * 2 >= storage.count { compact() }
     }
 
     /// Removes and returns the last key (used to undo an append). O(1) amortized.
