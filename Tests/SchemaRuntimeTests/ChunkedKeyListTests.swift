@@ -45,10 +45,10 @@ import Testing
     @Test func removingEverythingLeavesNoChunks() {
         var list = ChunkedKeyList<Void>()
         for key in Int32(0)..<2_000 { list.insert(key, ()) }
-        #expect(list.chunks.count == 2_000 / ChunkedKeyList<Void>.maxChunk + 1)
+        #expect(list.chunkCount == 2_000 / ChunkedKeyList<Void>.maxChunk + 1)
         for key in stride(from: Int32(0), to: 2_000, by: 2) { list.remove(key) }
         #expect(list.isConsistent && list.count == 1_000)
         for key in stride(from: Int32(1), to: 2_000, by: 2) { list.remove(key) }
-        #expect(list.isEmpty && list.chunks.isEmpty)
+        #expect(list.isEmpty && list.chunkCount == 0)
     }
 }
