@@ -135,10 +135,7 @@ extension EntityModelProtocol {
     }
 
     private func detach(_ relation: AnyRelation<Self>, in context: inout Context) throws {
-        try context.transaction { context in
-            guard let key = context.key(of: id, Self.self) else { return }
-            context.clearLinks(ObjectIdentifier(Self.self), relation.slot, key, relation.targetTable, inverse: relation.inverse)
-        }
+        try removeLinks(relation, deletingTargets: false, in: &context)
     }
 
     /// Removes the links of one relation and deletes the entities that were linked.
@@ -156,11 +153,17 @@ extension EntityModelProtocol {
     }
 
     private func deleteLinked(_ relation: AnyRelation<Self>, from context: inout Context) throws {
+        try removeLinks(relation, deletingTargets: true, in: &context)
+    }
+
+    /// Clears one relation's links (and their inverses) in a transaction, then deletes the
+    /// entities that were linked if asked to.
+    private func removeLinks(_ relation: AnyRelation<Self>, deletingTargets: Bool, in context: inout Context) throws {
         try context.transaction { context in
             guard let key = context.key(of: id, Self.self) else { return }
             let targets = context.clearLinks(ObjectIdentifier(Self.self), relation.slot, key,
                                              relation.targetTable, inverse: relation.inverse)
-            try relation.deleteTargets(&context, targets)
+            if deletingTargets { try relation.deleteTargets(&context, targets) }
         }
     }
 }
