@@ -54,6 +54,9 @@ let chats = (0..<userCount).map { chatID in
     )
 }
 
+// The same data in plain dictionaries, the floor for the query and delete steps (not measured).
+var floor = FloorStore(users: users, chats: chats)
+
 var context = Context()
 try measure("save users", count: userCount) { try users.save(to: &context) }
 try measure("save chats with embedded messages", count: userCount * messagesPerChat) { try chats.save(to: &context) }
@@ -64,6 +67,8 @@ let nested = measure("nested query: 100 chats + messages + authors + users") {
         .resolve()
 }
 precondition(nested.count == min(100, userCount) && nested[0].messages?.count == messagesPerChat)
+let floorNested = measure("  floor: the same nested query, plain dictionaries") { floor.nested(Array(0..<min(100, userCount))) }
+precondition(floorNested.count == nested.count && floorNested[0].messages?.first?.author?.id == nested[0].messages?.first?.author?.id)
 
 // Index steps.
 let inRange = measure("filter messages by timestamp range (10%), indexed") {
@@ -84,6 +89,8 @@ let firstTwo = vocabulary[0] + " " + vocabulary[1]
 let matched = measure("full-text match of two words, ranked") {
     Message.filter(.string(\.text, matches: firstTwo), in: context).resolve()
 }
+let floorMatched = measure("  floor: the same full-text match") { floor.matching(firstTwo) }
+precondition(Set(floorMatched.map(\.id)) == Set(matched.map(\.id)))
 let scanned = measure("filter messages by timestamp range (10%), scan for comparison") {
     Message.query(in: context).filter(.string(\.text, notContains: "\u{1}")).filter(\.timestamp < 100_000_000).resolve()
 }
@@ -92,6 +99,8 @@ precondition(inRange.count == scanned.count && byTime.count == userCount * messa
 try measure("delete 100 chats (cascade to their messages)") {
     for chat in chats.prefix(100) { try chat.delete(from: &context) }
 }
+measure("  floor: the same delete, plain dictionaries") { floor.deleteChats(0..<min(100, userCount)) }
+precondition(floor.messages.count == context.count(of: Message.self))
 let remaining = (userCount - min(100, userCount)) * messagesPerChat
 
 // One chat holding every message (a channel): a single-message write must cost the same

@@ -129,11 +129,13 @@ class TableStorage: @unchecked Sendable {
         return (newToOne, newToMany)
     }
 
+    @inlinable
     final func toOneLink(_ column: Int, _ key: Int32) -> Int32 {
         let links = toOne[column]
         return Int(key) < links.count ? links[Int(key)] : -1
     }
 
+    @inlinable
     final func toManyLinks(_ column: Int, _ key: Int32) -> LinkList {
         let links = toMany[column]
         return Int(key) < links.count ? links[Int(key)] : LinkList()

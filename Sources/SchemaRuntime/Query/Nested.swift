@@ -20,9 +20,10 @@ public struct Nesting<Entity: EntityModelProtocol> {
 
     @usableFromInline var steps: [Step] = []
 
-    init() {}
+    @usableFromInline init() {}
 
     /// Resolves every relation level by level, as `levels` says.
+    @usableFromInline
     static func bulk(_ levels: ArraySlice<Nested>) -> Nesting {
         var nesting = Nesting()
         guard !levels.isEmpty else { return nesting }
@@ -43,12 +44,14 @@ extension Context {
     }
 
     /// The stored targets of a to-many slot, skipping links to entities that are not stored.
+    @inlinable
     func liveTargets<Target: EntityModelProtocol>(_ source: ObjectIdentifier, _ column: Int, _ key: Int32, _ target: Target.Type) -> [Int32] {
         guard let storage = storageIfPresent(source) else { return [] }
         return storage.toManyLinks(column, key).keys.filter { hasRow(target, $0) }
     }
 
     /// The stored target of a to-one slot, or nil when unlinked or not stored.
+    @inlinable
     func liveTarget<Target: EntityModelProtocol>(_ source: ObjectIdentifier, _ column: Int, _ key: Int32, _ target: Target.Type) -> Int32? {
         guard let link = storageIfPresent(source)?.toOneLink(column, key), link >= 0, hasRow(target, link) else { return nil }
         return link

@@ -6,13 +6,15 @@ public protocol NestedQuery {
 }
 
 extension NestedQuery {
-    private func adding(_ step: @escaping Nesting<Entity>.Step) -> Self {
+    @usableFromInline
+    func adding(_ step: @escaping Nesting<Entity>.Step) -> Self {
         var copy = self
         copy.nesting.steps.append(step)
         return copy
     }
 
     /// Resolves a to-one relation as an entity, shaped by `nested`.
+    @inlinable
     public func with<Target, Directionality, Constraint>(
         _ keyPath: WritableKeyPath<Entity, ToOne<Target, Directionality, Constraint>>,
         _ nested: (Query<Target>) -> Query<Target> = { $0 }
@@ -21,6 +23,7 @@ extension NestedQuery {
     }
 
     /// Resolves a to-one relation as a fragment (saved back with the fragment strategy).
+    @inlinable
     public func fragment<Target, Directionality, Constraint>(
         _ keyPath: WritableKeyPath<Entity, ToOne<Target, Directionality, Constraint>>,
         _ nested: (Query<Target>) -> Query<Target> = { $0 }
@@ -30,6 +33,7 @@ extension NestedQuery {
 
     /// Resolves a to-many relation as entities, shaped by `nested`, which may also filter,
     /// sort and limit them: `.with(\.$messages) { $0.filter(\.timestamp > t).sorted(by: \.timestamp) }`.
+    @inlinable
     public func with<Target, Directionality>(
         _ keyPath: WritableKeyPath<Entity, ToMany<Target, Directionality>>,
         _ nested: (QueryList<Target>) -> QueryList<Target> = { $0 }
@@ -38,6 +42,7 @@ extension NestedQuery {
     }
 
     /// Resolves a to-many relation as fragments (saved back with the fragment strategy).
+    @inlinable
     public func fragment<Target, Directionality>(
         _ keyPath: WritableKeyPath<Entity, ToMany<Target, Directionality>>,
         _ nested: (QueryList<Target>) -> QueryList<Target> = { $0 }
@@ -46,6 +51,7 @@ extension NestedQuery {
     }
 
     /// Resolves a to-one relation as the related id only.
+    @inlinable
     public func id<Target, Directionality, Constraint>(
         _ keyPath: WritableKeyPath<Entity, ToOne<Target, Directionality, Constraint>>
     ) -> Self {
@@ -59,6 +65,7 @@ extension NestedQuery {
     }
 
     /// Resolves a to-many relation as the related ids only.
+    @inlinable
     public func id<Target, Directionality>(
         _ keyPath: WritableKeyPath<Entity, ToMany<Target, Directionality>>
     ) -> Self {
@@ -71,13 +78,15 @@ extension NestedQuery {
     }
 
     /// Resolves every relation, level by level: `.with(.entities, .fragments, .ids)`.
+    @inlinable
     public func with(_ levels: Nested...) -> Self {
         var copy = self
         copy.nesting.steps += Nesting<Entity>.bulk(levels[...]).steps
         return copy
     }
 
-    private func toOne<Target, Directionality, Constraint>(
+    @inlinable
+    func toOne<Target, Directionality, Constraint>(
         _ keyPath: WritableKeyPath<Entity, ToOne<Target, Directionality, Constraint>>,
         _ nested: (Query<Target>) -> Query<Target>,
         _ wrap: @escaping (Target) -> ToOne<Target, Directionality, Constraint>
@@ -93,7 +102,8 @@ extension NestedQuery {
         }
     }
 
-    private func toMany<Target, Directionality>(
+    @inlinable
+    func toMany<Target, Directionality>(
         _ keyPath: WritableKeyPath<Entity, ToMany<Target, Directionality>>,
         _ nested: (QueryList<Target>) -> QueryList<Target>,
         _ wrap: @escaping ([Target]) -> ToMany<Target, Directionality>

@@ -31,6 +31,7 @@ public struct Query<Entity: EntityModelProtocol>: NestedQuery {
     }
 
     /// The template a nested closure shapes.
+    @usableFromInline
     init() {
         self.context = nil
         self.id = nil

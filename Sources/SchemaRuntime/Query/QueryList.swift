@@ -25,6 +25,7 @@ public struct QueryList<Entity: EntityModelProtocol>: NestedQuery {
     var limit: Int?
     var offset = 0
 
+    @usableFromInline
     init(context: Context?, source: Source) {
         self.context = context
         self.source = source
@@ -72,6 +73,7 @@ public struct QueryList<Entity: EntityModelProtocol>: NestedQuery {
     }
 
     /// Whether the query does more than list its source: a nested list runs it only then.
+    @usableFromInline
     var isRefined: Bool {
         if case .union = source { return true }
         return predicate != nil || hasOrderOrLimit

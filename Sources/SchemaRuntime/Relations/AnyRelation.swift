@@ -31,6 +31,7 @@ public struct AnyRelation<Source: EntityModelProtocol>: Sendable {
 extension EntityModelProtocol {
     /// The relation whose projected value is `keyPath`. Relations are generated, so a miss
     /// is a programming error.
+    @usableFromInline
     static func relation(for keyPath: AnyKeyPath) -> AnyRelation<Self> {
         guard let relation = relations.first(where: { $0.keyPath == keyPath }) else {
             preconditionFailure("\(keyPath) is not a relation of \(Self.entityName)")

@@ -8,17 +8,17 @@
 @usableFromInline
 struct LinkList: Sendable, Equatable {
     /// Linked keys in link order, with `-1` tombstones in long lists.
-    private var storage: ContiguousArray<Int32> = []
+    @usableFromInline var storage: ContiguousArray<Int32> = []
     /// For long lists: key -> its position in `storage`.
     private var positions: [Int32: Int]? = nil
-    private var tombstones = 0
+    @usableFromInline var tombstones = 0
 
     static let indexThreshold = 32
 
     @usableFromInline
     static func == (lhs: LinkList, rhs: LinkList) -> Bool { lhs.keys == rhs.keys }
 
-    init() {}
+    @usableFromInline init() {}
 
     /// A list of `keys` with duplicates dropped (first occurrence wins). O(n).
     init<S: Sequence<Int32>>(deduplicating keys: S) {
@@ -26,6 +26,7 @@ struct LinkList: Sendable, Equatable {
     }
 
     /// Linked keys in link order. O(1) without tombstones, else O(n).
+    @inlinable
     var keys: ContiguousArray<Int32> {
         tombstones == 0 ? storage : storage.filter { $0 >= 0 }
     }
