@@ -60,7 +60,7 @@ extension Context {
     }
 
     /// Removes the row stored under `key`, keeping its links (generated `delete` detaches them).
-    /// Returns whether a row was removed. O(1).
+    /// Returns whether a row was removed. O(1) plus removing the row from each index.
     @inlinable @discardableResult
     public mutating func removeRow<Entity: EntityModelProtocol>(_ key: EntityKey<Entity>) -> Bool {
         guard hasRow(Entity.self, key.rawValue) else { return false }
