@@ -105,3 +105,27 @@ import Testing
         #expect(Message.query(in: context).resolve().last?.id == "new")
     }
 }
+
+/// What a transaction keeps only for rollback is dropped when the outermost one commits:
+/// the row undo records, and the tombstones of link lists once they are half a list.
+@Suite struct CommitCleanupTests {
+    @Test func commitDropsRowUndoAndCompactsSparseLinkLists() throws {
+        var context = Context()
+        try Chat(id: "c", messages: .relation((0..<200).map { Message(id: "m\($0)", text: "t").withAuthor() })).save(to: &context)
+        #expect(try #require(context.tableIfPresent(Message.self)).rowUndo.isEmpty)
+        // Deleting messages one by one removes them from the chat's list in place.
+        for index in 0..<150 { try Message(id: "m\(index)", text: "").delete(from: &context) }
+        let chats = try #require(context.tableIfPresent(Chat.self))
+        let key = try #require(context.key(of: "c", Chat.self))
+        let column = Chat.relation(for: \Chat.$messages).slot.column
+        #expect(chats.toManyLinks(column, key).tombstones == 0)
+        #expect(chats.toManyLinks(column, key).keys.count == 50)
+        #expect(chats.rowUndo.isEmpty && context.tableIfPresent(Message.self)?.rowUndo.isEmpty == true)
+        // Inside an open transaction the records are still there, for rollback.
+        try context.transaction { context in
+            try Message(id: "m150", text: "").delete(from: &context)
+            #expect(context.tableIfPresent(Message.self)?.rowUndo.count == 1)
+        }
+        #expect(context.tableIfPresent(Message.self)?.rowUndo.isEmpty == true)
+    }
+}

@@ -135,6 +135,8 @@ extension Context {
     /// the whole table); undo only ever pops records of the running transaction, so an
     /// older prefix is never read.
     private mutating func discardRowUndo() {
+        // A copy of the keys, not `tables.indices`: iterating the indices keeps the dictionary
+        // shared, so every box would look shared and nothing would be discarded.
         for id in Array(tables.keys) where tables[id]!.hasRowUndo {
             guard isKnownUniquelyReferenced(&tables[id]!) else { continue }
             tables[id]!.discardRowUndo()
@@ -147,9 +149,9 @@ extension Context {
     private mutating func compactLinkLists(_ committed: Journal) {
         for entry in committed.entries {
             // A box shared with a copy keeps its tombstones: compacting would copy the table.
-            guard case let .removed(table, column, key, _, _, _) = entry, tables[table] != nil,
-                  isKnownUniquelyReferenced(&tables[table]!) else { continue }
-            tables[table]!.toMany[column][Int(key)].compactIfSparse()
+            guard case let .removed(table, column, key, _, _, _) = entry, let index = tables.index(forKey: table),
+                  isKnownUniquelyReferenced(&tables.values[index]) else { continue }
+            tables.values[index].toMany[column][Int(key)].compactIfSparse()
         }
     }
 
