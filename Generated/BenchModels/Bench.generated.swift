@@ -82,27 +82,20 @@ extension User: EntityModelProtocol {
 }
 
 extension User: Codable {
-    private enum CodingKeys: String, CodingKey {
-        case id
-        case name
-        case age
-        case chats
-    }
-
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        self.id = try container.decode(Int.self, forKey: .id)
-        self.name = try container.decode(String.self, forKey: .name)
-        self.age = try container.decode(Int.self, forKey: .age)
-        self._chats = try container.decodeIfPresent(ToMany<Chat, Mutual>.self, forKey: .chats) ?? .none
+        let container = try decoder.container(keyedBy: FieldCodingKey.self)
+        self.id = try container.decode(Int.self, forKey: "id")
+        self.name = try container.decode(String.self, forKey: "name")
+        self.age = try container.decode(Int.self, forKey: "age")
+        self._chats = try container.decodeRelation(ToMany<Chat, Mutual>.self, forKey: "chats")
     }
 
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(self.id, forKey: .id)
-        try container.encode(self.name, forKey: .name)
-        try container.encode(self.age, forKey: .age)
-        try container.encode($chats, forKey: .chats)
+        var container = encoder.container(keyedBy: FieldCodingKey.self)
+        try container.encode(self.id, forKey: "id")
+        try container.encode(self.name, forKey: "name")
+        try container.encode(self.age, forKey: "age")
+        try container.encode($chats, forKey: "chats")
     }
 }
 
@@ -182,27 +175,20 @@ extension Chat: EntityModelProtocol {
 }
 
 extension Chat: Codable {
-    private enum CodingKeys: String, CodingKey {
-        case id
-        case title
-        case users
-        case messages
-    }
-
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        self.id = try container.decode(Int.self, forKey: .id)
-        self.title = try container.decode(String.self, forKey: .title)
-        self._users = try container.decodeIfPresent(ToMany<User, Mutual>.self, forKey: .users) ?? .none
-        self._messages = try container.decodeIfPresent(ToMany<Message, Mutual>.self, forKey: .messages) ?? .none
+        let container = try decoder.container(keyedBy: FieldCodingKey.self)
+        self.id = try container.decode(Int.self, forKey: "id")
+        self.title = try container.decode(String.self, forKey: "title")
+        self._users = try container.decodeRelation(ToMany<User, Mutual>.self, forKey: "users")
+        self._messages = try container.decodeRelation(ToMany<Message, Mutual>.self, forKey: "messages")
     }
 
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(self.id, forKey: .id)
-        try container.encode(self.title, forKey: .title)
-        try container.encode($users, forKey: .users)
-        try container.encode($messages, forKey: .messages)
+        var container = encoder.container(keyedBy: FieldCodingKey.self)
+        try container.encode(self.id, forKey: "id")
+        try container.encode(self.title, forKey: "title")
+        try container.encode($users, forKey: "users")
+        try container.encode($messages, forKey: "messages")
     }
 }
 
@@ -297,30 +283,22 @@ extension Message: EntityModelProtocol {
 }
 
 extension Message: Codable {
-    private enum CodingKeys: String, CodingKey {
-        case id
-        case text
-        case timestamp
-        case chat
-        case author
-    }
-
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        self.id = try container.decode(Int.self, forKey: .id)
-        self.text = try container.decode(String.self, forKey: .text)
-        self.timestamp = try container.decode(Int.self, forKey: .timestamp)
-        self._chat = try container.decodeIfPresent(ToOne<Chat, Mutual, Required>.self, forKey: .chat) ?? .none
-        self._author = try container.decodeIfPresent(ToOne<User, OneWay, Required>.self, forKey: .author) ?? .none
+        let container = try decoder.container(keyedBy: FieldCodingKey.self)
+        self.id = try container.decode(Int.self, forKey: "id")
+        self.text = try container.decode(String.self, forKey: "text")
+        self.timestamp = try container.decode(Int.self, forKey: "timestamp")
+        self._chat = try container.decodeRelation(ToOne<Chat, Mutual, Required>.self, forKey: "chat")
+        self._author = try container.decodeRelation(ToOne<User, OneWay, Required>.self, forKey: "author")
     }
 
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(self.id, forKey: .id)
-        try container.encode(self.text, forKey: .text)
-        try container.encode(self.timestamp, forKey: .timestamp)
-        try container.encode($chat, forKey: .chat)
-        try container.encode($author, forKey: .author)
+        var container = encoder.container(keyedBy: FieldCodingKey.self)
+        try container.encode(self.id, forKey: "id")
+        try container.encode(self.text, forKey: "text")
+        try container.encode(self.timestamp, forKey: "timestamp")
+        try container.encode($chat, forKey: "chat")
+        try container.encode($author, forKey: "author")
     }
 }
 
@@ -379,24 +357,18 @@ extension NoIndex: EntityModelProtocol {
 }
 
 extension NoIndex: Codable {
-    private enum CodingKeys: String, CodingKey {
-        case id
-        case value
-        case text
-    }
-
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        self.id = try container.decode(Int.self, forKey: .id)
-        self.value = try container.decode(Int.self, forKey: .value)
-        self.text = try container.decode(String.self, forKey: .text)
+        let container = try decoder.container(keyedBy: FieldCodingKey.self)
+        self.id = try container.decode(Int.self, forKey: "id")
+        self.value = try container.decode(Int.self, forKey: "value")
+        self.text = try container.decode(String.self, forKey: "text")
     }
 
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(self.id, forKey: .id)
-        try container.encode(self.value, forKey: .value)
-        try container.encode(self.text, forKey: .text)
+        var container = encoder.container(keyedBy: FieldCodingKey.self)
+        try container.encode(self.id, forKey: "id")
+        try container.encode(self.value, forKey: "value")
+        try container.encode(self.text, forKey: "text")
     }
 }
 
@@ -465,24 +437,18 @@ extension OrderedIndexed: EntityModelProtocol {
 }
 
 extension OrderedIndexed: Codable {
-    private enum CodingKeys: String, CodingKey {
-        case id
-        case value
-        case text
-    }
-
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        self.id = try container.decode(Int.self, forKey: .id)
-        self.value = try container.decode(Int.self, forKey: .value)
-        self.text = try container.decode(String.self, forKey: .text)
+        let container = try decoder.container(keyedBy: FieldCodingKey.self)
+        self.id = try container.decode(Int.self, forKey: "id")
+        self.value = try container.decode(Int.self, forKey: "value")
+        self.text = try container.decode(String.self, forKey: "text")
     }
 
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(self.id, forKey: .id)
-        try container.encode(self.value, forKey: .value)
-        try container.encode(self.text, forKey: .text)
+        var container = encoder.container(keyedBy: FieldCodingKey.self)
+        try container.encode(self.id, forKey: "id")
+        try container.encode(self.value, forKey: "value")
+        try container.encode(self.text, forKey: "text")
     }
 }
 
@@ -551,24 +517,18 @@ extension HashIndexed: EntityModelProtocol {
 }
 
 extension HashIndexed: Codable {
-    private enum CodingKeys: String, CodingKey {
-        case id
-        case value
-        case text
-    }
-
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        self.id = try container.decode(Int.self, forKey: .id)
-        self.value = try container.decode(Int.self, forKey: .value)
-        self.text = try container.decode(String.self, forKey: .text)
+        let container = try decoder.container(keyedBy: FieldCodingKey.self)
+        self.id = try container.decode(Int.self, forKey: "id")
+        self.value = try container.decode(Int.self, forKey: "value")
+        self.text = try container.decode(String.self, forKey: "text")
     }
 
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(self.id, forKey: .id)
-        try container.encode(self.value, forKey: .value)
-        try container.encode(self.text, forKey: .text)
+        var container = encoder.container(keyedBy: FieldCodingKey.self)
+        try container.encode(self.id, forKey: "id")
+        try container.encode(self.value, forKey: "value")
+        try container.encode(self.text, forKey: "text")
     }
 }
 
@@ -637,24 +597,18 @@ extension UniqueIndexed: EntityModelProtocol {
 }
 
 extension UniqueIndexed: Codable {
-    private enum CodingKeys: String, CodingKey {
-        case id
-        case value
-        case text
-    }
-
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        self.id = try container.decode(Int.self, forKey: .id)
-        self.value = try container.decode(Int.self, forKey: .value)
-        self.text = try container.decode(String.self, forKey: .text)
+        let container = try decoder.container(keyedBy: FieldCodingKey.self)
+        self.id = try container.decode(Int.self, forKey: "id")
+        self.value = try container.decode(Int.self, forKey: "value")
+        self.text = try container.decode(String.self, forKey: "text")
     }
 
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(self.id, forKey: .id)
-        try container.encode(self.value, forKey: .value)
-        try container.encode(self.text, forKey: .text)
+        var container = encoder.container(keyedBy: FieldCodingKey.self)
+        try container.encode(self.id, forKey: "id")
+        try container.encode(self.value, forKey: "value")
+        try container.encode(self.text, forKey: "text")
     }
 }
 
@@ -723,24 +677,18 @@ extension FullTextIndexed: EntityModelProtocol {
 }
 
 extension FullTextIndexed: Codable {
-    private enum CodingKeys: String, CodingKey {
-        case id
-        case value
-        case text
-    }
-
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        self.id = try container.decode(Int.self, forKey: .id)
-        self.value = try container.decode(Int.self, forKey: .value)
-        self.text = try container.decode(String.self, forKey: .text)
+        let container = try decoder.container(keyedBy: FieldCodingKey.self)
+        self.id = try container.decode(Int.self, forKey: "id")
+        self.value = try container.decode(Int.self, forKey: "value")
+        self.text = try container.decode(String.self, forKey: "text")
     }
 
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(self.id, forKey: .id)
-        try container.encode(self.value, forKey: .value)
-        try container.encode(self.text, forKey: .text)
+        var container = encoder.container(keyedBy: FieldCodingKey.self)
+        try container.encode(self.id, forKey: "id")
+        try container.encode(self.value, forKey: "value")
+        try container.encode(self.text, forKey: "text")
     }
 }
 

@@ -103,33 +103,24 @@ extension Category: EntityModelProtocol {
 }
 
 extension Category: Codable {
-    private enum CodingKeys: String, CodingKey {
-        case id
-        case name
-        case position
-        case parent
-        case children
-        case products
-    }
-
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        self.id = try container.decode(Int.self, forKey: .id)
-        self.name = try container.decode(String.self, forKey: .name)
-        self.position = try container.decodeIfPresent(Int.self, forKey: .position) ?? 0
-        self._parent = try container.decodeIfPresent(ToOne<Category, Mutual, Nullable>.self, forKey: .parent) ?? .none
-        self._children = try container.decodeIfPresent(ToMany<Category, Mutual>.self, forKey: .children) ?? .none
-        self._products = try container.decodeIfPresent(ToMany<Product, Mutual>.self, forKey: .products) ?? .none
+        let container = try decoder.container(keyedBy: FieldCodingKey.self)
+        self.id = try container.decode(Int.self, forKey: "id")
+        self.name = try container.decode(String.self, forKey: "name")
+        self.position = try container.decode(Int.self, forKey: "position", default: 0)
+        self._parent = try container.decodeRelation(ToOne<Category, Mutual, Nullable>.self, forKey: "parent")
+        self._children = try container.decodeRelation(ToMany<Category, Mutual>.self, forKey: "children")
+        self._products = try container.decodeRelation(ToMany<Product, Mutual>.self, forKey: "products")
     }
 
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(self.id, forKey: .id)
-        try container.encode(self.name, forKey: .name)
-        try container.encode(self.position, forKey: .position)
-        try container.encode($parent, forKey: .parent)
-        try container.encode($children, forKey: .children)
-        try container.encode($products, forKey: .products)
+        var container = encoder.container(keyedBy: FieldCodingKey.self)
+        try container.encode(self.id, forKey: "id")
+        try container.encode(self.name, forKey: "name")
+        try container.encode(self.position, forKey: "position")
+        try container.encode($parent, forKey: "parent")
+        try container.encode($children, forKey: "children")
+        try container.encode($products, forKey: "products")
     }
 }
 
@@ -258,51 +249,36 @@ extension Product: EntityModelProtocol {
 }
 
 extension Product: Codable {
-    private enum CodingKeys: String, CodingKey {
-        case id
-        case sku
-        case title
-        case summary
-        case price
-        case currency
-        case tags
-        case attributes
-        case discontinuedAt
-        case category
-        case reviews
-        case related
-    }
-
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        self.id = try container.decode(UUID.self, forKey: .id)
-        self.sku = try container.decode(String.self, forKey: .sku)
-        self.title = try container.decode(String.self, forKey: .title)
-        self.summary = try container.decodeIfPresent(String.self, forKey: .summary) ?? ""
-        self.price = try container.decode(Decimal.self, forKey: .price)
-        self.currency = try container.decodeIfPresent(Currency.self, forKey: .currency) ?? .eur
-        self.tags = try container.decodeIfPresent([String].self, forKey: .tags) ?? []
-        self.attributes = try container.decodeIfPresent([String: String].self, forKey: .attributes) ?? [:]
-        self.discontinuedAt = try container.decodeIfPresent(Date.self, forKey: .discontinuedAt)
-        self._category = try container.decodeIfPresent(ToOne<Category, Mutual, Nullable>.self, forKey: .category) ?? .none
-        self._reviews = try container.decodeIfPresent(ToMany<Review, Mutual>.self, forKey: .reviews) ?? .none
-        self._related = try container.decodeIfPresent(ToMany<Product, OneWay>.self, forKey: .related) ?? .none
+        let container = try decoder.container(keyedBy: FieldCodingKey.self)
+        self.id = try container.decode(UUID.self, forKey: "id")
+        self.sku = try container.decode(String.self, forKey: "sku")
+        self.title = try container.decode(String.self, forKey: "title")
+        self.summary = try container.decode(String.self, forKey: "summary", default: "")
+        self.price = try container.decode(Decimal.self, forKey: "price")
+        self.currency = try container.decode(Currency.self, forKey: "currency", default: .eur)
+        self.tags = try container.decode([String].self, forKey: "tags", default: [])
+        self.attributes = try container.decode([String: String].self, forKey: "attributes", default: [:])
+        self.discontinuedAt = try container.decodeIfPresent(Date.self, forKey: "discontinuedAt")
+        self._category = try container.decodeRelation(ToOne<Category, Mutual, Nullable>.self, forKey: "category")
+        self._reviews = try container.decodeRelation(ToMany<Review, Mutual>.self, forKey: "reviews")
+        self._related = try container.decodeRelation(ToMany<Product, OneWay>.self, forKey: "related")
     }
 
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(self.id, forKey: .id)
-        try container.encode(self.sku, forKey: .sku)
-        try container.encode(self.title, forKey: .title)
-        try container.encode(self.summary, forKey: .summary)
-        try container.encode(self.price, forKey: .price)
-        try container.encode(self.currency, forKey: .currency)
-        try container.encode(self.tags, forKey: .tags)
-        try container.encode(self.attributes, forKey: .attributes)
-        try container.encode(self.discontinuedAt, forKey: .discontinuedAt)
-        try container.encode($category, forKey: .category)
-        try container.encode($reviews, forKey: .reviews)
-        try container.encode($related, forKey: .related)
+        var container = encoder.container(keyedBy: FieldCodingKey.self)
+        try container.encode(self.id, forKey: "id")
+        try container.encode(self.sku, forKey: "sku")
+        try container.encode(self.title, forKey: "title")
+        try container.encode(self.summary, forKey: "summary")
+        try container.encode(self.price, forKey: "price")
+        try container.encode(self.currency, forKey: "currency")
+        try container.encode(self.tags, forKey: "tags")
+        try container.encode(self.attributes, forKey: "attributes")
+        try container.encode(self.discontinuedAt, forKey: "discontinuedAt")
+        try container.encode($category, forKey: "category")
+        try container.encode($reviews, forKey: "reviews")
+        try container.encode($related, forKey: "related")
     }
 }
 
@@ -390,30 +366,22 @@ extension Review: EntityModelProtocol {
 }
 
 extension Review: Codable {
-    private enum CodingKeys: String, CodingKey {
-        case id
-        case rating
-        case body
-        case createdAt
-        case product
-    }
-
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        self.id = try container.decode(UUID.self, forKey: .id)
-        self.rating = try container.decode(Int.self, forKey: .rating)
-        self.body = try container.decode(String.self, forKey: .body)
-        self.createdAt = try container.decode(Date.self, forKey: .createdAt)
-        self._product = try container.decodeIfPresent(ToOne<Product, Mutual, Required>.self, forKey: .product) ?? .none
+        let container = try decoder.container(keyedBy: FieldCodingKey.self)
+        self.id = try container.decode(UUID.self, forKey: "id")
+        self.rating = try container.decode(Int.self, forKey: "rating")
+        self.body = try container.decode(String.self, forKey: "body")
+        self.createdAt = try container.decode(Date.self, forKey: "createdAt")
+        self._product = try container.decodeRelation(ToOne<Product, Mutual, Required>.self, forKey: "product")
     }
 
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(self.id, forKey: .id)
-        try container.encode(self.rating, forKey: .rating)
-        try container.encode(self.body, forKey: .body)
-        try container.encode(self.createdAt, forKey: .createdAt)
-        try container.encode($product, forKey: .product)
+        var container = encoder.container(keyedBy: FieldCodingKey.self)
+        try container.encode(self.id, forKey: "id")
+        try container.encode(self.rating, forKey: "rating")
+        try container.encode(self.body, forKey: "body")
+        try container.encode(self.createdAt, forKey: "createdAt")
+        try container.encode($product, forKey: "product")
     }
 }
 

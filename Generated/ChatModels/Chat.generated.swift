@@ -90,30 +90,22 @@ extension Chat: EntityModelProtocol {
 }
 
 extension Chat: Codable {
-    private enum CodingKeys: String, CodingKey {
-        case id
-        case title
-        case users
-        case messages
-        case admins
-    }
-
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        self.id = try container.decode(String.self, forKey: .id)
-        self.title = try container.decodeIfPresent(String.self, forKey: .title)
-        self._users = try container.decodeIfPresent(ToMany<User, Mutual>.self, forKey: .users) ?? .none
-        self._messages = try container.decodeIfPresent(ToMany<Message, Mutual>.self, forKey: .messages) ?? .none
-        self._admins = try container.decodeIfPresent(ToMany<User, Mutual>.self, forKey: .admins) ?? .none
+        let container = try decoder.container(keyedBy: FieldCodingKey.self)
+        self.id = try container.decode(String.self, forKey: "id")
+        self.title = try container.decodeIfPresent(String.self, forKey: "title")
+        self._users = try container.decodeRelation(ToMany<User, Mutual>.self, forKey: "users")
+        self._messages = try container.decodeRelation(ToMany<Message, Mutual>.self, forKey: "messages")
+        self._admins = try container.decodeRelation(ToMany<User, Mutual>.self, forKey: "admins")
     }
 
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(self.id, forKey: .id)
-        try container.encode(self.title, forKey: .title)
-        try container.encode($users, forKey: .users)
-        try container.encode($messages, forKey: .messages)
-        try container.encode($admins, forKey: .admins)
+        var container = encoder.container(keyedBy: FieldCodingKey.self)
+        try container.encode(self.id, forKey: "id")
+        try container.encode(self.title, forKey: "title")
+        try container.encode($users, forKey: "users")
+        try container.encode($messages, forKey: "messages")
+        try container.encode($admins, forKey: "admins")
     }
 }
 

@@ -145,48 +145,34 @@ extension Message: EntityModelProtocol {
 }
 
 extension Message: Codable {
-    private enum CodingKeys: String, CodingKey {
-        case id
-        case text
-        case timestamp
-        case editedAt
-        case tags
-        case author
-        case chat
-        case attachment
-        case replies
-        case replyTo
-        case viewedBy
-    }
-
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        self.id = try container.decode(String.self, forKey: .id)
-        self.text = try container.decode(String.self, forKey: .text)
-        self.timestamp = try container.decodeIfPresent(Int.self, forKey: .timestamp) ?? 0
-        self.editedAt = try container.decodeIfPresent(Date.self, forKey: .editedAt)
-        self.tags = try container.decodeIfPresent([String].self, forKey: .tags) ?? []
-        self._author = try container.decodeIfPresent(ToOne<User, OneWay, Required>.self, forKey: .author) ?? .none
-        self._chat = try container.decodeIfPresent(ToOne<Chat, Mutual, Required>.self, forKey: .chat) ?? .none
-        self._attachment = try container.decodeIfPresent(ToOne<Attachment, Mutual, Nullable>.self, forKey: .attachment) ?? .none
-        self._replies = try container.decodeIfPresent(ToMany<Message, Mutual>.self, forKey: .replies) ?? .none
-        self._replyTo = try container.decodeIfPresent(ToOne<Message, Mutual, Nullable>.self, forKey: .replyTo) ?? .none
-        self._viewedBy = try container.decodeIfPresent(ToMany<User, OneWay>.self, forKey: .viewedBy) ?? .none
+        let container = try decoder.container(keyedBy: FieldCodingKey.self)
+        self.id = try container.decode(String.self, forKey: "id")
+        self.text = try container.decode(String.self, forKey: "text")
+        self.timestamp = try container.decode(Int.self, forKey: "timestamp", default: 0)
+        self.editedAt = try container.decodeIfPresent(Date.self, forKey: "editedAt")
+        self.tags = try container.decode([String].self, forKey: "tags", default: [])
+        self._author = try container.decodeRelation(ToOne<User, OneWay, Required>.self, forKey: "author")
+        self._chat = try container.decodeRelation(ToOne<Chat, Mutual, Required>.self, forKey: "chat")
+        self._attachment = try container.decodeRelation(ToOne<Attachment, Mutual, Nullable>.self, forKey: "attachment")
+        self._replies = try container.decodeRelation(ToMany<Message, Mutual>.self, forKey: "replies")
+        self._replyTo = try container.decodeRelation(ToOne<Message, Mutual, Nullable>.self, forKey: "replyTo")
+        self._viewedBy = try container.decodeRelation(ToMany<User, OneWay>.self, forKey: "viewedBy")
     }
 
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(self.id, forKey: .id)
-        try container.encode(self.text, forKey: .text)
-        try container.encode(self.timestamp, forKey: .timestamp)
-        try container.encode(self.editedAt, forKey: .editedAt)
-        try container.encode(self.tags, forKey: .tags)
-        try container.encode($author, forKey: .author)
-        try container.encode($chat, forKey: .chat)
-        try container.encode($attachment, forKey: .attachment)
-        try container.encode($replies, forKey: .replies)
-        try container.encode($replyTo, forKey: .replyTo)
-        try container.encode($viewedBy, forKey: .viewedBy)
+        var container = encoder.container(keyedBy: FieldCodingKey.self)
+        try container.encode(self.id, forKey: "id")
+        try container.encode(self.text, forKey: "text")
+        try container.encode(self.timestamp, forKey: "timestamp")
+        try container.encode(self.editedAt, forKey: "editedAt")
+        try container.encode(self.tags, forKey: "tags")
+        try container.encode($author, forKey: "author")
+        try container.encode($chat, forKey: "chat")
+        try container.encode($attachment, forKey: "attachment")
+        try container.encode($replies, forKey: "replies")
+        try container.encode($replyTo, forKey: "replyTo")
+        try container.encode($viewedBy, forKey: "viewedBy")
     }
 }
 
@@ -261,27 +247,20 @@ extension Attachment: EntityModelProtocol {
 }
 
 extension Attachment: Codable {
-    private enum CodingKeys: String, CodingKey {
-        case id
-        case kind
-        case url
-        case message
-    }
-
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        self.id = try container.decode(String.self, forKey: .id)
-        self.kind = try container.decodeIfPresent(AttachmentKind.self, forKey: .kind) ?? .image
-        self.url = try container.decodeIfPresent(URL.self, forKey: .url)
-        self._message = try container.decodeIfPresent(ToOne<Message, Mutual, Nullable>.self, forKey: .message) ?? .none
+        let container = try decoder.container(keyedBy: FieldCodingKey.self)
+        self.id = try container.decode(String.self, forKey: "id")
+        self.kind = try container.decode(AttachmentKind.self, forKey: "kind", default: .image)
+        self.url = try container.decodeIfPresent(URL.self, forKey: "url")
+        self._message = try container.decodeRelation(ToOne<Message, Mutual, Nullable>.self, forKey: "message")
     }
 
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(self.id, forKey: .id)
-        try container.encode(self.kind, forKey: .kind)
-        try container.encode(self.url, forKey: .url)
-        try container.encode($message, forKey: .message)
+        var container = encoder.container(keyedBy: FieldCodingKey.self)
+        try container.encode(self.id, forKey: "id")
+        try container.encode(self.kind, forKey: "kind")
+        try container.encode(self.url, forKey: "url")
+        try container.encode($message, forKey: "message")
     }
 }
 

@@ -145,50 +145,36 @@ extension User: EntityModelProtocol {
 }
 
 extension User: Codable {
-    private enum CodingKeys: String, CodingKey {
-        case id
-        case name
-        case username
-        case email
-        case age
-        case isCurrent
-        case status
-        case avatar
-        case profile
-        case chats
-        case adminOf
-    }
-
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        self.id = try container.decode(String.self, forKey: .id)
-        self.name = try container.decode(String.self, forKey: .name)
-        self.username = try container.decodeIfPresent(String.self, forKey: .username)
-        self.email = try container.decodeIfPresent(String.self, forKey: .email)
-        self.age = try container.decodeIfPresent(Int.self, forKey: .age) ?? 0
-        self.isCurrent = try container.decodeIfPresent(Bool.self, forKey: .isCurrent)
-        self.status = try container.decodeIfPresent(UserStatus.self, forKey: .status) ?? .active
-        self.avatar = try container.decodeIfPresent(Avatar.self, forKey: .avatar)
+        let container = try decoder.container(keyedBy: FieldCodingKey.self)
+        self.id = try container.decode(String.self, forKey: "id")
+        self.name = try container.decode(String.self, forKey: "name")
+        self.username = try container.decodeIfPresent(String.self, forKey: "username")
+        self.email = try container.decodeIfPresent(String.self, forKey: "email")
+        self.age = try container.decode(Int.self, forKey: "age", default: 0)
+        self.isCurrent = try container.decodeIfPresent(Bool.self, forKey: "isCurrent")
+        self.status = try container.decode(UserStatus.self, forKey: "status", default: .active)
+        self.avatar = try container.decodeIfPresent(Avatar.self, forKey: "avatar")
         #sourceLocation(file: "User.schema", line: 16)
-        self.profile = try container.decodeIfPresent(Profile.self, forKey: .profile)
+        self.profile = try container.decodeIfPresent(Profile.self, forKey: "profile")
         #sourceLocation()
-        self._chats = try container.decodeIfPresent(ToMany<Chat, Mutual>.self, forKey: .chats) ?? .none
-        self._adminOf = try container.decodeIfPresent(ToMany<Chat, Mutual>.self, forKey: .adminOf) ?? .none
+        self._chats = try container.decodeRelation(ToMany<Chat, Mutual>.self, forKey: "chats")
+        self._adminOf = try container.decodeRelation(ToMany<Chat, Mutual>.self, forKey: "adminOf")
     }
 
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(self.id, forKey: .id)
-        try container.encode(self.name, forKey: .name)
-        try container.encode(self.username, forKey: .username)
-        try container.encode(self.email, forKey: .email)
-        try container.encode(self.age, forKey: .age)
-        try container.encode(self.isCurrent, forKey: .isCurrent)
-        try container.encode(self.status, forKey: .status)
-        try container.encode(self.avatar, forKey: .avatar)
-        try container.encode(self.profile, forKey: .profile)
-        try container.encode($chats, forKey: .chats)
-        try container.encode($adminOf, forKey: .adminOf)
+        var container = encoder.container(keyedBy: FieldCodingKey.self)
+        try container.encode(self.id, forKey: "id")
+        try container.encode(self.name, forKey: "name")
+        try container.encode(self.username, forKey: "username")
+        try container.encode(self.email, forKey: "email")
+        try container.encode(self.age, forKey: "age")
+        try container.encode(self.isCurrent, forKey: "isCurrent")
+        try container.encode(self.status, forKey: "status")
+        try container.encode(self.avatar, forKey: "avatar")
+        try container.encode(self.profile, forKey: "profile")
+        try container.encode($chats, forKey: "chats")
+        try container.encode($adminOf, forKey: "adminOf")
     }
 }
 
@@ -239,20 +225,15 @@ public struct Avatar: Codable, Sendable, Hashable {
         self.large = large
     }
 
-    private enum CodingKeys: String, CodingKey {
-        case small
-        case large
-    }
-
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        self.small = try container.decodeIfPresent(URL.self, forKey: .small)
-        self.large = try container.decodeIfPresent(URL.self, forKey: .large)
+        let container = try decoder.container(keyedBy: FieldCodingKey.self)
+        self.small = try container.decodeIfPresent(URL.self, forKey: "small")
+        self.large = try container.decodeIfPresent(URL.self, forKey: "large")
     }
 
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(self.small, forKey: .small)
-        try container.encode(self.large, forKey: .large)
+        var container = encoder.container(keyedBy: FieldCodingKey.self)
+        try container.encode(self.small, forKey: "small")
+        try container.encode(self.large, forKey: "large")
     }
 }

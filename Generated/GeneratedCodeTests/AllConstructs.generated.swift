@@ -191,86 +191,60 @@ extension Document: EntityModelProtocol {
 }
 
 extension Document: Codable {
-    private enum CodingKeys: String, CodingKey {
-        case id
-        case title
-        case body
-        case pageCount
-        case size
-        case score
-        case ratio
-        case isDraft
-        case createdAt
-        case link
-        case payload
-        case price
-        case tags
-        case counts
-        case state
-        case metadata
-        case owner
-        case `default`
-        case `class`
-        case folder
-        case sections
-        case related
-        case cover
-    }
-
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        self.id = try container.decode(UUID.self, forKey: .id)
-        self.title = try container.decode(String.self, forKey: .title)
-        self.body = try container.decodeIfPresent(String.self, forKey: .body) ?? ""
-        self.pageCount = try container.decodeIfPresent(Int.self, forKey: .pageCount) ?? 1
-        self.size = try container.decodeIfPresent(Int64.self, forKey: .size) ?? 0
-        self.score = try container.decodeIfPresent(Double.self, forKey: .score) ?? 0.5
-        self.ratio = try container.decodeIfPresent(Float.self, forKey: .ratio) ?? 1.25
-        self.isDraft = try container.decodeIfPresent(Bool.self, forKey: .isDraft) ?? true
-        self.createdAt = try container.decode(Date.self, forKey: .createdAt)
-        self.link = try container.decodeIfPresent(URL.self, forKey: .link)
-        self.payload = try container.decodeIfPresent(Data.self, forKey: .payload)
-        self.price = try container.decodeIfPresent(Decimal.self, forKey: .price)
-        self.tags = try container.decodeIfPresent([String].self, forKey: .tags) ?? []
-        self.counts = try container.decodeIfPresent([String: Int].self, forKey: .counts) ?? [:]
-        self.state = try container.decodeIfPresent(DocumentState.self, forKey: .state) ?? .draft
-        self.metadata = try container.decodeIfPresent(Metadata.self, forKey: .metadata)
+        let container = try decoder.container(keyedBy: FieldCodingKey.self)
+        self.id = try container.decode(UUID.self, forKey: "id")
+        self.title = try container.decode(String.self, forKey: "title")
+        self.body = try container.decode(String.self, forKey: "body", default: "")
+        self.pageCount = try container.decode(Int.self, forKey: "pageCount", default: 1)
+        self.size = try container.decode(Int64.self, forKey: "size", default: 0)
+        self.score = try container.decode(Double.self, forKey: "score", default: 0.5)
+        self.ratio = try container.decode(Float.self, forKey: "ratio", default: 1.25)
+        self.isDraft = try container.decode(Bool.self, forKey: "isDraft", default: true)
+        self.createdAt = try container.decode(Date.self, forKey: "createdAt")
+        self.link = try container.decodeIfPresent(URL.self, forKey: "link")
+        self.payload = try container.decodeIfPresent(Data.self, forKey: "payload")
+        self.price = try container.decodeIfPresent(Decimal.self, forKey: "price")
+        self.tags = try container.decode([String].self, forKey: "tags", default: [])
+        self.counts = try container.decode([String: Int].self, forKey: "counts", default: [:])
+        self.state = try container.decode(DocumentState.self, forKey: "state", default: .draft)
+        self.metadata = try container.decodeIfPresent(Metadata.self, forKey: "metadata")
         #sourceLocation(file: "AllConstructs.schema", line: 22)
-        self.owner = try container.decodeIfPresent(Owner.self, forKey: .owner)
+        self.owner = try container.decodeIfPresent(Owner.self, forKey: "owner")
         #sourceLocation()
-        self.`default` = try container.decodeIfPresent(Int.self, forKey: .`default`) ?? 0
-        self.`class` = try container.decodeIfPresent(String.self, forKey: .`class`)
-        self._folder = try container.decodeIfPresent(ToOne<Folder, Mutual, Required>.self, forKey: .folder) ?? .none
-        self._sections = try container.decodeIfPresent(ToMany<Section, Mutual>.self, forKey: .sections) ?? .none
-        self._related = try container.decodeIfPresent(ToMany<Document, OneWay>.self, forKey: .related) ?? .none
-        self._cover = try container.decodeIfPresent(ToOne<Section, OneWay, Nullable>.self, forKey: .cover) ?? .none
+        self.`default` = try container.decode(Int.self, forKey: "default", default: 0)
+        self.`class` = try container.decodeIfPresent(String.self, forKey: "class")
+        self._folder = try container.decodeRelation(ToOne<Folder, Mutual, Required>.self, forKey: "folder")
+        self._sections = try container.decodeRelation(ToMany<Section, Mutual>.self, forKey: "sections")
+        self._related = try container.decodeRelation(ToMany<Document, OneWay>.self, forKey: "related")
+        self._cover = try container.decodeRelation(ToOne<Section, OneWay, Nullable>.self, forKey: "cover")
     }
 
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(self.id, forKey: .id)
-        try container.encode(self.title, forKey: .title)
-        try container.encode(self.body, forKey: .body)
-        try container.encode(self.pageCount, forKey: .pageCount)
-        try container.encode(self.size, forKey: .size)
-        try container.encode(self.score, forKey: .score)
-        try container.encode(self.ratio, forKey: .ratio)
-        try container.encode(self.isDraft, forKey: .isDraft)
-        try container.encode(self.createdAt, forKey: .createdAt)
-        try container.encode(self.link, forKey: .link)
-        try container.encode(self.payload, forKey: .payload)
-        try container.encode(self.price, forKey: .price)
-        try container.encode(self.tags, forKey: .tags)
-        try container.encode(self.counts, forKey: .counts)
-        try container.encode(self.state, forKey: .state)
-        try container.encode(self.metadata, forKey: .metadata)
-        try container.encode(self.owner, forKey: .owner)
-        try container.encode(self.`default`, forKey: .`default`)
-        try container.encode(self.`class`, forKey: .`class`)
-        try container.encode($folder, forKey: .folder)
-        try container.encode($sections, forKey: .sections)
-        try container.encode($related, forKey: .related)
-        try container.encode($cover, forKey: .cover)
+        var container = encoder.container(keyedBy: FieldCodingKey.self)
+        try container.encode(self.id, forKey: "id")
+        try container.encode(self.title, forKey: "title")
+        try container.encode(self.body, forKey: "body")
+        try container.encode(self.pageCount, forKey: "pageCount")
+        try container.encode(self.size, forKey: "size")
+        try container.encode(self.score, forKey: "score")
+        try container.encode(self.ratio, forKey: "ratio")
+        try container.encode(self.isDraft, forKey: "isDraft")
+        try container.encode(self.createdAt, forKey: "createdAt")
+        try container.encode(self.link, forKey: "link")
+        try container.encode(self.payload, forKey: "payload")
+        try container.encode(self.price, forKey: "price")
+        try container.encode(self.tags, forKey: "tags")
+        try container.encode(self.counts, forKey: "counts")
+        try container.encode(self.state, forKey: "state")
+        try container.encode(self.metadata, forKey: "metadata")
+        try container.encode(self.owner, forKey: "owner")
+        try container.encode(self.`default`, forKey: "default")
+        try container.encode(self.`class`, forKey: "class")
+        try container.encode($folder, forKey: "folder")
+        try container.encode($sections, forKey: "sections")
+        try container.encode($related, forKey: "related")
+        try container.encode($cover, forKey: "cover")
     }
 }
 
@@ -343,24 +317,18 @@ extension Folder: EntityModelProtocol {
 }
 
 extension Folder: Codable {
-    private enum CodingKeys: String, CodingKey {
-        case id
-        case name
-        case documents
-    }
-
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        self.id = try container.decode(Int.self, forKey: .id)
-        self.name = try container.decode(String.self, forKey: .name)
-        self._documents = try container.decodeIfPresent(ToMany<Document, Mutual>.self, forKey: .documents) ?? .none
+        let container = try decoder.container(keyedBy: FieldCodingKey.self)
+        self.id = try container.decode(Int.self, forKey: "id")
+        self.name = try container.decode(String.self, forKey: "name")
+        self._documents = try container.decodeRelation(ToMany<Document, Mutual>.self, forKey: "documents")
     }
 
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(self.id, forKey: .id)
-        try container.encode(self.name, forKey: .name)
-        try container.encode($documents, forKey: .documents)
+        var container = encoder.container(keyedBy: FieldCodingKey.self)
+        try container.encode(self.id, forKey: "id")
+        try container.encode(self.name, forKey: "name")
+        try container.encode($documents, forKey: "documents")
     }
 }
 
@@ -431,24 +399,18 @@ extension Section: EntityModelProtocol {
 }
 
 extension Section: Codable {
-    private enum CodingKeys: String, CodingKey {
-        case id
-        case heading
-        case document
-    }
-
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        self.id = try container.decode(String.self, forKey: .id)
-        self.heading = try container.decode(String.self, forKey: .heading)
-        self._document = try container.decodeIfPresent(ToOne<Document, Mutual, Nullable>.self, forKey: .document) ?? .none
+        let container = try decoder.container(keyedBy: FieldCodingKey.self)
+        self.id = try container.decode(String.self, forKey: "id")
+        self.heading = try container.decode(String.self, forKey: "heading")
+        self._document = try container.decodeRelation(ToOne<Document, Mutual, Nullable>.self, forKey: "document")
     }
 
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(self.id, forKey: .id)
-        try container.encode(self.heading, forKey: .heading)
-        try container.encode($document, forKey: .document)
+        var container = encoder.container(keyedBy: FieldCodingKey.self)
+        try container.encode(self.id, forKey: "id")
+        try container.encode(self.heading, forKey: "heading")
+        try container.encode($document, forKey: "document")
     }
 }
 
@@ -524,24 +486,18 @@ public struct Metadata: Codable, Sendable, Hashable {
         self.priority = priority
     }
 
-    private enum CodingKeys: String, CodingKey {
-        case author
-        case keywords
-        case priority
-    }
-
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        self.author = try container.decode(String.self, forKey: .author)
-        self.keywords = try container.decodeIfPresent([String].self, forKey: .keywords) ?? []
-        self.priority = try container.decodeIfPresent(Priority.self, forKey: .priority)
+        let container = try decoder.container(keyedBy: FieldCodingKey.self)
+        self.author = try container.decode(String.self, forKey: "author")
+        self.keywords = try container.decode([String].self, forKey: "keywords", default: [])
+        self.priority = try container.decodeIfPresent(Priority.self, forKey: "priority")
     }
 
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(self.author, forKey: .author)
-        try container.encode(self.keywords, forKey: .keywords)
-        try container.encode(self.priority, forKey: .priority)
+        var container = encoder.container(keyedBy: FieldCodingKey.self)
+        try container.encode(self.author, forKey: "author")
+        try container.encode(self.keywords, forKey: "keywords")
+        try container.encode(self.priority, forKey: "priority")
     }
 }
 
@@ -611,24 +567,18 @@ extension Revision: EntityModelProtocol {
 }
 
 extension Revision: Codable {
-    private enum CodingKeys: String, CodingKey {
-        case id
-        case note
-        case document
-    }
-
     package init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        self.id = try container.decode(Int.self, forKey: .id)
-        self.note = try container.decodeIfPresent(String.self, forKey: .note)
-        self._document = try container.decodeIfPresent(ToOne<Document, OneWay, Nullable>.self, forKey: .document) ?? .none
+        let container = try decoder.container(keyedBy: FieldCodingKey.self)
+        self.id = try container.decode(Int.self, forKey: "id")
+        self.note = try container.decodeIfPresent(String.self, forKey: "note")
+        self._document = try container.decodeRelation(ToOne<Document, OneWay, Nullable>.self, forKey: "document")
     }
 
     package func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(self.id, forKey: .id)
-        try container.encode(self.note, forKey: .note)
-        try container.encode($document, forKey: .document)
+        var container = encoder.container(keyedBy: FieldCodingKey.self)
+        try container.encode(self.id, forKey: "id")
+        try container.encode(self.note, forKey: "note")
+        try container.encode($document, forKey: "document")
     }
 }
 

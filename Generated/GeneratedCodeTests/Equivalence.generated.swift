@@ -114,33 +114,24 @@ extension Indexed: EntityModelProtocol {
 }
 
 extension Indexed: Codable {
-    private enum CodingKeys: String, CodingKey {
-        case id
-        case a
-        case b
-        case c
-        case level
-        case text
-    }
-
     init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        self.id = try container.decode(Int.self, forKey: .id)
-        self.a = try container.decode(Int.self, forKey: .a)
-        self.b = try container.decode(String.self, forKey: .b)
-        self.c = try container.decodeIfPresent(Double.self, forKey: .c)
-        self.level = try container.decode(Level.self, forKey: .level)
-        self.text = try container.decode(String.self, forKey: .text)
+        let container = try decoder.container(keyedBy: FieldCodingKey.self)
+        self.id = try container.decode(Int.self, forKey: "id")
+        self.a = try container.decode(Int.self, forKey: "a")
+        self.b = try container.decode(String.self, forKey: "b")
+        self.c = try container.decodeIfPresent(Double.self, forKey: "c")
+        self.level = try container.decode(Level.self, forKey: "level")
+        self.text = try container.decode(String.self, forKey: "text")
     }
 
     func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(self.id, forKey: .id)
-        try container.encode(self.a, forKey: .a)
-        try container.encode(self.b, forKey: .b)
-        try container.encode(self.c, forKey: .c)
-        try container.encode(self.level, forKey: .level)
-        try container.encode(self.text, forKey: .text)
+        var container = encoder.container(keyedBy: FieldCodingKey.self)
+        try container.encode(self.id, forKey: "id")
+        try container.encode(self.a, forKey: "a")
+        try container.encode(self.b, forKey: "b")
+        try container.encode(self.c, forKey: "c")
+        try container.encode(self.level, forKey: "level")
+        try container.encode(self.text, forKey: "text")
     }
 }
 
@@ -208,33 +199,24 @@ extension Plain: EntityModelProtocol {
 }
 
 extension Plain: Codable {
-    private enum CodingKeys: String, CodingKey {
-        case id
-        case a
-        case b
-        case c
-        case level
-        case text
-    }
-
     init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        self.id = try container.decode(Int.self, forKey: .id)
-        self.a = try container.decode(Int.self, forKey: .a)
-        self.b = try container.decode(String.self, forKey: .b)
-        self.c = try container.decodeIfPresent(Double.self, forKey: .c)
-        self.level = try container.decode(Level.self, forKey: .level)
-        self.text = try container.decode(String.self, forKey: .text)
+        let container = try decoder.container(keyedBy: FieldCodingKey.self)
+        self.id = try container.decode(Int.self, forKey: "id")
+        self.a = try container.decode(Int.self, forKey: "a")
+        self.b = try container.decode(String.self, forKey: "b")
+        self.c = try container.decodeIfPresent(Double.self, forKey: "c")
+        self.level = try container.decode(Level.self, forKey: "level")
+        self.text = try container.decode(String.self, forKey: "text")
     }
 
     func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(self.id, forKey: .id)
-        try container.encode(self.a, forKey: .a)
-        try container.encode(self.b, forKey: .b)
-        try container.encode(self.c, forKey: .c)
-        try container.encode(self.level, forKey: .level)
-        try container.encode(self.text, forKey: .text)
+        var container = encoder.container(keyedBy: FieldCodingKey.self)
+        try container.encode(self.id, forKey: "id")
+        try container.encode(self.a, forKey: "a")
+        try container.encode(self.b, forKey: "b")
+        try container.encode(self.c, forKey: "c")
+        try container.encode(self.level, forKey: "level")
+        try container.encode(self.text, forKey: "text")
     }
 }
 

@@ -391,312 +391,210 @@ extension KeywordNames: EntityModelProtocol {
 }
 
 extension KeywordNames: Codable {
-    private enum CodingKeys: String, CodingKey {
-        case id
-        case `associatedtype`
-        case `deinit`
-        case `enum`
-        case `extension`
-        case `fileprivate`
-        case `func`
-        case `import`
-        case `inout`
-        case `internal`
-        case `let`
-        case `open`
-        case `operator`
-        case `private`
-        case `precedencegroup`
-        case `protocol`
-        case `public`
-        case `rethrows`
-        case `static`
-        case `struct`
-        case `subscript`
-        case `typealias`
-        case `var`
-        case `break`
-        case `case`
-        case `catch`
-        case `continue`
-        case `defer`
-        case `do`
-        case `else`
-        case `fallthrough`
-        case `for`
-        case `guard`
-        case `if`
-        case `repeat`
-        case `return`
-        case `throw`
-        case `switch`
-        case `where`
-        case `while`
-        case `Any`
-        case `as`
-        case `await`
-        case `false`
-        case `is`
-        case `nil`
-        case `super`
-        case `throws`
-        case `true`
-        case `try`
-        case `package`
-        case `consume`
-        case `borrowing`
-        case `consuming`
-        case async
-        case actor
-        case some
-        case any
-        case macro
-        case each
-        case copy
-        case discard
-        case dynamic
-        case lazy
-        case optional
-        case required
-        case convenience
-        case override
-        case final
-        case mutating
-        case nonmutating
-        case indirect
-        case infix
-        case prefix
-        case postfix
-        case weak
-        case unowned
-        case get
-        case set
-        case willSet
-        case didSet
-        case none
-        case unsafe
-        case key
-        case context
-        case options
-        case entity
-        case container
-        case decoder
-        case encoder
-        case lhs
-        case rhs
-        case id2
-        case from
-        case to
-        case `default`
-        case `class`
-        case self2
-        case `in`
-    }
-
     init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        self.id = try container.decode(String.self, forKey: .id)
-        self.`associatedtype` = container.contains(.`associatedtype`) ? try container.decodeIfPresent(Int.self, forKey: .`associatedtype`) : 0
-        self.`deinit` = container.contains(.`deinit`) ? try container.decodeIfPresent(Int.self, forKey: .`deinit`) : 0
-        self.`enum` = container.contains(.`enum`) ? try container.decodeIfPresent(Int.self, forKey: .`enum`) : 0
-        self.`extension` = container.contains(.`extension`) ? try container.decodeIfPresent(Int.self, forKey: .`extension`) : 0
-        self.`fileprivate` = container.contains(.`fileprivate`) ? try container.decodeIfPresent(Int.self, forKey: .`fileprivate`) : 0
-        self.`func` = container.contains(.`func`) ? try container.decodeIfPresent(Int.self, forKey: .`func`) : 0
-        self.`import` = container.contains(.`import`) ? try container.decodeIfPresent(Int.self, forKey: .`import`) : 0
-        self.`inout` = container.contains(.`inout`) ? try container.decodeIfPresent(Int.self, forKey: .`inout`) : 0
-        self.`internal` = container.contains(.`internal`) ? try container.decodeIfPresent(Int.self, forKey: .`internal`) : 0
-        self.`let` = container.contains(.`let`) ? try container.decodeIfPresent(Int.self, forKey: .`let`) : 0
-        self.`open` = container.contains(.`open`) ? try container.decodeIfPresent(Int.self, forKey: .`open`) : 0
-        self.`operator` = container.contains(.`operator`) ? try container.decodeIfPresent(Int.self, forKey: .`operator`) : 0
-        self.`private` = container.contains(.`private`) ? try container.decodeIfPresent(Int.self, forKey: .`private`) : 0
-        self.`precedencegroup` = container.contains(.`precedencegroup`) ? try container.decodeIfPresent(Int.self, forKey: .`precedencegroup`) : 0
-        self.`protocol` = container.contains(.`protocol`) ? try container.decodeIfPresent(Int.self, forKey: .`protocol`) : 0
-        self.`public` = container.contains(.`public`) ? try container.decodeIfPresent(Int.self, forKey: .`public`) : 0
-        self.`rethrows` = container.contains(.`rethrows`) ? try container.decodeIfPresent(Int.self, forKey: .`rethrows`) : 0
-        self.`static` = container.contains(.`static`) ? try container.decodeIfPresent(Int.self, forKey: .`static`) : 0
-        self.`struct` = container.contains(.`struct`) ? try container.decodeIfPresent(Int.self, forKey: .`struct`) : 0
-        self.`subscript` = container.contains(.`subscript`) ? try container.decodeIfPresent(Int.self, forKey: .`subscript`) : 0
-        self.`typealias` = container.contains(.`typealias`) ? try container.decodeIfPresent(Int.self, forKey: .`typealias`) : 0
-        self.`var` = container.contains(.`var`) ? try container.decodeIfPresent(Int.self, forKey: .`var`) : 0
-        self.`break` = container.contains(.`break`) ? try container.decodeIfPresent(Int.self, forKey: .`break`) : 0
-        self.`case` = container.contains(.`case`) ? try container.decodeIfPresent(Int.self, forKey: .`case`) : 0
-        self.`catch` = container.contains(.`catch`) ? try container.decodeIfPresent(Int.self, forKey: .`catch`) : 0
-        self.`continue` = container.contains(.`continue`) ? try container.decodeIfPresent(Int.self, forKey: .`continue`) : 0
-        self.`defer` = container.contains(.`defer`) ? try container.decodeIfPresent(Int.self, forKey: .`defer`) : 0
-        self.`do` = container.contains(.`do`) ? try container.decodeIfPresent(Int.self, forKey: .`do`) : 0
-        self.`else` = container.contains(.`else`) ? try container.decodeIfPresent(Int.self, forKey: .`else`) : 0
-        self.`fallthrough` = container.contains(.`fallthrough`) ? try container.decodeIfPresent(Int.self, forKey: .`fallthrough`) : 0
-        self.`for` = container.contains(.`for`) ? try container.decodeIfPresent(Int.self, forKey: .`for`) : 0
-        self.`guard` = container.contains(.`guard`) ? try container.decodeIfPresent(Int.self, forKey: .`guard`) : 0
-        self.`if` = container.contains(.`if`) ? try container.decodeIfPresent(Int.self, forKey: .`if`) : 0
-        self.`repeat` = container.contains(.`repeat`) ? try container.decodeIfPresent(Int.self, forKey: .`repeat`) : 0
-        self.`return` = container.contains(.`return`) ? try container.decodeIfPresent(Int.self, forKey: .`return`) : 0
-        self.`throw` = container.contains(.`throw`) ? try container.decodeIfPresent(Int.self, forKey: .`throw`) : 0
-        self.`switch` = container.contains(.`switch`) ? try container.decodeIfPresent(Int.self, forKey: .`switch`) : 0
-        self.`where` = container.contains(.`where`) ? try container.decodeIfPresent(Int.self, forKey: .`where`) : 0
-        self.`while` = container.contains(.`while`) ? try container.decodeIfPresent(Int.self, forKey: .`while`) : 0
-        self.`Any` = container.contains(.`Any`) ? try container.decodeIfPresent(Int.self, forKey: .`Any`) : 0
-        self.`as` = container.contains(.`as`) ? try container.decodeIfPresent(Int.self, forKey: .`as`) : 0
-        self.`await` = container.contains(.`await`) ? try container.decodeIfPresent(Int.self, forKey: .`await`) : 0
-        self.`false` = container.contains(.`false`) ? try container.decodeIfPresent(Int.self, forKey: .`false`) : 0
-        self.`is` = container.contains(.`is`) ? try container.decodeIfPresent(Int.self, forKey: .`is`) : 0
-        self.`nil` = container.contains(.`nil`) ? try container.decodeIfPresent(Int.self, forKey: .`nil`) : 0
-        self.`super` = container.contains(.`super`) ? try container.decodeIfPresent(Int.self, forKey: .`super`) : 0
-        self.`throws` = container.contains(.`throws`) ? try container.decodeIfPresent(Int.self, forKey: .`throws`) : 0
-        self.`true` = container.contains(.`true`) ? try container.decodeIfPresent(Int.self, forKey: .`true`) : 0
-        self.`try` = container.contains(.`try`) ? try container.decodeIfPresent(Int.self, forKey: .`try`) : 0
-        self.`package` = container.contains(.`package`) ? try container.decodeIfPresent(Int.self, forKey: .`package`) : 0
-        self.`consume` = container.contains(.`consume`) ? try container.decodeIfPresent(Int.self, forKey: .`consume`) : 0
-        self.`borrowing` = container.contains(.`borrowing`) ? try container.decodeIfPresent(Int.self, forKey: .`borrowing`) : 0
-        self.`consuming` = container.contains(.`consuming`) ? try container.decodeIfPresent(Int.self, forKey: .`consuming`) : 0
-        self.async = container.contains(.async) ? try container.decodeIfPresent(Int.self, forKey: .async) : 0
-        self.actor = container.contains(.actor) ? try container.decodeIfPresent(Int.self, forKey: .actor) : 0
-        self.some = container.contains(.some) ? try container.decodeIfPresent(Int.self, forKey: .some) : 0
-        self.any = container.contains(.any) ? try container.decodeIfPresent(Int.self, forKey: .any) : 0
-        self.macro = container.contains(.macro) ? try container.decodeIfPresent(Int.self, forKey: .macro) : 0
-        self.each = container.contains(.each) ? try container.decodeIfPresent(Int.self, forKey: .each) : 0
-        self.copy = container.contains(.copy) ? try container.decodeIfPresent(Int.self, forKey: .copy) : 0
-        self.discard = container.contains(.discard) ? try container.decodeIfPresent(Int.self, forKey: .discard) : 0
-        self.dynamic = container.contains(.dynamic) ? try container.decodeIfPresent(Int.self, forKey: .dynamic) : 0
-        self.lazy = container.contains(.lazy) ? try container.decodeIfPresent(Int.self, forKey: .lazy) : 0
-        self.optional = container.contains(.optional) ? try container.decodeIfPresent(Int.self, forKey: .optional) : 0
-        self.required = container.contains(.required) ? try container.decodeIfPresent(Int.self, forKey: .required) : 0
-        self.convenience = container.contains(.convenience) ? try container.decodeIfPresent(Int.self, forKey: .convenience) : 0
-        self.override = container.contains(.override) ? try container.decodeIfPresent(Int.self, forKey: .override) : 0
-        self.final = container.contains(.final) ? try container.decodeIfPresent(Int.self, forKey: .final) : 0
-        self.mutating = container.contains(.mutating) ? try container.decodeIfPresent(Int.self, forKey: .mutating) : 0
-        self.nonmutating = container.contains(.nonmutating) ? try container.decodeIfPresent(Int.self, forKey: .nonmutating) : 0
-        self.indirect = container.contains(.indirect) ? try container.decodeIfPresent(Int.self, forKey: .indirect) : 0
-        self.infix = container.contains(.infix) ? try container.decodeIfPresent(Int.self, forKey: .infix) : 0
-        self.prefix = container.contains(.prefix) ? try container.decodeIfPresent(Int.self, forKey: .prefix) : 0
-        self.postfix = container.contains(.postfix) ? try container.decodeIfPresent(Int.self, forKey: .postfix) : 0
-        self.weak = container.contains(.weak) ? try container.decodeIfPresent(Int.self, forKey: .weak) : 0
-        self.unowned = container.contains(.unowned) ? try container.decodeIfPresent(Int.self, forKey: .unowned) : 0
-        self.get = container.contains(.get) ? try container.decodeIfPresent(Int.self, forKey: .get) : 0
-        self.set = container.contains(.set) ? try container.decodeIfPresent(Int.self, forKey: .set) : 0
-        self.willSet = container.contains(.willSet) ? try container.decodeIfPresent(Int.self, forKey: .willSet) : 0
-        self.didSet = container.contains(.didSet) ? try container.decodeIfPresent(Int.self, forKey: .didSet) : 0
-        self.none = container.contains(.none) ? try container.decodeIfPresent(Int.self, forKey: .none) : 0
-        self.unsafe = container.contains(.unsafe) ? try container.decodeIfPresent(Int.self, forKey: .unsafe) : 0
-        self.key = container.contains(.key) ? try container.decodeIfPresent(Int.self, forKey: .key) : 0
-        self.context = container.contains(.context) ? try container.decodeIfPresent(Int.self, forKey: .context) : 0
-        self.options = container.contains(.options) ? try container.decodeIfPresent(Int.self, forKey: .options) : 0
-        self.entity = container.contains(.entity) ? try container.decodeIfPresent(Int.self, forKey: .entity) : 0
-        self.container = container.contains(.container) ? try container.decodeIfPresent(Int.self, forKey: .container) : 0
-        self.decoder = container.contains(.decoder) ? try container.decodeIfPresent(Int.self, forKey: .decoder) : 0
-        self.encoder = container.contains(.encoder) ? try container.decodeIfPresent(Int.self, forKey: .encoder) : 0
-        self.lhs = container.contains(.lhs) ? try container.decodeIfPresent(Int.self, forKey: .lhs) : 0
-        self.rhs = container.contains(.rhs) ? try container.decodeIfPresent(Int.self, forKey: .rhs) : 0
-        self.id2 = container.contains(.id2) ? try container.decodeIfPresent(Int.self, forKey: .id2) : 0
-        self.from = container.contains(.from) ? try container.decodeIfPresent(Int.self, forKey: .from) : 0
-        self.to = container.contains(.to) ? try container.decodeIfPresent(Int.self, forKey: .to) : 0
-        self._default = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .`default`) ?? .none
-        self._class = try container.decodeIfPresent(ToMany<KeywordNames, OneWay>.self, forKey: .`class`) ?? .none
-        self._self2 = try container.decodeIfPresent(ToOne<KeywordNames, Mutual, Nullable>.self, forKey: .self2) ?? .none
-        self._in = try container.decodeIfPresent(ToOne<KeywordNames, Mutual, Nullable>.self, forKey: .`in`) ?? .none
+        let container = try decoder.container(keyedBy: FieldCodingKey.self)
+        self.id = try container.decode(String.self, forKey: "id")
+        self.`associatedtype` = container.contains("associatedtype") ? try container.decodeIfPresent(Int.self, forKey: "associatedtype") : 0
+        self.`deinit` = container.contains("deinit") ? try container.decodeIfPresent(Int.self, forKey: "deinit") : 0
+        self.`enum` = container.contains("enum") ? try container.decodeIfPresent(Int.self, forKey: "enum") : 0
+        self.`extension` = container.contains("extension") ? try container.decodeIfPresent(Int.self, forKey: "extension") : 0
+        self.`fileprivate` = container.contains("fileprivate") ? try container.decodeIfPresent(Int.self, forKey: "fileprivate") : 0
+        self.`func` = container.contains("func") ? try container.decodeIfPresent(Int.self, forKey: "func") : 0
+        self.`import` = container.contains("import") ? try container.decodeIfPresent(Int.self, forKey: "import") : 0
+        self.`inout` = container.contains("inout") ? try container.decodeIfPresent(Int.self, forKey: "inout") : 0
+        self.`internal` = container.contains("internal") ? try container.decodeIfPresent(Int.self, forKey: "internal") : 0
+        self.`let` = container.contains("let") ? try container.decodeIfPresent(Int.self, forKey: "let") : 0
+        self.`open` = container.contains("open") ? try container.decodeIfPresent(Int.self, forKey: "open") : 0
+        self.`operator` = container.contains("operator") ? try container.decodeIfPresent(Int.self, forKey: "operator") : 0
+        self.`private` = container.contains("private") ? try container.decodeIfPresent(Int.self, forKey: "private") : 0
+        self.`precedencegroup` = container.contains("precedencegroup") ? try container.decodeIfPresent(Int.self, forKey: "precedencegroup") : 0
+        self.`protocol` = container.contains("protocol") ? try container.decodeIfPresent(Int.self, forKey: "protocol") : 0
+        self.`public` = container.contains("public") ? try container.decodeIfPresent(Int.self, forKey: "public") : 0
+        self.`rethrows` = container.contains("rethrows") ? try container.decodeIfPresent(Int.self, forKey: "rethrows") : 0
+        self.`static` = container.contains("static") ? try container.decodeIfPresent(Int.self, forKey: "static") : 0
+        self.`struct` = container.contains("struct") ? try container.decodeIfPresent(Int.self, forKey: "struct") : 0
+        self.`subscript` = container.contains("subscript") ? try container.decodeIfPresent(Int.self, forKey: "subscript") : 0
+        self.`typealias` = container.contains("typealias") ? try container.decodeIfPresent(Int.self, forKey: "typealias") : 0
+        self.`var` = container.contains("var") ? try container.decodeIfPresent(Int.self, forKey: "var") : 0
+        self.`break` = container.contains("break") ? try container.decodeIfPresent(Int.self, forKey: "break") : 0
+        self.`case` = container.contains("case") ? try container.decodeIfPresent(Int.self, forKey: "case") : 0
+        self.`catch` = container.contains("catch") ? try container.decodeIfPresent(Int.self, forKey: "catch") : 0
+        self.`continue` = container.contains("continue") ? try container.decodeIfPresent(Int.self, forKey: "continue") : 0
+        self.`defer` = container.contains("defer") ? try container.decodeIfPresent(Int.self, forKey: "defer") : 0
+        self.`do` = container.contains("do") ? try container.decodeIfPresent(Int.self, forKey: "do") : 0
+        self.`else` = container.contains("else") ? try container.decodeIfPresent(Int.self, forKey: "else") : 0
+        self.`fallthrough` = container.contains("fallthrough") ? try container.decodeIfPresent(Int.self, forKey: "fallthrough") : 0
+        self.`for` = container.contains("for") ? try container.decodeIfPresent(Int.self, forKey: "for") : 0
+        self.`guard` = container.contains("guard") ? try container.decodeIfPresent(Int.self, forKey: "guard") : 0
+        self.`if` = container.contains("if") ? try container.decodeIfPresent(Int.self, forKey: "if") : 0
+        self.`repeat` = container.contains("repeat") ? try container.decodeIfPresent(Int.self, forKey: "repeat") : 0
+        self.`return` = container.contains("return") ? try container.decodeIfPresent(Int.self, forKey: "return") : 0
+        self.`throw` = container.contains("throw") ? try container.decodeIfPresent(Int.self, forKey: "throw") : 0
+        self.`switch` = container.contains("switch") ? try container.decodeIfPresent(Int.self, forKey: "switch") : 0
+        self.`where` = container.contains("where") ? try container.decodeIfPresent(Int.self, forKey: "where") : 0
+        self.`while` = container.contains("while") ? try container.decodeIfPresent(Int.self, forKey: "while") : 0
+        self.`Any` = container.contains("Any") ? try container.decodeIfPresent(Int.self, forKey: "Any") : 0
+        self.`as` = container.contains("as") ? try container.decodeIfPresent(Int.self, forKey: "as") : 0
+        self.`await` = container.contains("await") ? try container.decodeIfPresent(Int.self, forKey: "await") : 0
+        self.`false` = container.contains("false") ? try container.decodeIfPresent(Int.self, forKey: "false") : 0
+        self.`is` = container.contains("is") ? try container.decodeIfPresent(Int.self, forKey: "is") : 0
+        self.`nil` = container.contains("nil") ? try container.decodeIfPresent(Int.self, forKey: "nil") : 0
+        self.`super` = container.contains("super") ? try container.decodeIfPresent(Int.self, forKey: "super") : 0
+        self.`throws` = container.contains("throws") ? try container.decodeIfPresent(Int.self, forKey: "throws") : 0
+        self.`true` = container.contains("true") ? try container.decodeIfPresent(Int.self, forKey: "true") : 0
+        self.`try` = container.contains("try") ? try container.decodeIfPresent(Int.self, forKey: "try") : 0
+        self.`package` = container.contains("package") ? try container.decodeIfPresent(Int.self, forKey: "package") : 0
+        self.`consume` = container.contains("consume") ? try container.decodeIfPresent(Int.self, forKey: "consume") : 0
+        self.`borrowing` = container.contains("borrowing") ? try container.decodeIfPresent(Int.self, forKey: "borrowing") : 0
+        self.`consuming` = container.contains("consuming") ? try container.decodeIfPresent(Int.self, forKey: "consuming") : 0
+        self.async = container.contains("async") ? try container.decodeIfPresent(Int.self, forKey: "async") : 0
+        self.actor = container.contains("actor") ? try container.decodeIfPresent(Int.self, forKey: "actor") : 0
+        self.some = container.contains("some") ? try container.decodeIfPresent(Int.self, forKey: "some") : 0
+        self.any = container.contains("any") ? try container.decodeIfPresent(Int.self, forKey: "any") : 0
+        self.macro = container.contains("macro") ? try container.decodeIfPresent(Int.self, forKey: "macro") : 0
+        self.each = container.contains("each") ? try container.decodeIfPresent(Int.self, forKey: "each") : 0
+        self.copy = container.contains("copy") ? try container.decodeIfPresent(Int.self, forKey: "copy") : 0
+        self.discard = container.contains("discard") ? try container.decodeIfPresent(Int.self, forKey: "discard") : 0
+        self.dynamic = container.contains("dynamic") ? try container.decodeIfPresent(Int.self, forKey: "dynamic") : 0
+        self.lazy = container.contains("lazy") ? try container.decodeIfPresent(Int.self, forKey: "lazy") : 0
+        self.optional = container.contains("optional") ? try container.decodeIfPresent(Int.self, forKey: "optional") : 0
+        self.required = container.contains("required") ? try container.decodeIfPresent(Int.self, forKey: "required") : 0
+        self.convenience = container.contains("convenience") ? try container.decodeIfPresent(Int.self, forKey: "convenience") : 0
+        self.override = container.contains("override") ? try container.decodeIfPresent(Int.self, forKey: "override") : 0
+        self.final = container.contains("final") ? try container.decodeIfPresent(Int.self, forKey: "final") : 0
+        self.mutating = container.contains("mutating") ? try container.decodeIfPresent(Int.self, forKey: "mutating") : 0
+        self.nonmutating = container.contains("nonmutating") ? try container.decodeIfPresent(Int.self, forKey: "nonmutating") : 0
+        self.indirect = container.contains("indirect") ? try container.decodeIfPresent(Int.self, forKey: "indirect") : 0
+        self.infix = container.contains("infix") ? try container.decodeIfPresent(Int.self, forKey: "infix") : 0
+        self.prefix = container.contains("prefix") ? try container.decodeIfPresent(Int.self, forKey: "prefix") : 0
+        self.postfix = container.contains("postfix") ? try container.decodeIfPresent(Int.self, forKey: "postfix") : 0
+        self.weak = container.contains("weak") ? try container.decodeIfPresent(Int.self, forKey: "weak") : 0
+        self.unowned = container.contains("unowned") ? try container.decodeIfPresent(Int.self, forKey: "unowned") : 0
+        self.get = container.contains("get") ? try container.decodeIfPresent(Int.self, forKey: "get") : 0
+        self.set = container.contains("set") ? try container.decodeIfPresent(Int.self, forKey: "set") : 0
+        self.willSet = container.contains("willSet") ? try container.decodeIfPresent(Int.self, forKey: "willSet") : 0
+        self.didSet = container.contains("didSet") ? try container.decodeIfPresent(Int.self, forKey: "didSet") : 0
+        self.none = container.contains("none") ? try container.decodeIfPresent(Int.self, forKey: "none") : 0
+        self.unsafe = container.contains("unsafe") ? try container.decodeIfPresent(Int.self, forKey: "unsafe") : 0
+        self.key = container.contains("key") ? try container.decodeIfPresent(Int.self, forKey: "key") : 0
+        self.context = container.contains("context") ? try container.decodeIfPresent(Int.self, forKey: "context") : 0
+        self.options = container.contains("options") ? try container.decodeIfPresent(Int.self, forKey: "options") : 0
+        self.entity = container.contains("entity") ? try container.decodeIfPresent(Int.self, forKey: "entity") : 0
+        self.container = container.contains("container") ? try container.decodeIfPresent(Int.self, forKey: "container") : 0
+        self.decoder = container.contains("decoder") ? try container.decodeIfPresent(Int.self, forKey: "decoder") : 0
+        self.encoder = container.contains("encoder") ? try container.decodeIfPresent(Int.self, forKey: "encoder") : 0
+        self.lhs = container.contains("lhs") ? try container.decodeIfPresent(Int.self, forKey: "lhs") : 0
+        self.rhs = container.contains("rhs") ? try container.decodeIfPresent(Int.self, forKey: "rhs") : 0
+        self.id2 = container.contains("id2") ? try container.decodeIfPresent(Int.self, forKey: "id2") : 0
+        self.from = container.contains("from") ? try container.decodeIfPresent(Int.self, forKey: "from") : 0
+        self.to = container.contains("to") ? try container.decodeIfPresent(Int.self, forKey: "to") : 0
+        self._default = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "default")
+        self._class = try container.decodeRelation(ToMany<KeywordNames, OneWay>.self, forKey: "class")
+        self._self2 = try container.decodeRelation(ToOne<KeywordNames, Mutual, Nullable>.self, forKey: "self2")
+        self._in = try container.decodeRelation(ToOne<KeywordNames, Mutual, Nullable>.self, forKey: "in")
     }
 
     func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(self.id, forKey: .id)
-        try container.encode(self.`associatedtype`, forKey: .`associatedtype`)
-        try container.encode(self.`deinit`, forKey: .`deinit`)
-        try container.encode(self.`enum`, forKey: .`enum`)
-        try container.encode(self.`extension`, forKey: .`extension`)
-        try container.encode(self.`fileprivate`, forKey: .`fileprivate`)
-        try container.encode(self.`func`, forKey: .`func`)
-        try container.encode(self.`import`, forKey: .`import`)
-        try container.encode(self.`inout`, forKey: .`inout`)
-        try container.encode(self.`internal`, forKey: .`internal`)
-        try container.encode(self.`let`, forKey: .`let`)
-        try container.encode(self.`open`, forKey: .`open`)
-        try container.encode(self.`operator`, forKey: .`operator`)
-        try container.encode(self.`private`, forKey: .`private`)
-        try container.encode(self.`precedencegroup`, forKey: .`precedencegroup`)
-        try container.encode(self.`protocol`, forKey: .`protocol`)
-        try container.encode(self.`public`, forKey: .`public`)
-        try container.encode(self.`rethrows`, forKey: .`rethrows`)
-        try container.encode(self.`static`, forKey: .`static`)
-        try container.encode(self.`struct`, forKey: .`struct`)
-        try container.encode(self.`subscript`, forKey: .`subscript`)
-        try container.encode(self.`typealias`, forKey: .`typealias`)
-        try container.encode(self.`var`, forKey: .`var`)
-        try container.encode(self.`break`, forKey: .`break`)
-        try container.encode(self.`case`, forKey: .`case`)
-        try container.encode(self.`catch`, forKey: .`catch`)
-        try container.encode(self.`continue`, forKey: .`continue`)
-        try container.encode(self.`defer`, forKey: .`defer`)
-        try container.encode(self.`do`, forKey: .`do`)
-        try container.encode(self.`else`, forKey: .`else`)
-        try container.encode(self.`fallthrough`, forKey: .`fallthrough`)
-        try container.encode(self.`for`, forKey: .`for`)
-        try container.encode(self.`guard`, forKey: .`guard`)
-        try container.encode(self.`if`, forKey: .`if`)
-        try container.encode(self.`repeat`, forKey: .`repeat`)
-        try container.encode(self.`return`, forKey: .`return`)
-        try container.encode(self.`throw`, forKey: .`throw`)
-        try container.encode(self.`switch`, forKey: .`switch`)
-        try container.encode(self.`where`, forKey: .`where`)
-        try container.encode(self.`while`, forKey: .`while`)
-        try container.encode(self.`Any`, forKey: .`Any`)
-        try container.encode(self.`as`, forKey: .`as`)
-        try container.encode(self.`await`, forKey: .`await`)
-        try container.encode(self.`false`, forKey: .`false`)
-        try container.encode(self.`is`, forKey: .`is`)
-        try container.encode(self.`nil`, forKey: .`nil`)
-        try container.encode(self.`super`, forKey: .`super`)
-        try container.encode(self.`throws`, forKey: .`throws`)
-        try container.encode(self.`true`, forKey: .`true`)
-        try container.encode(self.`try`, forKey: .`try`)
-        try container.encode(self.`package`, forKey: .`package`)
-        try container.encode(self.`consume`, forKey: .`consume`)
-        try container.encode(self.`borrowing`, forKey: .`borrowing`)
-        try container.encode(self.`consuming`, forKey: .`consuming`)
-        try container.encode(self.async, forKey: .async)
-        try container.encode(self.actor, forKey: .actor)
-        try container.encode(self.some, forKey: .some)
-        try container.encode(self.any, forKey: .any)
-        try container.encode(self.macro, forKey: .macro)
-        try container.encode(self.each, forKey: .each)
-        try container.encode(self.copy, forKey: .copy)
-        try container.encode(self.discard, forKey: .discard)
-        try container.encode(self.dynamic, forKey: .dynamic)
-        try container.encode(self.lazy, forKey: .lazy)
-        try container.encode(self.optional, forKey: .optional)
-        try container.encode(self.required, forKey: .required)
-        try container.encode(self.convenience, forKey: .convenience)
-        try container.encode(self.override, forKey: .override)
-        try container.encode(self.final, forKey: .final)
-        try container.encode(self.mutating, forKey: .mutating)
-        try container.encode(self.nonmutating, forKey: .nonmutating)
-        try container.encode(self.indirect, forKey: .indirect)
-        try container.encode(self.infix, forKey: .infix)
-        try container.encode(self.prefix, forKey: .prefix)
-        try container.encode(self.postfix, forKey: .postfix)
-        try container.encode(self.weak, forKey: .weak)
-        try container.encode(self.unowned, forKey: .unowned)
-        try container.encode(self.get, forKey: .get)
-        try container.encode(self.set, forKey: .set)
-        try container.encode(self.willSet, forKey: .willSet)
-        try container.encode(self.didSet, forKey: .didSet)
-        try container.encode(self.none, forKey: .none)
-        try container.encode(self.unsafe, forKey: .unsafe)
-        try container.encode(self.key, forKey: .key)
-        try container.encode(self.context, forKey: .context)
-        try container.encode(self.options, forKey: .options)
-        try container.encode(self.entity, forKey: .entity)
-        try container.encode(self.container, forKey: .container)
-        try container.encode(self.decoder, forKey: .decoder)
-        try container.encode(self.encoder, forKey: .encoder)
-        try container.encode(self.lhs, forKey: .lhs)
-        try container.encode(self.rhs, forKey: .rhs)
-        try container.encode(self.id2, forKey: .id2)
-        try container.encode(self.from, forKey: .from)
-        try container.encode(self.to, forKey: .to)
-        try container.encode($default, forKey: .`default`)
-        try container.encode($class, forKey: .`class`)
-        try container.encode($self2, forKey: .self2)
-        try container.encode($in, forKey: .`in`)
+        var container = encoder.container(keyedBy: FieldCodingKey.self)
+        try container.encode(self.id, forKey: "id")
+        try container.encode(self.`associatedtype`, forKey: "associatedtype")
+        try container.encode(self.`deinit`, forKey: "deinit")
+        try container.encode(self.`enum`, forKey: "enum")
+        try container.encode(self.`extension`, forKey: "extension")
+        try container.encode(self.`fileprivate`, forKey: "fileprivate")
+        try container.encode(self.`func`, forKey: "func")
+        try container.encode(self.`import`, forKey: "import")
+        try container.encode(self.`inout`, forKey: "inout")
+        try container.encode(self.`internal`, forKey: "internal")
+        try container.encode(self.`let`, forKey: "let")
+        try container.encode(self.`open`, forKey: "open")
+        try container.encode(self.`operator`, forKey: "operator")
+        try container.encode(self.`private`, forKey: "private")
+        try container.encode(self.`precedencegroup`, forKey: "precedencegroup")
+        try container.encode(self.`protocol`, forKey: "protocol")
+        try container.encode(self.`public`, forKey: "public")
+        try container.encode(self.`rethrows`, forKey: "rethrows")
+        try container.encode(self.`static`, forKey: "static")
+        try container.encode(self.`struct`, forKey: "struct")
+        try container.encode(self.`subscript`, forKey: "subscript")
+        try container.encode(self.`typealias`, forKey: "typealias")
+        try container.encode(self.`var`, forKey: "var")
+        try container.encode(self.`break`, forKey: "break")
+        try container.encode(self.`case`, forKey: "case")
+        try container.encode(self.`catch`, forKey: "catch")
+        try container.encode(self.`continue`, forKey: "continue")
+        try container.encode(self.`defer`, forKey: "defer")
+        try container.encode(self.`do`, forKey: "do")
+        try container.encode(self.`else`, forKey: "else")
+        try container.encode(self.`fallthrough`, forKey: "fallthrough")
+        try container.encode(self.`for`, forKey: "for")
+        try container.encode(self.`guard`, forKey: "guard")
+        try container.encode(self.`if`, forKey: "if")
+        try container.encode(self.`repeat`, forKey: "repeat")
+        try container.encode(self.`return`, forKey: "return")
+        try container.encode(self.`throw`, forKey: "throw")
+        try container.encode(self.`switch`, forKey: "switch")
+        try container.encode(self.`where`, forKey: "where")
+        try container.encode(self.`while`, forKey: "while")
+        try container.encode(self.`Any`, forKey: "Any")
+        try container.encode(self.`as`, forKey: "as")
+        try container.encode(self.`await`, forKey: "await")
+        try container.encode(self.`false`, forKey: "false")
+        try container.encode(self.`is`, forKey: "is")
+        try container.encode(self.`nil`, forKey: "nil")
+        try container.encode(self.`super`, forKey: "super")
+        try container.encode(self.`throws`, forKey: "throws")
+        try container.encode(self.`true`, forKey: "true")
+        try container.encode(self.`try`, forKey: "try")
+        try container.encode(self.`package`, forKey: "package")
+        try container.encode(self.`consume`, forKey: "consume")
+        try container.encode(self.`borrowing`, forKey: "borrowing")
+        try container.encode(self.`consuming`, forKey: "consuming")
+        try container.encode(self.async, forKey: "async")
+        try container.encode(self.actor, forKey: "actor")
+        try container.encode(self.some, forKey: "some")
+        try container.encode(self.any, forKey: "any")
+        try container.encode(self.macro, forKey: "macro")
+        try container.encode(self.each, forKey: "each")
+        try container.encode(self.copy, forKey: "copy")
+        try container.encode(self.discard, forKey: "discard")
+        try container.encode(self.dynamic, forKey: "dynamic")
+        try container.encode(self.lazy, forKey: "lazy")
+        try container.encode(self.optional, forKey: "optional")
+        try container.encode(self.required, forKey: "required")
+        try container.encode(self.convenience, forKey: "convenience")
+        try container.encode(self.override, forKey: "override")
+        try container.encode(self.final, forKey: "final")
+        try container.encode(self.mutating, forKey: "mutating")
+        try container.encode(self.nonmutating, forKey: "nonmutating")
+        try container.encode(self.indirect, forKey: "indirect")
+        try container.encode(self.infix, forKey: "infix")
+        try container.encode(self.prefix, forKey: "prefix")
+        try container.encode(self.postfix, forKey: "postfix")
+        try container.encode(self.weak, forKey: "weak")
+        try container.encode(self.unowned, forKey: "unowned")
+        try container.encode(self.get, forKey: "get")
+        try container.encode(self.set, forKey: "set")
+        try container.encode(self.willSet, forKey: "willSet")
+        try container.encode(self.didSet, forKey: "didSet")
+        try container.encode(self.none, forKey: "none")
+        try container.encode(self.unsafe, forKey: "unsafe")
+        try container.encode(self.key, forKey: "key")
+        try container.encode(self.context, forKey: "context")
+        try container.encode(self.options, forKey: "options")
+        try container.encode(self.entity, forKey: "entity")
+        try container.encode(self.container, forKey: "container")
+        try container.encode(self.decoder, forKey: "decoder")
+        try container.encode(self.encoder, forKey: "encoder")
+        try container.encode(self.lhs, forKey: "lhs")
+        try container.encode(self.rhs, forKey: "rhs")
+        try container.encode(self.id2, forKey: "id2")
+        try container.encode(self.from, forKey: "from")
+        try container.encode(self.to, forKey: "to")
+        try container.encode($default, forKey: "default")
+        try container.encode($class, forKey: "class")
+        try container.encode($self2, forKey: "self2")
+        try container.encode($in, forKey: "in")
     }
 }
 
@@ -1628,309 +1526,208 @@ extension KeywordRelations: EntityModelProtocol {
 }
 
 extension KeywordRelations: Codable {
-    private enum CodingKeys: String, CodingKey {
-        case id
-        case `associatedtype`
-        case `class`
-        case `deinit`
-        case `enum`
-        case `extension`
-        case `fileprivate`
-        case `func`
-        case `import`
-        case `inout`
-        case `internal`
-        case `let`
-        case `open`
-        case `operator`
-        case `private`
-        case `precedencegroup`
-        case `protocol`
-        case `public`
-        case `rethrows`
-        case `static`
-        case `struct`
-        case `subscript`
-        case `typealias`
-        case `var`
-        case `break`
-        case `case`
-        case `catch`
-        case `continue`
-        case `default`
-        case `defer`
-        case `do`
-        case `else`
-        case `fallthrough`
-        case `for`
-        case `guard`
-        case `if`
-        case `in`
-        case `repeat`
-        case `return`
-        case `throw`
-        case `switch`
-        case `where`
-        case `while`
-        case `Any`
-        case `as`
-        case `await`
-        case `false`
-        case `is`
-        case `nil`
-        case `super`
-        case `throws`
-        case `true`
-        case `try`
-        case `package`
-        case `consume`
-        case `borrowing`
-        case `consuming`
-        case async
-        case actor
-        case some
-        case any
-        case macro
-        case each
-        case copy
-        case discard
-        case dynamic
-        case lazy
-        case optional
-        case required
-        case convenience
-        case override
-        case final
-        case mutating
-        case nonmutating
-        case indirect
-        case infix
-        case prefix
-        case postfix
-        case weak
-        case unowned
-        case get
-        case set
-        case willSet
-        case didSet
-        case none
-        case unsafe
-        case key
-        case context
-        case options
-        case entity
-        case container
-        case decoder
-        case encoder
-        case lhs
-        case rhs
-        case id2
-        case from
-        case to
-    }
-
     init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        self.id = try container.decode(String.self, forKey: .id)
-        self._associatedtype = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .`associatedtype`) ?? .none
-        self._class = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .`class`) ?? .none
-        self._deinit = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .`deinit`) ?? .none
-        self._enum = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .`enum`) ?? .none
-        self._extension = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .`extension`) ?? .none
-        self._fileprivate = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .`fileprivate`) ?? .none
-        self._func = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .`func`) ?? .none
-        self._import = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .`import`) ?? .none
-        self._inout = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .`inout`) ?? .none
-        self._internal = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .`internal`) ?? .none
-        self._let = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .`let`) ?? .none
-        self._open = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .`open`) ?? .none
-        self._operator = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .`operator`) ?? .none
-        self._private = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .`private`) ?? .none
-        self._precedencegroup = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .`precedencegroup`) ?? .none
-        self._protocol = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .`protocol`) ?? .none
-        self._public = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .`public`) ?? .none
-        self._rethrows = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .`rethrows`) ?? .none
-        self._static = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .`static`) ?? .none
-        self._struct = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .`struct`) ?? .none
-        self._subscript = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .`subscript`) ?? .none
-        self._typealias = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .`typealias`) ?? .none
-        self._var = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .`var`) ?? .none
-        self._break = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .`break`) ?? .none
-        self._case = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .`case`) ?? .none
-        self._catch = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .`catch`) ?? .none
-        self._continue = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .`continue`) ?? .none
-        self._default = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .`default`) ?? .none
-        self._defer = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .`defer`) ?? .none
-        self._do = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .`do`) ?? .none
-        self._else = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .`else`) ?? .none
-        self._fallthrough = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .`fallthrough`) ?? .none
-        self._for = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .`for`) ?? .none
-        self._guard = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .`guard`) ?? .none
-        self._if = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .`if`) ?? .none
-        self._in = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .`in`) ?? .none
-        self._repeat = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .`repeat`) ?? .none
-        self._return = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .`return`) ?? .none
-        self._throw = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .`throw`) ?? .none
-        self._switch = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .`switch`) ?? .none
-        self._where = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .`where`) ?? .none
-        self._while = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .`while`) ?? .none
-        self._Any = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .`Any`) ?? .none
-        self._as = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .`as`) ?? .none
-        self._await = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .`await`) ?? .none
-        self._false = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .`false`) ?? .none
-        self._is = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .`is`) ?? .none
-        self._nil = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .`nil`) ?? .none
-        self._super = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .`super`) ?? .none
-        self._throws = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .`throws`) ?? .none
-        self._true = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .`true`) ?? .none
-        self._try = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .`try`) ?? .none
-        self._package = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .`package`) ?? .none
-        self._consume = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .`consume`) ?? .none
-        self._borrowing = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .`borrowing`) ?? .none
-        self._consuming = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .`consuming`) ?? .none
-        self._async = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .async) ?? .none
-        self._actor = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .actor) ?? .none
-        self._some = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .some) ?? .none
-        self._any = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .any) ?? .none
-        self._macro = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .macro) ?? .none
-        self._each = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .each) ?? .none
-        self._copy = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .copy) ?? .none
-        self._discard = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .discard) ?? .none
-        self._dynamic = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .dynamic) ?? .none
-        self._lazy = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .lazy) ?? .none
-        self._optional = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .optional) ?? .none
-        self._required = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .required) ?? .none
-        self._convenience = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .convenience) ?? .none
-        self._override = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .override) ?? .none
-        self._final = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .final) ?? .none
-        self._mutating = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .mutating) ?? .none
-        self._nonmutating = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .nonmutating) ?? .none
-        self._indirect = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .indirect) ?? .none
-        self._infix = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .infix) ?? .none
-        self._prefix = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .prefix) ?? .none
-        self._postfix = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .postfix) ?? .none
-        self._weak = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .weak) ?? .none
-        self._unowned = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .unowned) ?? .none
-        self._get = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .get) ?? .none
-        self._set = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .set) ?? .none
-        self._willSet = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .willSet) ?? .none
-        self._didSet = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .didSet) ?? .none
-        self._none = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .none) ?? .none
-        self._unsafe = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .unsafe) ?? .none
-        self._key = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .key) ?? .none
-        self._context = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .context) ?? .none
-        self._options = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .options) ?? .none
-        self._entity = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .entity) ?? .none
-        self._container = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .container) ?? .none
-        self._decoder = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .decoder) ?? .none
-        self._encoder = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .encoder) ?? .none
-        self._lhs = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .lhs) ?? .none
-        self._rhs = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .rhs) ?? .none
-        self._id2 = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .id2) ?? .none
-        self._from = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .from) ?? .none
-        self._to = try container.decodeIfPresent(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: .to) ?? .none
+        let container = try decoder.container(keyedBy: FieldCodingKey.self)
+        self.id = try container.decode(String.self, forKey: "id")
+        self._associatedtype = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "associatedtype")
+        self._class = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "class")
+        self._deinit = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "deinit")
+        self._enum = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "enum")
+        self._extension = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "extension")
+        self._fileprivate = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "fileprivate")
+        self._func = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "func")
+        self._import = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "import")
+        self._inout = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "inout")
+        self._internal = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "internal")
+        self._let = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "let")
+        self._open = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "open")
+        self._operator = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "operator")
+        self._private = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "private")
+        self._precedencegroup = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "precedencegroup")
+        self._protocol = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "protocol")
+        self._public = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "public")
+        self._rethrows = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "rethrows")
+        self._static = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "static")
+        self._struct = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "struct")
+        self._subscript = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "subscript")
+        self._typealias = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "typealias")
+        self._var = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "var")
+        self._break = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "break")
+        self._case = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "case")
+        self._catch = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "catch")
+        self._continue = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "continue")
+        self._default = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "default")
+        self._defer = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "defer")
+        self._do = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "do")
+        self._else = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "else")
+        self._fallthrough = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "fallthrough")
+        self._for = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "for")
+        self._guard = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "guard")
+        self._if = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "if")
+        self._in = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "in")
+        self._repeat = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "repeat")
+        self._return = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "return")
+        self._throw = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "throw")
+        self._switch = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "switch")
+        self._where = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "where")
+        self._while = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "while")
+        self._Any = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "Any")
+        self._as = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "as")
+        self._await = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "await")
+        self._false = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "false")
+        self._is = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "is")
+        self._nil = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "nil")
+        self._super = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "super")
+        self._throws = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "throws")
+        self._true = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "true")
+        self._try = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "try")
+        self._package = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "package")
+        self._consume = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "consume")
+        self._borrowing = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "borrowing")
+        self._consuming = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "consuming")
+        self._async = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "async")
+        self._actor = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "actor")
+        self._some = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "some")
+        self._any = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "any")
+        self._macro = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "macro")
+        self._each = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "each")
+        self._copy = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "copy")
+        self._discard = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "discard")
+        self._dynamic = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "dynamic")
+        self._lazy = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "lazy")
+        self._optional = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "optional")
+        self._required = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "required")
+        self._convenience = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "convenience")
+        self._override = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "override")
+        self._final = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "final")
+        self._mutating = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "mutating")
+        self._nonmutating = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "nonmutating")
+        self._indirect = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "indirect")
+        self._infix = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "infix")
+        self._prefix = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "prefix")
+        self._postfix = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "postfix")
+        self._weak = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "weak")
+        self._unowned = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "unowned")
+        self._get = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "get")
+        self._set = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "set")
+        self._willSet = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "willSet")
+        self._didSet = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "didSet")
+        self._none = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "none")
+        self._unsafe = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "unsafe")
+        self._key = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "key")
+        self._context = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "context")
+        self._options = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "options")
+        self._entity = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "entity")
+        self._container = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "container")
+        self._decoder = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "decoder")
+        self._encoder = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "encoder")
+        self._lhs = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "lhs")
+        self._rhs = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "rhs")
+        self._id2 = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "id2")
+        self._from = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "from")
+        self._to = try container.decodeRelation(ToOne<KeywordNames, OneWay, Nullable>.self, forKey: "to")
     }
 
     func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(self.id, forKey: .id)
-        try container.encode($associatedtype, forKey: .`associatedtype`)
-        try container.encode($class, forKey: .`class`)
-        try container.encode($deinit, forKey: .`deinit`)
-        try container.encode($enum, forKey: .`enum`)
-        try container.encode($extension, forKey: .`extension`)
-        try container.encode($fileprivate, forKey: .`fileprivate`)
-        try container.encode($func, forKey: .`func`)
-        try container.encode($import, forKey: .`import`)
-        try container.encode($inout, forKey: .`inout`)
-        try container.encode($internal, forKey: .`internal`)
-        try container.encode($let, forKey: .`let`)
-        try container.encode($open, forKey: .`open`)
-        try container.encode($operator, forKey: .`operator`)
-        try container.encode($private, forKey: .`private`)
-        try container.encode($precedencegroup, forKey: .`precedencegroup`)
-        try container.encode($protocol, forKey: .`protocol`)
-        try container.encode($public, forKey: .`public`)
-        try container.encode($rethrows, forKey: .`rethrows`)
-        try container.encode($static, forKey: .`static`)
-        try container.encode($struct, forKey: .`struct`)
-        try container.encode($subscript, forKey: .`subscript`)
-        try container.encode($typealias, forKey: .`typealias`)
-        try container.encode($var, forKey: .`var`)
-        try container.encode($break, forKey: .`break`)
-        try container.encode($case, forKey: .`case`)
-        try container.encode($catch, forKey: .`catch`)
-        try container.encode($continue, forKey: .`continue`)
-        try container.encode($default, forKey: .`default`)
-        try container.encode($defer, forKey: .`defer`)
-        try container.encode($do, forKey: .`do`)
-        try container.encode($else, forKey: .`else`)
-        try container.encode($fallthrough, forKey: .`fallthrough`)
-        try container.encode($for, forKey: .`for`)
-        try container.encode($guard, forKey: .`guard`)
-        try container.encode($if, forKey: .`if`)
-        try container.encode($in, forKey: .`in`)
-        try container.encode($repeat, forKey: .`repeat`)
-        try container.encode($return, forKey: .`return`)
-        try container.encode($throw, forKey: .`throw`)
-        try container.encode($switch, forKey: .`switch`)
-        try container.encode($where, forKey: .`where`)
-        try container.encode($while, forKey: .`while`)
-        try container.encode($Any, forKey: .`Any`)
-        try container.encode($as, forKey: .`as`)
-        try container.encode($await, forKey: .`await`)
-        try container.encode($false, forKey: .`false`)
-        try container.encode($is, forKey: .`is`)
-        try container.encode($nil, forKey: .`nil`)
-        try container.encode($super, forKey: .`super`)
-        try container.encode($throws, forKey: .`throws`)
-        try container.encode($true, forKey: .`true`)
-        try container.encode($try, forKey: .`try`)
-        try container.encode($package, forKey: .`package`)
-        try container.encode($consume, forKey: .`consume`)
-        try container.encode($borrowing, forKey: .`borrowing`)
-        try container.encode($consuming, forKey: .`consuming`)
-        try container.encode($async, forKey: .async)
-        try container.encode($actor, forKey: .actor)
-        try container.encode($some, forKey: .some)
-        try container.encode($any, forKey: .any)
-        try container.encode($macro, forKey: .macro)
-        try container.encode($each, forKey: .each)
-        try container.encode($copy, forKey: .copy)
-        try container.encode($discard, forKey: .discard)
-        try container.encode($dynamic, forKey: .dynamic)
-        try container.encode($lazy, forKey: .lazy)
-        try container.encode($optional, forKey: .optional)
-        try container.encode($required, forKey: .required)
-        try container.encode($convenience, forKey: .convenience)
-        try container.encode($override, forKey: .override)
-        try container.encode($final, forKey: .final)
-        try container.encode($mutating, forKey: .mutating)
-        try container.encode($nonmutating, forKey: .nonmutating)
-        try container.encode($indirect, forKey: .indirect)
-        try container.encode($infix, forKey: .infix)
-        try container.encode($prefix, forKey: .prefix)
-        try container.encode($postfix, forKey: .postfix)
-        try container.encode($weak, forKey: .weak)
-        try container.encode($unowned, forKey: .unowned)
-        try container.encode($get, forKey: .get)
-        try container.encode($set, forKey: .set)
-        try container.encode($willSet, forKey: .willSet)
-        try container.encode($didSet, forKey: .didSet)
-        try container.encode($none, forKey: .none)
-        try container.encode($unsafe, forKey: .unsafe)
-        try container.encode($key, forKey: .key)
-        try container.encode($context, forKey: .context)
-        try container.encode($options, forKey: .options)
-        try container.encode($entity, forKey: .entity)
-        try container.encode($container, forKey: .container)
-        try container.encode($decoder, forKey: .decoder)
-        try container.encode($encoder, forKey: .encoder)
-        try container.encode($lhs, forKey: .lhs)
-        try container.encode($rhs, forKey: .rhs)
-        try container.encode($id2, forKey: .id2)
-        try container.encode($from, forKey: .from)
-        try container.encode($to, forKey: .to)
+        var container = encoder.container(keyedBy: FieldCodingKey.self)
+        try container.encode(self.id, forKey: "id")
+        try container.encode($associatedtype, forKey: "associatedtype")
+        try container.encode($class, forKey: "class")
+        try container.encode($deinit, forKey: "deinit")
+        try container.encode($enum, forKey: "enum")
+        try container.encode($extension, forKey: "extension")
+        try container.encode($fileprivate, forKey: "fileprivate")
+        try container.encode($func, forKey: "func")
+        try container.encode($import, forKey: "import")
+        try container.encode($inout, forKey: "inout")
+        try container.encode($internal, forKey: "internal")
+        try container.encode($let, forKey: "let")
+        try container.encode($open, forKey: "open")
+        try container.encode($operator, forKey: "operator")
+        try container.encode($private, forKey: "private")
+        try container.encode($precedencegroup, forKey: "precedencegroup")
+        try container.encode($protocol, forKey: "protocol")
+        try container.encode($public, forKey: "public")
+        try container.encode($rethrows, forKey: "rethrows")
+        try container.encode($static, forKey: "static")
+        try container.encode($struct, forKey: "struct")
+        try container.encode($subscript, forKey: "subscript")
+        try container.encode($typealias, forKey: "typealias")
+        try container.encode($var, forKey: "var")
+        try container.encode($break, forKey: "break")
+        try container.encode($case, forKey: "case")
+        try container.encode($catch, forKey: "catch")
+        try container.encode($continue, forKey: "continue")
+        try container.encode($default, forKey: "default")
+        try container.encode($defer, forKey: "defer")
+        try container.encode($do, forKey: "do")
+        try container.encode($else, forKey: "else")
+        try container.encode($fallthrough, forKey: "fallthrough")
+        try container.encode($for, forKey: "for")
+        try container.encode($guard, forKey: "guard")
+        try container.encode($if, forKey: "if")
+        try container.encode($in, forKey: "in")
+        try container.encode($repeat, forKey: "repeat")
+        try container.encode($return, forKey: "return")
+        try container.encode($throw, forKey: "throw")
+        try container.encode($switch, forKey: "switch")
+        try container.encode($where, forKey: "where")
+        try container.encode($while, forKey: "while")
+        try container.encode($Any, forKey: "Any")
+        try container.encode($as, forKey: "as")
+        try container.encode($await, forKey: "await")
+        try container.encode($false, forKey: "false")
+        try container.encode($is, forKey: "is")
+        try container.encode($nil, forKey: "nil")
+        try container.encode($super, forKey: "super")
+        try container.encode($throws, forKey: "throws")
+        try container.encode($true, forKey: "true")
+        try container.encode($try, forKey: "try")
+        try container.encode($package, forKey: "package")
+        try container.encode($consume, forKey: "consume")
+        try container.encode($borrowing, forKey: "borrowing")
+        try container.encode($consuming, forKey: "consuming")
+        try container.encode($async, forKey: "async")
+        try container.encode($actor, forKey: "actor")
+        try container.encode($some, forKey: "some")
+        try container.encode($any, forKey: "any")
+        try container.encode($macro, forKey: "macro")
+        try container.encode($each, forKey: "each")
+        try container.encode($copy, forKey: "copy")
+        try container.encode($discard, forKey: "discard")
+        try container.encode($dynamic, forKey: "dynamic")
+        try container.encode($lazy, forKey: "lazy")
+        try container.encode($optional, forKey: "optional")
+        try container.encode($required, forKey: "required")
+        try container.encode($convenience, forKey: "convenience")
+        try container.encode($override, forKey: "override")
+        try container.encode($final, forKey: "final")
+        try container.encode($mutating, forKey: "mutating")
+        try container.encode($nonmutating, forKey: "nonmutating")
+        try container.encode($indirect, forKey: "indirect")
+        try container.encode($infix, forKey: "infix")
+        try container.encode($prefix, forKey: "prefix")
+        try container.encode($postfix, forKey: "postfix")
+        try container.encode($weak, forKey: "weak")
+        try container.encode($unowned, forKey: "unowned")
+        try container.encode($get, forKey: "get")
+        try container.encode($set, forKey: "set")
+        try container.encode($willSet, forKey: "willSet")
+        try container.encode($didSet, forKey: "didSet")
+        try container.encode($none, forKey: "none")
+        try container.encode($unsafe, forKey: "unsafe")
+        try container.encode($key, forKey: "key")
+        try container.encode($context, forKey: "context")
+        try container.encode($options, forKey: "options")
+        try container.encode($entity, forKey: "entity")
+        try container.encode($container, forKey: "container")
+        try container.encode($decoder, forKey: "decoder")
+        try container.encode($encoder, forKey: "encoder")
+        try container.encode($lhs, forKey: "lhs")
+        try container.encode($rhs, forKey: "rhs")
+        try container.encode($id2, forKey: "id2")
+        try container.encode($from, forKey: "from")
+        try container.encode($to, forKey: "to")
     }
 }
 
@@ -2473,306 +2270,206 @@ struct KeywordFields: Codable, Sendable, Hashable {
         self.to = to
     }
 
-    private enum CodingKeys: String, CodingKey {
-        case `associatedtype`
-        case `class`
-        case `deinit`
-        case `enum`
-        case `extension`
-        case `fileprivate`
-        case `func`
-        case `import`
-        case `inout`
-        case `internal`
-        case `let`
-        case `open`
-        case `operator`
-        case `private`
-        case `precedencegroup`
-        case `protocol`
-        case `public`
-        case `rethrows`
-        case `static`
-        case `struct`
-        case `subscript`
-        case `typealias`
-        case `var`
-        case `break`
-        case `case`
-        case `catch`
-        case `continue`
-        case `default`
-        case `defer`
-        case `do`
-        case `else`
-        case `fallthrough`
-        case `for`
-        case `guard`
-        case `if`
-        case `in`
-        case `repeat`
-        case `return`
-        case `throw`
-        case `switch`
-        case `where`
-        case `while`
-        case `Any`
-        case `as`
-        case `await`
-        case `false`
-        case `is`
-        case `nil`
-        case `super`
-        case `throws`
-        case `true`
-        case `try`
-        case `package`
-        case `consume`
-        case `borrowing`
-        case `consuming`
-        case async
-        case actor
-        case some
-        case any
-        case macro
-        case each
-        case copy
-        case discard
-        case dynamic
-        case lazy
-        case optional
-        case required
-        case convenience
-        case override
-        case final
-        case mutating
-        case nonmutating
-        case indirect
-        case infix
-        case prefix
-        case postfix
-        case weak
-        case unowned
-        case get
-        case set
-        case willSet
-        case didSet
-        case none
-        case unsafe
-        case key
-        case context
-        case options
-        case entity
-        case container
-        case decoder
-        case encoder
-        case lhs
-        case rhs
-        case id2
-        case from
-        case to
-    }
-
     init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        self.`associatedtype` = try container.decodeIfPresent(KeywordCases.self, forKey: .`associatedtype`) ?? .`associatedtype`
-        self.`class` = try container.decodeIfPresent(KeywordCases.self, forKey: .`class`) ?? .`class`
-        self.`deinit` = try container.decodeIfPresent(KeywordCases.self, forKey: .`deinit`) ?? .`deinit`
-        self.`enum` = try container.decodeIfPresent(KeywordCases.self, forKey: .`enum`) ?? .`enum`
-        self.`extension` = try container.decodeIfPresent(KeywordCases.self, forKey: .`extension`) ?? .`extension`
-        self.`fileprivate` = try container.decodeIfPresent(KeywordCases.self, forKey: .`fileprivate`) ?? .`fileprivate`
-        self.`func` = try container.decodeIfPresent(KeywordCases.self, forKey: .`func`) ?? .`func`
-        self.`import` = try container.decodeIfPresent(KeywordCases.self, forKey: .`import`) ?? .`import`
-        self.`inout` = try container.decodeIfPresent(KeywordCases.self, forKey: .`inout`) ?? .`inout`
-        self.`internal` = try container.decodeIfPresent(KeywordCases.self, forKey: .`internal`) ?? .`internal`
-        self.`let` = try container.decodeIfPresent(KeywordCases.self, forKey: .`let`) ?? .`let`
-        self.`open` = try container.decodeIfPresent(KeywordCases.self, forKey: .`open`) ?? .`open`
-        self.`operator` = try container.decodeIfPresent(KeywordCases.self, forKey: .`operator`) ?? .`operator`
-        self.`private` = try container.decodeIfPresent(KeywordCases.self, forKey: .`private`) ?? .`private`
-        self.`precedencegroup` = try container.decodeIfPresent(KeywordCases.self, forKey: .`precedencegroup`) ?? .`precedencegroup`
-        self.`protocol` = try container.decodeIfPresent(KeywordCases.self, forKey: .`protocol`) ?? .`protocol`
-        self.`public` = try container.decodeIfPresent(KeywordCases.self, forKey: .`public`) ?? .`public`
-        self.`rethrows` = try container.decodeIfPresent(KeywordCases.self, forKey: .`rethrows`) ?? .`rethrows`
-        self.`static` = try container.decodeIfPresent(KeywordCases.self, forKey: .`static`) ?? .`static`
-        self.`struct` = try container.decodeIfPresent(KeywordCases.self, forKey: .`struct`) ?? .`struct`
-        self.`subscript` = try container.decodeIfPresent(KeywordCases.self, forKey: .`subscript`) ?? .`subscript`
-        self.`typealias` = try container.decodeIfPresent(KeywordCases.self, forKey: .`typealias`) ?? .`typealias`
-        self.`var` = try container.decodeIfPresent(KeywordCases.self, forKey: .`var`) ?? .`var`
-        self.`break` = try container.decodeIfPresent(KeywordCases.self, forKey: .`break`) ?? .`break`
-        self.`case` = try container.decodeIfPresent(KeywordCases.self, forKey: .`case`) ?? .`case`
-        self.`catch` = try container.decodeIfPresent(KeywordCases.self, forKey: .`catch`) ?? .`catch`
-        self.`continue` = try container.decodeIfPresent(KeywordCases.self, forKey: .`continue`) ?? .`continue`
-        self.`default` = try container.decodeIfPresent(KeywordCases.self, forKey: .`default`) ?? .`default`
-        self.`defer` = try container.decodeIfPresent(KeywordCases.self, forKey: .`defer`) ?? .`defer`
-        self.`do` = try container.decodeIfPresent(KeywordCases.self, forKey: .`do`) ?? .`do`
-        self.`else` = try container.decodeIfPresent(KeywordCases.self, forKey: .`else`) ?? .`else`
-        self.`fallthrough` = try container.decodeIfPresent(KeywordCases.self, forKey: .`fallthrough`) ?? .`fallthrough`
-        self.`for` = try container.decodeIfPresent(KeywordCases.self, forKey: .`for`) ?? .`for`
-        self.`guard` = try container.decodeIfPresent(KeywordCases.self, forKey: .`guard`) ?? .`guard`
-        self.`if` = try container.decodeIfPresent(KeywordCases.self, forKey: .`if`) ?? .`if`
-        self.`in` = try container.decodeIfPresent(KeywordCases.self, forKey: .`in`) ?? .`in`
-        self.`repeat` = try container.decodeIfPresent(KeywordCases.self, forKey: .`repeat`) ?? .`repeat`
-        self.`return` = try container.decodeIfPresent(KeywordCases.self, forKey: .`return`) ?? .`return`
-        self.`throw` = try container.decodeIfPresent(KeywordCases.self, forKey: .`throw`) ?? .`throw`
-        self.`switch` = try container.decodeIfPresent(KeywordCases.self, forKey: .`switch`) ?? .`switch`
-        self.`where` = try container.decodeIfPresent(KeywordCases.self, forKey: .`where`) ?? .`where`
-        self.`while` = try container.decodeIfPresent(KeywordCases.self, forKey: .`while`) ?? .`while`
-        self.`Any` = try container.decodeIfPresent(KeywordCases.self, forKey: .`Any`) ?? .`Any`
-        self.`as` = try container.decodeIfPresent(KeywordCases.self, forKey: .`as`) ?? .`as`
-        self.`await` = try container.decodeIfPresent(KeywordCases.self, forKey: .`await`) ?? .`await`
-        self.`false` = try container.decodeIfPresent(KeywordCases.self, forKey: .`false`) ?? .`false`
-        self.`is` = try container.decodeIfPresent(KeywordCases.self, forKey: .`is`) ?? .`is`
-        self.`nil` = try container.decodeIfPresent(KeywordCases.self, forKey: .`nil`) ?? .`nil`
-        self.`super` = try container.decodeIfPresent(KeywordCases.self, forKey: .`super`) ?? .`super`
-        self.`throws` = try container.decodeIfPresent(KeywordCases.self, forKey: .`throws`) ?? .`throws`
-        self.`true` = try container.decodeIfPresent(KeywordCases.self, forKey: .`true`) ?? .`true`
-        self.`try` = try container.decodeIfPresent(KeywordCases.self, forKey: .`try`) ?? .`try`
-        self.`package` = try container.decodeIfPresent(KeywordCases.self, forKey: .`package`) ?? .`package`
-        self.`consume` = try container.decodeIfPresent(KeywordCases.self, forKey: .`consume`) ?? .`consume`
-        self.`borrowing` = try container.decodeIfPresent(KeywordCases.self, forKey: .`borrowing`) ?? .`borrowing`
-        self.`consuming` = try container.decodeIfPresent(KeywordCases.self, forKey: .`consuming`) ?? .`consuming`
-        self.async = try container.decodeIfPresent(KeywordCases.self, forKey: .async) ?? .async
-        self.actor = try container.decodeIfPresent(KeywordCases.self, forKey: .actor) ?? .actor
-        self.some = try container.decodeIfPresent(KeywordCases.self, forKey: .some) ?? .some
-        self.any = try container.decodeIfPresent(KeywordCases.self, forKey: .any) ?? .any
-        self.macro = try container.decodeIfPresent(KeywordCases.self, forKey: .macro) ?? .macro
-        self.each = try container.decodeIfPresent(KeywordCases.self, forKey: .each) ?? .each
-        self.copy = try container.decodeIfPresent(KeywordCases.self, forKey: .copy) ?? .copy
-        self.discard = try container.decodeIfPresent(KeywordCases.self, forKey: .discard) ?? .discard
-        self.dynamic = try container.decodeIfPresent(KeywordCases.self, forKey: .dynamic) ?? .dynamic
-        self.lazy = try container.decodeIfPresent(KeywordCases.self, forKey: .lazy) ?? .lazy
-        self.optional = try container.decodeIfPresent(KeywordCases.self, forKey: .optional) ?? .optional
-        self.required = try container.decodeIfPresent(KeywordCases.self, forKey: .required) ?? .required
-        self.convenience = try container.decodeIfPresent(KeywordCases.self, forKey: .convenience) ?? .convenience
-        self.override = try container.decodeIfPresent(KeywordCases.self, forKey: .override) ?? .override
-        self.final = try container.decodeIfPresent(KeywordCases.self, forKey: .final) ?? .final
-        self.mutating = try container.decodeIfPresent(KeywordCases.self, forKey: .mutating) ?? .mutating
-        self.nonmutating = try container.decodeIfPresent(KeywordCases.self, forKey: .nonmutating) ?? .nonmutating
-        self.indirect = try container.decodeIfPresent(KeywordCases.self, forKey: .indirect) ?? .indirect
-        self.infix = try container.decodeIfPresent(KeywordCases.self, forKey: .infix) ?? .infix
-        self.prefix = try container.decodeIfPresent(KeywordCases.self, forKey: .prefix) ?? .prefix
-        self.postfix = try container.decodeIfPresent(KeywordCases.self, forKey: .postfix) ?? .postfix
-        self.weak = try container.decodeIfPresent(KeywordCases.self, forKey: .weak) ?? .weak
-        self.unowned = try container.decodeIfPresent(KeywordCases.self, forKey: .unowned) ?? .unowned
-        self.get = try container.decodeIfPresent(KeywordCases.self, forKey: .get) ?? .get
-        self.set = try container.decodeIfPresent(KeywordCases.self, forKey: .set) ?? .set
-        self.willSet = try container.decodeIfPresent(KeywordCases.self, forKey: .willSet) ?? .willSet
-        self.didSet = try container.decodeIfPresent(KeywordCases.self, forKey: .didSet) ?? .didSet
-        self.none = try container.decodeIfPresent(KeywordCases.self, forKey: .none) ?? .none
-        self.unsafe = try container.decodeIfPresent(KeywordCases.self, forKey: .unsafe) ?? .unsafe
-        self.key = try container.decodeIfPresent(KeywordCases.self, forKey: .key) ?? .key
-        self.context = try container.decodeIfPresent(KeywordCases.self, forKey: .context) ?? .context
-        self.options = try container.decodeIfPresent(KeywordCases.self, forKey: .options) ?? .options
-        self.entity = try container.decodeIfPresent(KeywordCases.self, forKey: .entity) ?? .entity
-        self.container = try container.decodeIfPresent(KeywordCases.self, forKey: .container) ?? .container
-        self.decoder = try container.decodeIfPresent(KeywordCases.self, forKey: .decoder) ?? .decoder
-        self.encoder = try container.decodeIfPresent(KeywordCases.self, forKey: .encoder) ?? .encoder
-        self.lhs = try container.decodeIfPresent(KeywordCases.self, forKey: .lhs) ?? .lhs
-        self.rhs = try container.decodeIfPresent(KeywordCases.self, forKey: .rhs) ?? .rhs
-        self.id2 = try container.decodeIfPresent(KeywordCases.self, forKey: .id2) ?? .id2
-        self.from = try container.decodeIfPresent(KeywordCases.self, forKey: .from) ?? .from
-        self.to = try container.decodeIfPresent(KeywordCases.self, forKey: .to) ?? .to
+        let container = try decoder.container(keyedBy: FieldCodingKey.self)
+        self.`associatedtype` = try container.decode(KeywordCases.self, forKey: "associatedtype", default: .`associatedtype`)
+        self.`class` = try container.decode(KeywordCases.self, forKey: "class", default: .`class`)
+        self.`deinit` = try container.decode(KeywordCases.self, forKey: "deinit", default: .`deinit`)
+        self.`enum` = try container.decode(KeywordCases.self, forKey: "enum", default: .`enum`)
+        self.`extension` = try container.decode(KeywordCases.self, forKey: "extension", default: .`extension`)
+        self.`fileprivate` = try container.decode(KeywordCases.self, forKey: "fileprivate", default: .`fileprivate`)
+        self.`func` = try container.decode(KeywordCases.self, forKey: "func", default: .`func`)
+        self.`import` = try container.decode(KeywordCases.self, forKey: "import", default: .`import`)
+        self.`inout` = try container.decode(KeywordCases.self, forKey: "inout", default: .`inout`)
+        self.`internal` = try container.decode(KeywordCases.self, forKey: "internal", default: .`internal`)
+        self.`let` = try container.decode(KeywordCases.self, forKey: "let", default: .`let`)
+        self.`open` = try container.decode(KeywordCases.self, forKey: "open", default: .`open`)
+        self.`operator` = try container.decode(KeywordCases.self, forKey: "operator", default: .`operator`)
+        self.`private` = try container.decode(KeywordCases.self, forKey: "private", default: .`private`)
+        self.`precedencegroup` = try container.decode(KeywordCases.self, forKey: "precedencegroup", default: .`precedencegroup`)
+        self.`protocol` = try container.decode(KeywordCases.self, forKey: "protocol", default: .`protocol`)
+        self.`public` = try container.decode(KeywordCases.self, forKey: "public", default: .`public`)
+        self.`rethrows` = try container.decode(KeywordCases.self, forKey: "rethrows", default: .`rethrows`)
+        self.`static` = try container.decode(KeywordCases.self, forKey: "static", default: .`static`)
+        self.`struct` = try container.decode(KeywordCases.self, forKey: "struct", default: .`struct`)
+        self.`subscript` = try container.decode(KeywordCases.self, forKey: "subscript", default: .`subscript`)
+        self.`typealias` = try container.decode(KeywordCases.self, forKey: "typealias", default: .`typealias`)
+        self.`var` = try container.decode(KeywordCases.self, forKey: "var", default: .`var`)
+        self.`break` = try container.decode(KeywordCases.self, forKey: "break", default: .`break`)
+        self.`case` = try container.decode(KeywordCases.self, forKey: "case", default: .`case`)
+        self.`catch` = try container.decode(KeywordCases.self, forKey: "catch", default: .`catch`)
+        self.`continue` = try container.decode(KeywordCases.self, forKey: "continue", default: .`continue`)
+        self.`default` = try container.decode(KeywordCases.self, forKey: "default", default: .`default`)
+        self.`defer` = try container.decode(KeywordCases.self, forKey: "defer", default: .`defer`)
+        self.`do` = try container.decode(KeywordCases.self, forKey: "do", default: .`do`)
+        self.`else` = try container.decode(KeywordCases.self, forKey: "else", default: .`else`)
+        self.`fallthrough` = try container.decode(KeywordCases.self, forKey: "fallthrough", default: .`fallthrough`)
+        self.`for` = try container.decode(KeywordCases.self, forKey: "for", default: .`for`)
+        self.`guard` = try container.decode(KeywordCases.self, forKey: "guard", default: .`guard`)
+        self.`if` = try container.decode(KeywordCases.self, forKey: "if", default: .`if`)
+        self.`in` = try container.decode(KeywordCases.self, forKey: "in", default: .`in`)
+        self.`repeat` = try container.decode(KeywordCases.self, forKey: "repeat", default: .`repeat`)
+        self.`return` = try container.decode(KeywordCases.self, forKey: "return", default: .`return`)
+        self.`throw` = try container.decode(KeywordCases.self, forKey: "throw", default: .`throw`)
+        self.`switch` = try container.decode(KeywordCases.self, forKey: "switch", default: .`switch`)
+        self.`where` = try container.decode(KeywordCases.self, forKey: "where", default: .`where`)
+        self.`while` = try container.decode(KeywordCases.self, forKey: "while", default: .`while`)
+        self.`Any` = try container.decode(KeywordCases.self, forKey: "Any", default: .`Any`)
+        self.`as` = try container.decode(KeywordCases.self, forKey: "as", default: .`as`)
+        self.`await` = try container.decode(KeywordCases.self, forKey: "await", default: .`await`)
+        self.`false` = try container.decode(KeywordCases.self, forKey: "false", default: .`false`)
+        self.`is` = try container.decode(KeywordCases.self, forKey: "is", default: .`is`)
+        self.`nil` = try container.decode(KeywordCases.self, forKey: "nil", default: .`nil`)
+        self.`super` = try container.decode(KeywordCases.self, forKey: "super", default: .`super`)
+        self.`throws` = try container.decode(KeywordCases.self, forKey: "throws", default: .`throws`)
+        self.`true` = try container.decode(KeywordCases.self, forKey: "true", default: .`true`)
+        self.`try` = try container.decode(KeywordCases.self, forKey: "try", default: .`try`)
+        self.`package` = try container.decode(KeywordCases.self, forKey: "package", default: .`package`)
+        self.`consume` = try container.decode(KeywordCases.self, forKey: "consume", default: .`consume`)
+        self.`borrowing` = try container.decode(KeywordCases.self, forKey: "borrowing", default: .`borrowing`)
+        self.`consuming` = try container.decode(KeywordCases.self, forKey: "consuming", default: .`consuming`)
+        self.async = try container.decode(KeywordCases.self, forKey: "async", default: .async)
+        self.actor = try container.decode(KeywordCases.self, forKey: "actor", default: .actor)
+        self.some = try container.decode(KeywordCases.self, forKey: "some", default: .some)
+        self.any = try container.decode(KeywordCases.self, forKey: "any", default: .any)
+        self.macro = try container.decode(KeywordCases.self, forKey: "macro", default: .macro)
+        self.each = try container.decode(KeywordCases.self, forKey: "each", default: .each)
+        self.copy = try container.decode(KeywordCases.self, forKey: "copy", default: .copy)
+        self.discard = try container.decode(KeywordCases.self, forKey: "discard", default: .discard)
+        self.dynamic = try container.decode(KeywordCases.self, forKey: "dynamic", default: .dynamic)
+        self.lazy = try container.decode(KeywordCases.self, forKey: "lazy", default: .lazy)
+        self.optional = try container.decode(KeywordCases.self, forKey: "optional", default: .optional)
+        self.required = try container.decode(KeywordCases.self, forKey: "required", default: .required)
+        self.convenience = try container.decode(KeywordCases.self, forKey: "convenience", default: .convenience)
+        self.override = try container.decode(KeywordCases.self, forKey: "override", default: .override)
+        self.final = try container.decode(KeywordCases.self, forKey: "final", default: .final)
+        self.mutating = try container.decode(KeywordCases.self, forKey: "mutating", default: .mutating)
+        self.nonmutating = try container.decode(KeywordCases.self, forKey: "nonmutating", default: .nonmutating)
+        self.indirect = try container.decode(KeywordCases.self, forKey: "indirect", default: .indirect)
+        self.infix = try container.decode(KeywordCases.self, forKey: "infix", default: .infix)
+        self.prefix = try container.decode(KeywordCases.self, forKey: "prefix", default: .prefix)
+        self.postfix = try container.decode(KeywordCases.self, forKey: "postfix", default: .postfix)
+        self.weak = try container.decode(KeywordCases.self, forKey: "weak", default: .weak)
+        self.unowned = try container.decode(KeywordCases.self, forKey: "unowned", default: .unowned)
+        self.get = try container.decode(KeywordCases.self, forKey: "get", default: .get)
+        self.set = try container.decode(KeywordCases.self, forKey: "set", default: .set)
+        self.willSet = try container.decode(KeywordCases.self, forKey: "willSet", default: .willSet)
+        self.didSet = try container.decode(KeywordCases.self, forKey: "didSet", default: .didSet)
+        self.none = try container.decode(KeywordCases.self, forKey: "none", default: .none)
+        self.unsafe = try container.decode(KeywordCases.self, forKey: "unsafe", default: .unsafe)
+        self.key = try container.decode(KeywordCases.self, forKey: "key", default: .key)
+        self.context = try container.decode(KeywordCases.self, forKey: "context", default: .context)
+        self.options = try container.decode(KeywordCases.self, forKey: "options", default: .options)
+        self.entity = try container.decode(KeywordCases.self, forKey: "entity", default: .entity)
+        self.container = try container.decode(KeywordCases.self, forKey: "container", default: .container)
+        self.decoder = try container.decode(KeywordCases.self, forKey: "decoder", default: .decoder)
+        self.encoder = try container.decode(KeywordCases.self, forKey: "encoder", default: .encoder)
+        self.lhs = try container.decode(KeywordCases.self, forKey: "lhs", default: .lhs)
+        self.rhs = try container.decode(KeywordCases.self, forKey: "rhs", default: .rhs)
+        self.id2 = try container.decode(KeywordCases.self, forKey: "id2", default: .id2)
+        self.from = try container.decode(KeywordCases.self, forKey: "from", default: .from)
+        self.to = try container.decode(KeywordCases.self, forKey: "to", default: .to)
     }
 
     func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(self.`associatedtype`, forKey: .`associatedtype`)
-        try container.encode(self.`class`, forKey: .`class`)
-        try container.encode(self.`deinit`, forKey: .`deinit`)
-        try container.encode(self.`enum`, forKey: .`enum`)
-        try container.encode(self.`extension`, forKey: .`extension`)
-        try container.encode(self.`fileprivate`, forKey: .`fileprivate`)
-        try container.encode(self.`func`, forKey: .`func`)
-        try container.encode(self.`import`, forKey: .`import`)
-        try container.encode(self.`inout`, forKey: .`inout`)
-        try container.encode(self.`internal`, forKey: .`internal`)
-        try container.encode(self.`let`, forKey: .`let`)
-        try container.encode(self.`open`, forKey: .`open`)
-        try container.encode(self.`operator`, forKey: .`operator`)
-        try container.encode(self.`private`, forKey: .`private`)
-        try container.encode(self.`precedencegroup`, forKey: .`precedencegroup`)
-        try container.encode(self.`protocol`, forKey: .`protocol`)
-        try container.encode(self.`public`, forKey: .`public`)
-        try container.encode(self.`rethrows`, forKey: .`rethrows`)
-        try container.encode(self.`static`, forKey: .`static`)
-        try container.encode(self.`struct`, forKey: .`struct`)
-        try container.encode(self.`subscript`, forKey: .`subscript`)
-        try container.encode(self.`typealias`, forKey: .`typealias`)
-        try container.encode(self.`var`, forKey: .`var`)
-        try container.encode(self.`break`, forKey: .`break`)
-        try container.encode(self.`case`, forKey: .`case`)
-        try container.encode(self.`catch`, forKey: .`catch`)
-        try container.encode(self.`continue`, forKey: .`continue`)
-        try container.encode(self.`default`, forKey: .`default`)
-        try container.encode(self.`defer`, forKey: .`defer`)
-        try container.encode(self.`do`, forKey: .`do`)
-        try container.encode(self.`else`, forKey: .`else`)
-        try container.encode(self.`fallthrough`, forKey: .`fallthrough`)
-        try container.encode(self.`for`, forKey: .`for`)
-        try container.encode(self.`guard`, forKey: .`guard`)
-        try container.encode(self.`if`, forKey: .`if`)
-        try container.encode(self.`in`, forKey: .`in`)
-        try container.encode(self.`repeat`, forKey: .`repeat`)
-        try container.encode(self.`return`, forKey: .`return`)
-        try container.encode(self.`throw`, forKey: .`throw`)
-        try container.encode(self.`switch`, forKey: .`switch`)
-        try container.encode(self.`where`, forKey: .`where`)
-        try container.encode(self.`while`, forKey: .`while`)
-        try container.encode(self.`Any`, forKey: .`Any`)
-        try container.encode(self.`as`, forKey: .`as`)
-        try container.encode(self.`await`, forKey: .`await`)
-        try container.encode(self.`false`, forKey: .`false`)
-        try container.encode(self.`is`, forKey: .`is`)
-        try container.encode(self.`nil`, forKey: .`nil`)
-        try container.encode(self.`super`, forKey: .`super`)
-        try container.encode(self.`throws`, forKey: .`throws`)
-        try container.encode(self.`true`, forKey: .`true`)
-        try container.encode(self.`try`, forKey: .`try`)
-        try container.encode(self.`package`, forKey: .`package`)
-        try container.encode(self.`consume`, forKey: .`consume`)
-        try container.encode(self.`borrowing`, forKey: .`borrowing`)
-        try container.encode(self.`consuming`, forKey: .`consuming`)
-        try container.encode(self.async, forKey: .async)
-        try container.encode(self.actor, forKey: .actor)
-        try container.encode(self.some, forKey: .some)
-        try container.encode(self.any, forKey: .any)
-        try container.encode(self.macro, forKey: .macro)
-        try container.encode(self.each, forKey: .each)
-        try container.encode(self.copy, forKey: .copy)
-        try container.encode(self.discard, forKey: .discard)
-        try container.encode(self.dynamic, forKey: .dynamic)
-        try container.encode(self.lazy, forKey: .lazy)
-        try container.encode(self.optional, forKey: .optional)
-        try container.encode(self.required, forKey: .required)
-        try container.encode(self.convenience, forKey: .convenience)
-        try container.encode(self.override, forKey: .override)
-        try container.encode(self.final, forKey: .final)
-        try container.encode(self.mutating, forKey: .mutating)
-        try container.encode(self.nonmutating, forKey: .nonmutating)
-        try container.encode(self.indirect, forKey: .indirect)
-        try container.encode(self.infix, forKey: .infix)
-        try container.encode(self.prefix, forKey: .prefix)
-        try container.encode(self.postfix, forKey: .postfix)
-        try container.encode(self.weak, forKey: .weak)
-        try container.encode(self.unowned, forKey: .unowned)
-        try container.encode(self.get, forKey: .get)
-        try container.encode(self.set, forKey: .set)
-        try container.encode(self.willSet, forKey: .willSet)
-        try container.encode(self.didSet, forKey: .didSet)
-        try container.encode(self.none, forKey: .none)
-        try container.encode(self.unsafe, forKey: .unsafe)
-        try container.encode(self.key, forKey: .key)
-        try container.encode(self.context, forKey: .context)
-        try container.encode(self.options, forKey: .options)
-        try container.encode(self.entity, forKey: .entity)
-        try container.encode(self.container, forKey: .container)
-        try container.encode(self.decoder, forKey: .decoder)
-        try container.encode(self.encoder, forKey: .encoder)
-        try container.encode(self.lhs, forKey: .lhs)
-        try container.encode(self.rhs, forKey: .rhs)
-        try container.encode(self.id2, forKey: .id2)
-        try container.encode(self.from, forKey: .from)
-        try container.encode(self.to, forKey: .to)
+        var container = encoder.container(keyedBy: FieldCodingKey.self)
+        try container.encode(self.`associatedtype`, forKey: "associatedtype")
+        try container.encode(self.`class`, forKey: "class")
+        try container.encode(self.`deinit`, forKey: "deinit")
+        try container.encode(self.`enum`, forKey: "enum")
+        try container.encode(self.`extension`, forKey: "extension")
+        try container.encode(self.`fileprivate`, forKey: "fileprivate")
+        try container.encode(self.`func`, forKey: "func")
+        try container.encode(self.`import`, forKey: "import")
+        try container.encode(self.`inout`, forKey: "inout")
+        try container.encode(self.`internal`, forKey: "internal")
+        try container.encode(self.`let`, forKey: "let")
+        try container.encode(self.`open`, forKey: "open")
+        try container.encode(self.`operator`, forKey: "operator")
+        try container.encode(self.`private`, forKey: "private")
+        try container.encode(self.`precedencegroup`, forKey: "precedencegroup")
+        try container.encode(self.`protocol`, forKey: "protocol")
+        try container.encode(self.`public`, forKey: "public")
+        try container.encode(self.`rethrows`, forKey: "rethrows")
+        try container.encode(self.`static`, forKey: "static")
+        try container.encode(self.`struct`, forKey: "struct")
+        try container.encode(self.`subscript`, forKey: "subscript")
+        try container.encode(self.`typealias`, forKey: "typealias")
+        try container.encode(self.`var`, forKey: "var")
+        try container.encode(self.`break`, forKey: "break")
+        try container.encode(self.`case`, forKey: "case")
+        try container.encode(self.`catch`, forKey: "catch")
+        try container.encode(self.`continue`, forKey: "continue")
+        try container.encode(self.`default`, forKey: "default")
+        try container.encode(self.`defer`, forKey: "defer")
+        try container.encode(self.`do`, forKey: "do")
+        try container.encode(self.`else`, forKey: "else")
+        try container.encode(self.`fallthrough`, forKey: "fallthrough")
+        try container.encode(self.`for`, forKey: "for")
+        try container.encode(self.`guard`, forKey: "guard")
+        try container.encode(self.`if`, forKey: "if")
+        try container.encode(self.`in`, forKey: "in")
+        try container.encode(self.`repeat`, forKey: "repeat")
+        try container.encode(self.`return`, forKey: "return")
+        try container.encode(self.`throw`, forKey: "throw")
+        try container.encode(self.`switch`, forKey: "switch")
+        try container.encode(self.`where`, forKey: "where")
+        try container.encode(self.`while`, forKey: "while")
+        try container.encode(self.`Any`, forKey: "Any")
+        try container.encode(self.`as`, forKey: "as")
+        try container.encode(self.`await`, forKey: "await")
+        try container.encode(self.`false`, forKey: "false")
+        try container.encode(self.`is`, forKey: "is")
+        try container.encode(self.`nil`, forKey: "nil")
+        try container.encode(self.`super`, forKey: "super")
+        try container.encode(self.`throws`, forKey: "throws")
+        try container.encode(self.`true`, forKey: "true")
+        try container.encode(self.`try`, forKey: "try")
+        try container.encode(self.`package`, forKey: "package")
+        try container.encode(self.`consume`, forKey: "consume")
+        try container.encode(self.`borrowing`, forKey: "borrowing")
+        try container.encode(self.`consuming`, forKey: "consuming")
+        try container.encode(self.async, forKey: "async")
+        try container.encode(self.actor, forKey: "actor")
+        try container.encode(self.some, forKey: "some")
+        try container.encode(self.any, forKey: "any")
+        try container.encode(self.macro, forKey: "macro")
+        try container.encode(self.each, forKey: "each")
+        try container.encode(self.copy, forKey: "copy")
+        try container.encode(self.discard, forKey: "discard")
+        try container.encode(self.dynamic, forKey: "dynamic")
+        try container.encode(self.lazy, forKey: "lazy")
+        try container.encode(self.optional, forKey: "optional")
+        try container.encode(self.required, forKey: "required")
+        try container.encode(self.convenience, forKey: "convenience")
+        try container.encode(self.override, forKey: "override")
+        try container.encode(self.final, forKey: "final")
+        try container.encode(self.mutating, forKey: "mutating")
+        try container.encode(self.nonmutating, forKey: "nonmutating")
+        try container.encode(self.indirect, forKey: "indirect")
+        try container.encode(self.infix, forKey: "infix")
+        try container.encode(self.prefix, forKey: "prefix")
+        try container.encode(self.postfix, forKey: "postfix")
+        try container.encode(self.weak, forKey: "weak")
+        try container.encode(self.unowned, forKey: "unowned")
+        try container.encode(self.get, forKey: "get")
+        try container.encode(self.set, forKey: "set")
+        try container.encode(self.willSet, forKey: "willSet")
+        try container.encode(self.didSet, forKey: "didSet")
+        try container.encode(self.none, forKey: "none")
+        try container.encode(self.unsafe, forKey: "unsafe")
+        try container.encode(self.key, forKey: "key")
+        try container.encode(self.context, forKey: "context")
+        try container.encode(self.options, forKey: "options")
+        try container.encode(self.entity, forKey: "entity")
+        try container.encode(self.container, forKey: "container")
+        try container.encode(self.decoder, forKey: "decoder")
+        try container.encode(self.encoder, forKey: "encoder")
+        try container.encode(self.lhs, forKey: "lhs")
+        try container.encode(self.rhs, forKey: "rhs")
+        try container.encode(self.id2, forKey: "id2")
+        try container.encode(self.from, forKey: "from")
+        try container.encode(self.to, forKey: "to")
     }
 }
 
@@ -2837,65 +2534,45 @@ struct LiteralEdges: Codable, Sendable, Hashable {
         self.deepOptional = deepOptional
     }
 
-    private enum CodingKeys: String, CodingKey {
-        case int8Low
-        case int8High
-        case uint64High
-        case intLow
-        case hex
-        case binary
-        case octal
-        case grouped
-        case exponent
-        case negativeExponent
-        case floatMax
-        case exactDouble
-        case decimal
-        case escapes
-        case invisible
-        case deep
-        case deepOptional
-    }
-
     init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        self.int8Low = try container.decodeIfPresent(Int8.self, forKey: .int8Low) ?? -128
-        self.int8High = try container.decodeIfPresent(Int8.self, forKey: .int8High) ?? 127
-        self.uint64High = try container.decodeIfPresent(UInt64.self, forKey: .uint64High) ?? 18446744073709551615
-        self.intLow = try container.decodeIfPresent(Int.self, forKey: .intLow) ?? -9223372036854775808
-        self.hex = try container.decodeIfPresent(Int.self, forKey: .hex) ?? 0xFF
-        self.binary = try container.decodeIfPresent(UInt8.self, forKey: .binary) ?? 0b1010_1010
-        self.octal = try container.decodeIfPresent(Int16.self, forKey: .octal) ?? 0o777
-        self.grouped = try container.decodeIfPresent(Int.self, forKey: .grouped) ?? 1_000_000
-        self.exponent = try container.decodeIfPresent(Double.self, forKey: .exponent) ?? 1.5e3
-        self.negativeExponent = try container.decodeIfPresent(Double.self, forKey: .negativeExponent) ?? -2.5E-3
-        self.floatMax = try container.decodeIfPresent(Float.self, forKey: .floatMax) ?? 3.4028234e38
-        self.exactDouble = try container.decodeIfPresent(Double.self, forKey: .exactDouble) ?? 9007199254740992
-        self.decimal = try container.decodeIfPresent(Decimal.self, forKey: .decimal) ?? 0.1
-        self.escapes = try container.decodeIfPresent(String.self, forKey: .escapes) ?? "tab\tquote\"backslash\\nul\0apostrophe'emoji😀cr\rnl\n"
-        self.invisible = try container.decodeIfPresent(String.self, forKey: .invisible) ?? "bidi\u{202E}zero\u{200B}separator\u{2028}end"
-        self.deep = try container.decodeIfPresent([[[[[[[[Int]]]]]]]].self, forKey: .deep) ?? [[[[[[[[1, 2]]]]]]]]
-        self.deepOptional = try container.decodeIfPresent([[[[[[[[String?]]]]]]]].self, forKey: .deepOptional)
+        let container = try decoder.container(keyedBy: FieldCodingKey.self)
+        self.int8Low = try container.decode(Int8.self, forKey: "int8Low", default: -128)
+        self.int8High = try container.decode(Int8.self, forKey: "int8High", default: 127)
+        self.uint64High = try container.decode(UInt64.self, forKey: "uint64High", default: 18446744073709551615)
+        self.intLow = try container.decode(Int.self, forKey: "intLow", default: -9223372036854775808)
+        self.hex = try container.decode(Int.self, forKey: "hex", default: 0xFF)
+        self.binary = try container.decode(UInt8.self, forKey: "binary", default: 0b1010_1010)
+        self.octal = try container.decode(Int16.self, forKey: "octal", default: 0o777)
+        self.grouped = try container.decode(Int.self, forKey: "grouped", default: 1_000_000)
+        self.exponent = try container.decode(Double.self, forKey: "exponent", default: 1.5e3)
+        self.negativeExponent = try container.decode(Double.self, forKey: "negativeExponent", default: -2.5E-3)
+        self.floatMax = try container.decode(Float.self, forKey: "floatMax", default: 3.4028234e38)
+        self.exactDouble = try container.decode(Double.self, forKey: "exactDouble", default: 9007199254740992)
+        self.decimal = try container.decode(Decimal.self, forKey: "decimal", default: 0.1)
+        self.escapes = try container.decode(String.self, forKey: "escapes", default: "tab\tquote\"backslash\\nul\0apostrophe'emoji😀cr\rnl\n")
+        self.invisible = try container.decode(String.self, forKey: "invisible", default: "bidi\u{202E}zero\u{200B}separator\u{2028}end")
+        self.deep = try container.decode([[[[[[[[Int]]]]]]]].self, forKey: "deep", default: [[[[[[[[1, 2]]]]]]]])
+        self.deepOptional = try container.decodeIfPresent([[[[[[[[String?]]]]]]]].self, forKey: "deepOptional")
     }
 
     func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(self.int8Low, forKey: .int8Low)
-        try container.encode(self.int8High, forKey: .int8High)
-        try container.encode(self.uint64High, forKey: .uint64High)
-        try container.encode(self.intLow, forKey: .intLow)
-        try container.encode(self.hex, forKey: .hex)
-        try container.encode(self.binary, forKey: .binary)
-        try container.encode(self.octal, forKey: .octal)
-        try container.encode(self.grouped, forKey: .grouped)
-        try container.encode(self.exponent, forKey: .exponent)
-        try container.encode(self.negativeExponent, forKey: .negativeExponent)
-        try container.encode(self.floatMax, forKey: .floatMax)
-        try container.encode(self.exactDouble, forKey: .exactDouble)
-        try container.encode(self.decimal, forKey: .decimal)
-        try container.encode(self.escapes, forKey: .escapes)
-        try container.encode(self.invisible, forKey: .invisible)
-        try container.encode(self.deep, forKey: .deep)
-        try container.encode(self.deepOptional, forKey: .deepOptional)
+        var container = encoder.container(keyedBy: FieldCodingKey.self)
+        try container.encode(self.int8Low, forKey: "int8Low")
+        try container.encode(self.int8High, forKey: "int8High")
+        try container.encode(self.uint64High, forKey: "uint64High")
+        try container.encode(self.intLow, forKey: "intLow")
+        try container.encode(self.hex, forKey: "hex")
+        try container.encode(self.binary, forKey: "binary")
+        try container.encode(self.octal, forKey: "octal")
+        try container.encode(self.grouped, forKey: "grouped")
+        try container.encode(self.exponent, forKey: "exponent")
+        try container.encode(self.negativeExponent, forKey: "negativeExponent")
+        try container.encode(self.floatMax, forKey: "floatMax")
+        try container.encode(self.exactDouble, forKey: "exactDouble")
+        try container.encode(self.decimal, forKey: "decimal")
+        try container.encode(self.escapes, forKey: "escapes")
+        try container.encode(self.invisible, forKey: "invisible")
+        try container.encode(self.deep, forKey: "deep")
+        try container.encode(self.deepOptional, forKey: "deepOptional")
     }
 }

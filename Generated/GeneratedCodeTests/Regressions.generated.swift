@@ -86,33 +86,24 @@ extension Scored: EntityModelProtocol {
 }
 
 extension Scored: Codable {
-    private enum CodingKeys: String, CodingKey {
-        case id
-        case score
-        case email
-        case code
-        case rank
-        case maybe
-    }
-
     init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        self.id = try container.decode(String.self, forKey: .id)
-        self.score = try container.decodeIfPresent(Double.self, forKey: .score) ?? 0
-        self.email = try container.decodeIfPresent(String.self, forKey: .email)
-        self.code = try container.decodeIfPresent(String.self, forKey: .code)
-        self.rank = try container.decodeIfPresent(Int.self, forKey: .rank) ?? 0
-        self.maybe = container.contains(.maybe) ? try container.decodeIfPresent(Int.self, forKey: .maybe) : 5
+        let container = try decoder.container(keyedBy: FieldCodingKey.self)
+        self.id = try container.decode(String.self, forKey: "id")
+        self.score = try container.decode(Double.self, forKey: "score", default: 0)
+        self.email = try container.decodeIfPresent(String.self, forKey: "email")
+        self.code = try container.decodeIfPresent(String.self, forKey: "code")
+        self.rank = try container.decode(Int.self, forKey: "rank", default: 0)
+        self.maybe = container.contains("maybe") ? try container.decodeIfPresent(Int.self, forKey: "maybe") : 5
     }
 
     func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(self.id, forKey: .id)
-        try container.encode(self.score, forKey: .score)
-        try container.encode(self.email, forKey: .email)
-        try container.encode(self.code, forKey: .code)
-        try container.encode(self.rank, forKey: .rank)
-        try container.encode(self.maybe, forKey: .maybe)
+        var container = encoder.container(keyedBy: FieldCodingKey.self)
+        try container.encode(self.id, forKey: "id")
+        try container.encode(self.score, forKey: "score")
+        try container.encode(self.email, forKey: "email")
+        try container.encode(self.code, forKey: "code")
+        try container.encode(self.rank, forKey: "rank")
+        try container.encode(self.maybe, forKey: "maybe")
     }
 }
 
@@ -169,21 +160,16 @@ extension Label: EntityModelProtocol {
 }
 
 extension Label: Codable {
-    private enum CodingKeys: String, CodingKey {
-        case id
-        case text
-    }
-
     init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        self.id = try container.decode(String.self, forKey: .id)
-        self.text = try container.decodeIfPresent(String.self, forKey: .text)
+        let container = try decoder.container(keyedBy: FieldCodingKey.self)
+        self.id = try container.decode(String.self, forKey: "id")
+        self.text = try container.decodeIfPresent(String.self, forKey: "text")
     }
 
     func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(self.id, forKey: .id)
-        try container.encode(self.text, forKey: .text)
+        var container = encoder.container(keyedBy: FieldCodingKey.self)
+        try container.encode(self.id, forKey: "id")
+        try container.encode(self.text, forKey: "text")
     }
 }
 
@@ -263,27 +249,20 @@ extension Post: EntityModelProtocol {
 }
 
 extension Post: Codable {
-    private enum CodingKeys: String, CodingKey {
-        case id
-        case title
-        case labels
-        case pinned
-    }
-
     init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        self.id = try container.decode(String.self, forKey: .id)
-        self.title = try container.decodeIfPresent(String.self, forKey: .title) ?? ""
-        self._labels = try container.decodeIfPresent(ToMany<Label, OneWay>.self, forKey: .labels) ?? .none
-        self._pinned = try container.decodeIfPresent(ToOne<Label, OneWay, Nullable>.self, forKey: .pinned) ?? .none
+        let container = try decoder.container(keyedBy: FieldCodingKey.self)
+        self.id = try container.decode(String.self, forKey: "id")
+        self.title = try container.decode(String.self, forKey: "title", default: "")
+        self._labels = try container.decodeRelation(ToMany<Label, OneWay>.self, forKey: "labels")
+        self._pinned = try container.decodeRelation(ToOne<Label, OneWay, Nullable>.self, forKey: "pinned")
     }
 
     func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(self.id, forKey: .id)
-        try container.encode(self.title, forKey: .title)
-        try container.encode($labels, forKey: .labels)
-        try container.encode($pinned, forKey: .pinned)
+        var container = encoder.container(keyedBy: FieldCodingKey.self)
+        try container.encode(self.id, forKey: "id")
+        try container.encode(self.title, forKey: "title")
+        try container.encode($labels, forKey: "labels")
+        try container.encode($pinned, forKey: "pinned")
     }
 }
 

@@ -70,24 +70,18 @@ extension ChainNode: EntityModelProtocol {
 }
 
 extension ChainNode: Codable {
-    private enum CodingKeys: String, CodingKey {
-        case id
-        case label
-        case next
-    }
-
     init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        self.id = try container.decode(Int.self, forKey: .id)
-        self.label = try container.decodeIfPresent(String.self, forKey: .label) ?? ""
-        self._next = try container.decodeIfPresent(ToOne<ChainNode, OneWay, Nullable>.self, forKey: .next) ?? .none
+        let container = try decoder.container(keyedBy: FieldCodingKey.self)
+        self.id = try container.decode(Int.self, forKey: "id")
+        self.label = try container.decode(String.self, forKey: "label", default: "")
+        self._next = try container.decodeRelation(ToOne<ChainNode, OneWay, Nullable>.self, forKey: "next")
     }
 
     func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(self.id, forKey: .id)
-        try container.encode(self.label, forKey: .label)
-        try container.encode($next, forKey: .next)
+        var container = encoder.container(keyedBy: FieldCodingKey.self)
+        try container.encode(self.id, forKey: "id")
+        try container.encode(self.label, forKey: "label")
+        try container.encode($next, forKey: "next")
     }
 }
 
@@ -165,24 +159,18 @@ extension TreeNode: EntityModelProtocol {
 }
 
 extension TreeNode: Codable {
-    private enum CodingKeys: String, CodingKey {
-        case id
-        case children
-        case parent
-    }
-
     init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        self.id = try container.decode(String.self, forKey: .id)
-        self._children = try container.decodeIfPresent(ToMany<TreeNode, Mutual>.self, forKey: .children) ?? .none
-        self._parent = try container.decodeIfPresent(ToOne<TreeNode, Mutual, Nullable>.self, forKey: .parent) ?? .none
+        let container = try decoder.container(keyedBy: FieldCodingKey.self)
+        self.id = try container.decode(String.self, forKey: "id")
+        self._children = try container.decodeRelation(ToMany<TreeNode, Mutual>.self, forKey: "children")
+        self._parent = try container.decodeRelation(ToOne<TreeNode, Mutual, Nullable>.self, forKey: "parent")
     }
 
     func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(self.id, forKey: .id)
-        try container.encode($children, forKey: .children)
-        try container.encode($parent, forKey: .parent)
+        var container = encoder.container(keyedBy: FieldCodingKey.self)
+        try container.encode(self.id, forKey: "id")
+        try container.encode($children, forKey: "children")
+        try container.encode($parent, forKey: "parent")
     }
 }
 
@@ -261,24 +249,18 @@ extension Book: EntityModelProtocol {
 }
 
 extension Book: Codable {
-    private enum CodingKeys: String, CodingKey {
-        case id
-        case loans
-        case copies
-    }
-
     init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        self.id = try container.decode(String.self, forKey: .id)
-        self._loans = try container.decodeIfPresent(ToMany<Loan, Mutual>.self, forKey: .loans) ?? .none
-        self._copies = try container.decodeIfPresent(ToMany<BookCopy, Mutual>.self, forKey: .copies) ?? .none
+        let container = try decoder.container(keyedBy: FieldCodingKey.self)
+        self.id = try container.decode(String.self, forKey: "id")
+        self._loans = try container.decodeRelation(ToMany<Loan, Mutual>.self, forKey: "loans")
+        self._copies = try container.decodeRelation(ToMany<BookCopy, Mutual>.self, forKey: "copies")
     }
 
     func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(self.id, forKey: .id)
-        try container.encode($loans, forKey: .loans)
-        try container.encode($copies, forKey: .copies)
+        var container = encoder.container(keyedBy: FieldCodingKey.self)
+        try container.encode(self.id, forKey: "id")
+        try container.encode($loans, forKey: "loans")
+        try container.encode($copies, forKey: "copies")
     }
 }
 
@@ -357,24 +339,18 @@ extension Loan: EntityModelProtocol {
 }
 
 extension Loan: Codable {
-    private enum CodingKeys: String, CodingKey {
-        case id
-        case book
-        case borrower
-    }
-
     init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        self.id = try container.decode(String.self, forKey: .id)
-        self._book = try container.decodeIfPresent(ToOne<Book, Mutual, Required>.self, forKey: .book) ?? .none
-        self._borrower = try container.decodeIfPresent(ToOne<Member, OneWay, Required>.self, forKey: .borrower) ?? .none
+        let container = try decoder.container(keyedBy: FieldCodingKey.self)
+        self.id = try container.decode(String.self, forKey: "id")
+        self._book = try container.decodeRelation(ToOne<Book, Mutual, Required>.self, forKey: "book")
+        self._borrower = try container.decodeRelation(ToOne<Member, OneWay, Required>.self, forKey: "borrower")
     }
 
     func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(self.id, forKey: .id)
-        try container.encode($book, forKey: .book)
-        try container.encode($borrower, forKey: .borrower)
+        var container = encoder.container(keyedBy: FieldCodingKey.self)
+        try container.encode(self.id, forKey: "id")
+        try container.encode($book, forKey: "book")
+        try container.encode($borrower, forKey: "borrower")
     }
 }
 
@@ -442,21 +418,16 @@ extension BookCopy: EntityModelProtocol {
 }
 
 extension BookCopy: Codable {
-    private enum CodingKeys: String, CodingKey {
-        case id
-        case book
-    }
-
     init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        self.id = try container.decode(String.self, forKey: .id)
-        self._book = try container.decodeIfPresent(ToOne<Book, Mutual, Required>.self, forKey: .book) ?? .none
+        let container = try decoder.container(keyedBy: FieldCodingKey.self)
+        self.id = try container.decode(String.self, forKey: "id")
+        self._book = try container.decodeRelation(ToOne<Book, Mutual, Required>.self, forKey: "book")
     }
 
     func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(self.id, forKey: .id)
-        try container.encode($book, forKey: .book)
+        var container = encoder.container(keyedBy: FieldCodingKey.self)
+        try container.encode(self.id, forKey: "id")
+        try container.encode($book, forKey: "book")
     }
 }
 
@@ -512,21 +483,16 @@ extension Member: EntityModelProtocol {
 }
 
 extension Member: Codable {
-    private enum CodingKeys: String, CodingKey {
-        case id
-        case name
-    }
-
     init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        self.id = try container.decode(String.self, forKey: .id)
-        self.name = try container.decodeIfPresent(String.self, forKey: .name) ?? ""
+        let container = try decoder.container(keyedBy: FieldCodingKey.self)
+        self.id = try container.decode(String.self, forKey: "id")
+        self.name = try container.decode(String.self, forKey: "name", default: "")
     }
 
     func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(self.id, forKey: .id)
-        try container.encode(self.name, forKey: .name)
+        var container = encoder.container(keyedBy: FieldCodingKey.self)
+        try container.encode(self.id, forKey: "id")
+        try container.encode(self.name, forKey: "name")
     }
 }
 
@@ -595,21 +561,16 @@ extension Person: EntityModelProtocol {
 }
 
 extension Person: Codable {
-    private enum CodingKeys: String, CodingKey {
-        case id
-        case passport
-    }
-
     init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        self.id = try container.decode(String.self, forKey: .id)
-        self._passport = try container.decodeIfPresent(ToOne<Passport, Mutual, Required>.self, forKey: .passport) ?? .none
+        let container = try decoder.container(keyedBy: FieldCodingKey.self)
+        self.id = try container.decode(String.self, forKey: "id")
+        self._passport = try container.decodeRelation(ToOne<Passport, Mutual, Required>.self, forKey: "passport")
     }
 
     func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(self.id, forKey: .id)
-        try container.encode($passport, forKey: .passport)
+        var container = encoder.container(keyedBy: FieldCodingKey.self)
+        try container.encode(self.id, forKey: "id")
+        try container.encode($passport, forKey: "passport")
     }
 }
 
@@ -677,21 +638,16 @@ extension Passport: EntityModelProtocol {
 }
 
 extension Passport: Codable {
-    private enum CodingKeys: String, CodingKey {
-        case id
-        case owner
-    }
-
     init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        self.id = try container.decode(String.self, forKey: .id)
-        self._owner = try container.decodeIfPresent(ToOne<Person, Mutual, Required>.self, forKey: .owner) ?? .none
+        let container = try decoder.container(keyedBy: FieldCodingKey.self)
+        self.id = try container.decode(String.self, forKey: "id")
+        self._owner = try container.decodeRelation(ToOne<Person, Mutual, Required>.self, forKey: "owner")
     }
 
     func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(self.id, forKey: .id)
-        try container.encode($owner, forKey: .owner)
+        var container = encoder.container(keyedBy: FieldCodingKey.self)
+        try container.encode(self.id, forKey: "id")
+        try container.encode($owner, forKey: "owner")
     }
 }
 

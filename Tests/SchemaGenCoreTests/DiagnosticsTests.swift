@@ -1,3 +1,4 @@
+import Foundation
 import SchemaGenCore
 import Testing
 
@@ -196,7 +197,7 @@ import Testing
         #expect(output.files[0].contents.contains("public var `default`: Int") == false) // internal entity
         #expect(output.files[0].contents.contains("var `default`: Int"))
         #expect(output.files[0].contents.contains("`default`: Int = 0,"))
-        #expect(output.files[0].contents.contains("case `class`"))
+        #expect(output.files[0].contents.contains("self.`class` = try container.decodeIfPresent(String.self, forKey: \"class\")"))
     }
 
     @Test func namesCollidingWithGeneratedMembers() {
@@ -205,6 +206,25 @@ import Testing
             "4:14: error: 'relations' collides with a member generated for entity 'A'",
             "6:8: error: 'Context' would shadow the Swift or SchemaRuntime type of that name, which generated code uses",
         ])
+    }
+
+    /// Generated code names SchemaRuntime types unqualified, so a schema type with the name
+    /// of any of them would be picked up instead. Every top-level public type of the runtime
+    /// must be rejected as a schema type name.
+    @Test func everyRuntimeTypeNameIsReserved() throws {
+        let sources = try FileManager.default.subpathsOfDirectory(atPath: PackagePaths.url("Sources/SchemaRuntime").path)
+            .filter { $0.hasSuffix(".swift") }
+        let declaration = #/^public (?:final )?(?:struct|enum|protocol|class|actor|typealias) ([A-Za-z_]\w*)/#.anchorsMatchLineEndings()
+        var names: Set<String> = []
+        for path in sources {
+            let text = try PackagePaths.text("Sources/SchemaRuntime/" + path)
+            for match in text.matches(of: declaration) { names.insert(String(match.output.1)) }
+        }
+        #expect(names.count > 30, "found \(names.count) runtime types; the pattern no longer matches the sources")
+        for name in names.sorted() {
+            let diagnostics = diagnose("entity \(name) { let id: Int }")
+            #expect(diagnostics.contains { $0.contains("would shadow the Swift or SchemaRuntime type") }, "\(name) is accepted as a schema type name")
+        }
     }
 
     @Test func mergeRuleProblems() {

@@ -208,21 +208,19 @@ struct EntityRenderer {
 
     private func renderCodable(into writer: inout SwiftWriter) {
         writer.block("extension \(name): Codable") { writer in
-            FieldRendering.codingKeys(entity.fields.map(\.name) + entity.relations.map(\.name), into: &writer)
-            writer.line()
             writer.block("\(access.prefix)init(from decoder: any Decoder) throws") { writer in
-                writer.line("let container = try decoder.container(keyedBy: CodingKeys.self)")
+                writer.line(FieldRendering.decodingContainer)
                 entity.fields.forEach { writer.line(FieldRendering.decode($0), origin: $0.swiftOrigin) }
                 for relation in entity.relations {
-                    writer.line("self._\(relation.name) = try container.decodeIfPresent(\(relationType(relation)).self, forKey: .\(SwiftName.escaped(relation.name))) ?? .none")
+                    writer.line("self._\(relation.name) = try container.decodeRelation(\(relationType(relation)).self, forKey: \(FieldRendering.codingKey(relation.name)))")
                 }
             }
             writer.line()
             writer.block("\(access.prefix)func encode(to encoder: any Encoder) throws") { writer in
-                writer.line("var container = encoder.container(keyedBy: CodingKeys.self)")
+                writer.line(FieldRendering.encodingContainer)
                 entity.fields.forEach { writer.line(FieldRendering.encode($0)) }
                 for relation in entity.relations {
-                    writer.line("try container.encode($\(relation.name), forKey: .\(SwiftName.escaped(relation.name)))")
+                    writer.line("try container.encode($\(relation.name), forKey: \(FieldRendering.codingKey(relation.name)))")
                 }
             }
         }

@@ -23,13 +23,13 @@ enum FieldRendering {
     /// Decodes a field; a missing key takes the schema default, so partial payloads decode.
     /// For an optional field with a default other than nil, an explicit `null` is nil.
     static func decode(_ field: FieldModel) -> String {
-        let key = "forKey: .\(SwiftName.escaped(field.name))"
+        let key = "forKey: \(codingKey(field.name))"
         let target = "self.\(SwiftName.escaped(field.name))"
         if let value = field.defaultValue, field.type.isOptional, value != .nil {
-            return "\(target) = container.contains(.\(SwiftName.escaped(field.name))) ? try container.decodeIfPresent(\(field.type.unwrapped).self, \(key)) : \(value)"
+            return "\(target) = container.contains(\(codingKey(field.name))) ? try container.decodeIfPresent(\(field.type.unwrapped).self, \(key)) : \(value)"
         }
         if let value = field.defaultValue, value != .nil {
-            return "\(target) = try container.decodeIfPresent(\(field.type.unwrapped).self, \(key)) ?? \(value)"
+            return "\(target) = try container.decode(\(field.type.unwrapped).self, \(key), default: \(value))"
         }
         if field.type.isOptional {
             return "\(target) = try container.decodeIfPresent(\(field.type.unwrapped).self, \(key))"
@@ -41,7 +41,7 @@ enum FieldRendering {
     /// decodes as the schema default, and an embedded entity whose only key is `id` would read
     /// back as an id reference.
     static func encode(_ field: FieldModel) -> String {
-        "try container.encode(self.\(SwiftName.escaped(field.name)), forKey: .\(SwiftName.escaped(field.name)))"
+        "try container.encode(self.\(SwiftName.escaped(field.name)), forKey: \(codingKey(field.name)))"
     }
 
     /// `init(...)` with one parameter per line.
@@ -76,9 +76,12 @@ enum FieldRendering {
         }
     }
 
-    static func codingKeys(_ names: [String], into writer: inout SwiftWriter) {
-        writer.block("private enum CodingKeys: String, CodingKey") { writer in
-            for name in names { writer.line("case \(SwiftName.escaped(name))") }
-        }
+    /// The `FieldCodingKey` literal for a field or relation: its schema name, unescaped.
+    static func codingKey(_ name: String) -> String {
+        SwiftLiteral.string(name)
     }
+
+    /// `let container = ...` / `var container = ...` keyed by `FieldCodingKey`.
+    static let decodingContainer = "let container = try decoder.container(keyedBy: FieldCodingKey.self)"
+    static let encodingContainer = "var container = encoder.container(keyedBy: FieldCodingKey.self)"
 }

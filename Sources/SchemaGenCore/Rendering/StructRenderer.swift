@@ -17,15 +17,13 @@ enum StructRenderer {
                                        body: structure.fields.map(FieldRendering.assignment),
                                        origins: structure.fields.map(\.swiftOrigin), into: &writer)
             writer.line()
-            FieldRendering.codingKeys(structure.fields.map(\.name), into: &writer)
-            writer.line()
             writer.block("\(access.prefix)init(from decoder: any Decoder) throws") { writer in
-                writer.line("let container = try decoder.container(keyedBy: CodingKeys.self)")
+                writer.line(FieldRendering.decodingContainer)
                 structure.fields.forEach { writer.line(FieldRendering.decode($0), origin: $0.swiftOrigin) }
             }
             writer.line()
             writer.block("\(access.prefix)func encode(to encoder: any Encoder) throws") { writer in
-                writer.line("var container = encoder.container(keyedBy: CodingKeys.self)")
+                writer.line(FieldRendering.encodingContainer)
                 structure.fields.forEach { writer.line(FieldRendering.encode($0)) }
             }
         }

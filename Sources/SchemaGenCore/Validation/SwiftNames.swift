@@ -85,6 +85,7 @@ public enum SwiftName {
         "ToOneRelationDescriptor", "ToManyRelationDescriptor", "RelationEncodingStrategy", "SchemaRuntime",
         "IndexDescriptor", "IndexField", "TextField", "IndexValue", "IndexKey", "IndexKeyConvertible", "Predicate", "Descending",
         "CollisionResolver", "CollisionPolicy", "QueryPlan", "Deleted", "UniqueConstraintViolation", "InvalidQuery",
+        "CascadeDeletes", "FieldCodingKey", "RequiredRelationViolation", "TextTokenizer",
         "Self", "Any", "Type", "Protocol", "AnyObject", "Optional", "Array", "Dictionary", "Set", "Codable", "Sendable",
         "Encodable", "Decodable", "Encoder", "Decoder", "CodingKey", "KeyedDecodingContainer", "KeyedEncodingContainer",
         "Equatable", "Hashable", "Comparable", "CaseIterable", "Error", "Never", "Void", "Bool", "Character",
