@@ -19,6 +19,8 @@ if [[ "${1:-}" == "-r" ]]; then rounds=$2; shift 2; fi
 [[ $# -ge 1 ]] || { echo "usage: $0 [-r rounds] REV [REV...]" >&2; exit 2; }
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=consumer-package.sh
+source "$repo/scripts/consumer-package.sh"
 work=$(mktemp -d /tmp/schemagen-buildtimes.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 
@@ -37,22 +39,7 @@ report() { printf '%s\t%s\t%s\t%s\t%s\tload %s\n' "$1" "$2" "$3" "$4" "${5:-}" "
 
 make_consumer() {
     local package=$1 consumer=$2
-    mkdir -p "$consumer/Sources/App"
-    cat >"$consumer/Package.swift" <<EOF
-// swift-tools-version:6.0
-import PackageDescription
-let package = Package(
-    name: "Consumer",
-    dependencies: [.package(path: "$package")],
-    targets: [
-        .executableTarget(
-            name: "App",
-            dependencies: [.product(name: "SchemaRuntime", package: "$(basename "$package")")],
-            plugins: [.plugin(name: "SchemaGenPlugin", package: "$(basename "$package")")]
-        )
-    ]
-)
-EOF
+    write_consumer_manifest "$package" "$consumer"
     cp "$package"/Schemas/Chat/* "$consumer/Sources/App/"
     printf 'import SchemaRuntime\nlet chat = Chat(id: "c1", title: "Hello")\nprint(chat.title ?? "")\n' >"$consumer/Sources/App/main.swift"
 }

@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# Measures how long generated code takes to compile, for one or more revisions, alternating
+# them in each round. The domain: 200 entities (6 fields, a mutual to-one/to-many pair, a
+# one-way to-many, an ordered and a full-text index, a fragment merge rule each), applied
+# with the build plugin to the `App` target of a consumer package, debug build.
+#
+#   scripts/measure-generated-compile.sh [-r rounds] REV [REV...]
+#
+# Prints, per revision and round, the seconds to rebuild `App` alone (SchemaRuntime and the
+# plugin already built) with all entities in one schema file, and split over four files.
+set -euo pipefail
+
+rounds=2
+if [[ "${1:-}" == "-r" ]]; then rounds=$2; shift 2; fi
+[[ $# -ge 1 ]] || { echo "usage: $0 [-r rounds] REV [REV...]" >&2; exit 2; }
+
+repo=$(cd "$(dirname "$0")/.." && pwd)
+work=$(mktemp -d /tmp/schemagen-gencompile.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+
+# Writes the 200 entities into $1 as $2 schema files.
+write_schemas() {
+    python3 - "$1" "$2" <<'PY'
+import sys
+directory, parts = sys.argv[1], int(sys.argv[2])
+n = 200
+entities = []
+for i in range(n):
+    entities.append(f"""public entity E{i} {{
+    let id: Int
+    var name: String
+    var title: String = ""
+    var count: Int = 0
+    var score: Double?
+    var tags: [String] = []
+    relation next: E{(i+1)%n}, inverse: previous
+    relation previous: [E{(i-1)%n}], inverse: next
+    relation seen: [E{(i+1)%n}]
+    index ordered(count, name desc)
+    index fulltext(name, title)
+    merge fragment: patch, append(tags)
+}}""")
+size = n // parts
+for part in range(parts):
+    with open(f"{directory}/Domain{part}.schema", "w") as file:
+        file.write("\n".join(entities[part * size:(part + 1) * size]) + "\n")
+PY
+}
+
+make_consumer() {
+    local package=$1 consumer=$2 parts=$3
+    mkdir -p "$consumer/Sources/App"
+    cat >"$consumer/Package.swift" <<EOF
+// swift-tools-version:6.0
+import PackageDescription
+let package = Package(
+    name: "Consumer",
+    dependencies: [.package(path: "$package")],
+    targets: [
+        .executableTarget(
+            name: "App",
+            dependencies: [.product(name: "SchemaRuntime", package: "$(basename "$package")")],
+            plugins: [.plugin(name: "SchemaGenPlugin", package: "$(basename "$package")")]
+        )
+    ]
+)
+EOF
+    write_schemas "$consumer/Sources/App" "$parts"
+    printf 'import SchemaRuntime\nprint(E0(id: 1, name: "a").name)\n' >"$consumer/Sources/App/main.swift"
+}
+
+# Seconds to rebuild App alone.
+app_rebuild() {
+    local consumer=$1 start end
+    swift build --package-path "$consumer" >/dev/null 2>&1
+    rm -rf "$consumer/.build/debug/App.build" "$consumer/.build/debug/Modules/App.swiftmodule"
+    start=$(date +%s.%N)
+    swift build --package-path "$consumer" >"$work/last.log" 2>&1 || { cat "$work/last.log" >&2; return 1; }
+    end=$(date +%s.%N)
+    echo "$end - $start" | bc
+}
+
+for round in $(seq 1 "$rounds"); do
+    for rev in "$@"; do
+        package="$work/pkg-$rev"
+        [[ -d "$package" ]] || { git clone --quiet "$repo" "$package"; git -C "$package" checkout --quiet "$rev"; }
+        for parts in 1 4; do
+            consumer="$work/consumer-$rev-$parts"
+            [[ -d "$consumer" ]] || make_consumer "$package" "$consumer" "$parts"
+            printf '%s\t%s\t%s file(s)\t%s\tload %s\n' "$rev" "$round" "$parts" "$(app_rebuild "$consumer")" "$(cut -d' ' -f1 /proc/loadavg)"
+        done
+    done
+done
