@@ -4,17 +4,27 @@
 # one-way to-many, an ordered and a full-text index, a fragment merge rule each), applied
 # with the build plugin to the `App` target of a consumer package, debug build.
 #
-#   scripts/measure-generated-compile.sh [-r rounds] REV [REV...]
+#   scripts/measure-generated-compile.sh [-r rounds] [-p "1 4"] REV [REV...]
 #
 # Prints, per revision and round, the seconds to rebuild `App` alone (SchemaRuntime and the
 # plugin already built) with all entities in one schema file, and split over four files.
 set -euo pipefail
 
 rounds=2
-if [[ "${1:-}" == "-r" ]]; then rounds=$2; shift 2; fi
+splits="1 4"
+while [[ "${1:-}" == -* ]]; do
+    case $1 in
+        -r) rounds=$2 ;;
+        -p) splits=$2 ;;
+        *) echo "unknown option $1" >&2; exit 2 ;;
+    esac
+    shift 2
+done
 [[ $# -ge 1 ]] || { echo "usage: $0 [-r rounds] REV [REV...]" >&2; exit 2; }
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=consumer-package.sh
+source "$repo/scripts/consumer-package.sh"
 work=$(mktemp -d /tmp/schemagen-gencompile.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 
@@ -49,22 +59,7 @@ PY
 
 make_consumer() {
     local package=$1 consumer=$2 parts=$3
-    mkdir -p "$consumer/Sources/App"
-    cat >"$consumer/Package.swift" <<EOF
-// swift-tools-version:6.0
-import PackageDescription
-let package = Package(
-    name: "Consumer",
-    dependencies: [.package(path: "$package")],
-    targets: [
-        .executableTarget(
-            name: "App",
-            dependencies: [.product(name: "SchemaRuntime", package: "$(basename "$package")")],
-            plugins: [.plugin(name: "SchemaGenPlugin", package: "$(basename "$package")")]
-        )
-    ]
-)
-EOF
+    write_consumer_manifest "$package" "$consumer"
     write_schemas "$consumer/Sources/App" "$parts"
     printf 'import SchemaRuntime\nprint(E0(id: 1, name: "a").name)\n' >"$consumer/Sources/App/main.swift"
 }
@@ -73,7 +68,8 @@ EOF
 app_rebuild() {
     local consumer=$1 start end
     swift build --package-path "$consumer" >/dev/null 2>&1
-    rm -rf "$consumer/.build/debug/App.build" "$consumer/.build/debug/Modules/App.swiftmodule"
+    # A new modification time on every input makes the driver recompile all of App.
+    find "$consumer/Sources/App" "$consumer/.build/plugins/outputs" -name "*.swift" -exec touch {} +
     start=$(date +%s.%N)
     swift build --package-path "$consumer" >"$work/last.log" 2>&1 || { cat "$work/last.log" >&2; return 1; }
     end=$(date +%s.%N)
@@ -84,7 +80,7 @@ for round in $(seq 1 "$rounds"); do
     for rev in "$@"; do
         package="$work/pkg-$rev"
         [[ -d "$package" ]] || { git clone --quiet "$repo" "$package"; git -C "$package" checkout --quiet "$rev"; }
-        for parts in 1 4; do
+        for parts in $splits; do
             consumer="$work/consumer-$rev-$parts"
             [[ -d "$consumer" ]] || make_consumer "$package" "$consumer" "$parts"
             printf '%s\t%s\t%s file(s)\t%s\tload %s\n' "$rev" "$round" "$parts" "$(app_rebuild "$consumer")" "$(cut -d' ' -f1 /proc/loadavg)"
