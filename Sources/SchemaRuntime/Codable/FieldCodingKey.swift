@@ -2,8 +2,8 @@
 ///
 /// One shared key type instead of a `CodingKeys` enum per entity and struct: an enum brings
 /// about twenty synthesized functions (raw values, hashing, descriptions) into every
-/// generated type, which was a third of the compile time of generated code. Decoders look
-/// keys up by `stringValue` either way, so coding is as fast.
+/// generated type; dropping them took a fifth to a third off compiling generated code
+/// (docs/Performance.md, "Build times"). Decoders look keys up by `stringValue` either way.
 public struct FieldCodingKey: CodingKey, ExpressibleByStringLiteral, Hashable, Sendable {
     public let stringValue: String
 
