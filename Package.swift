@@ -4,7 +4,7 @@ import PackageDescription
 // The generator is compiled without optimization even in release builds: it runs in
 // milliseconds either way (0.09 s for 200 entities unoptimized), while optimizing it took
 // 30 s per compile, and SwiftPM compiles a build plugin's tool up to three times in a
-// release build (docs/Performance.md, "Release build"). Tools version 6.2 is the first whose
+// release build (docs/Performance.md, "Build times"). Tools version 6.2 is the first whose
 // SwiftPM accepts such a flag in a package used as a dependency.
 let generatorSettings: [SwiftSetting] = [.unsafeFlags(["-Onone"], .when(configuration: .release))]
 
