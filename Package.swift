@@ -8,11 +8,14 @@ import PackageDescription
 // SwiftPM accepts such a flag in a package used as a dependency.
 let generatorSettings: [SwiftSetting] = [.unsafeFlags(["-Onone"], .when(configuration: .release))]
 
+let nonApplePlatforms: [Platform] = [.linux, .android, .windows, .openbsd, .wasi]
+
 let package = Package(
     name: "SchemaGen",
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
     products: [
         .library(name: "SchemaRuntime", targets: ["SchemaRuntime"]),
+        .library(name: "SchemaStore", targets: ["SchemaStore"]),
         .executable(name: "schemagen", targets: ["schemagen"]),
         .plugin(name: "SchemaGenPlugin", targets: ["SchemaGenPlugin"]),
         .plugin(name: "GenerateSchemaCode", targets: ["GenerateSchemaCode"]),
@@ -20,6 +23,18 @@ let package = Package(
     targets: [
         // Runtime that generated code runs on: context, relations, queries.
         .target(name: "SchemaRuntime"),
+
+        // Persistence on SQLite: the SDK's SQLite3 module on Apple platforms, the system
+        // library elsewhere. Apps that only use the in-memory runtime never link it.
+        .target(
+            name: "SchemaStore",
+            dependencies: ["SchemaRuntime", .target(name: "CSQLite", condition: .when(platforms: nonApplePlatforms))]
+        ),
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
+        ),
 
         // The generator pipeline: parse, validate, translate, render. Shared by the CLI and tests.
         .target(name: "SchemaGenCore", swiftSettings: generatorSettings),

@@ -40,7 +40,7 @@ extension Context {
             storage.toMany[column][Int(key)].appendAssumingAbsent(value)
             storage.addReferences(key, 1)
         }
-        record(.appended(table: table, column: column, key: key, target: target))
+        record(.appended(table: table, column: column, key: key, value: value, target: target))
         storage(target).addReferences(value, 1)
     }
 

@@ -27,7 +27,7 @@ extension Context {
         table.updateIndexes(key: key, old: old, new: new)
         if journal != nil { table.recordRowWrite(key, old: old) }
         if table.tracksUpdatedAt { table.setSavedAt(key, Date().timeIntervalSinceReferenceDate) }
-        record(.row(table: ObjectIdentifier(Entity.self)))
+        record(.row(table: ObjectIdentifier(Entity.self), key: key))
         return EntityKey(key)
     }
 
@@ -71,7 +71,7 @@ extension Context {
         writable.updateIndexes(key: key.rawValue, old: old, new: nil)
         if journal != nil { writable.recordRowWrite(key.rawValue, old: old) }
         writable.setSavedAt(key.rawValue, nil)
-        record(.row(table: ObjectIdentifier(Entity.self)))
+        record(.row(table: ObjectIdentifier(Entity.self), key: key.rawValue))
         forgetIfUnused(ObjectIdentifier(Entity.self), key.rawValue)
         return true
     }

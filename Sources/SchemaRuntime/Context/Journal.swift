@@ -11,14 +11,14 @@ struct Journal: Sendable {
     @usableFromInline
     enum Entry: Sendable {
         case toOne(table: ObjectIdentifier, column: Int, key: Int32, old: Int32, target: ObjectIdentifier)
-        case appended(table: ObjectIdentifier, column: Int, key: Int32, target: ObjectIdentifier)
+        case appended(table: ObjectIdentifier, column: Int, key: Int32, value: Int32, target: ObjectIdentifier)
         /// `value` was removed from a to-many slot, at `index` of its storage.
         case removed(table: ObjectIdentifier, column: Int, key: Int32, value: Int32, index: Int, target: ObjectIdentifier)
         case replaced(table: ObjectIdentifier, column: Int, key: Int32, old: LinkList, target: ObjectIdentifier)
-        /// A row was written: the table's ``EntityTable/rowUndo`` holds what it replaced.
+        /// The row of `key` was written: the table's ``EntityTable/rowUndo`` holds what it replaced.
         /// Typed and inline there, so a write allocates no undo closure (a million small
         /// allocations freed at commit stalled the allocator for tens of milliseconds).
-        case row(table: ObjectIdentifier)
+        case row(table: ObjectIdentifier, key: Int32)
         /// A new id was interned as the table's last key.
         case interned(table: ObjectIdentifier)
         /// The id of an unused key was forgotten.
@@ -70,6 +70,13 @@ extension Context {
     /// Runs `body` as a transaction: if it throws, every change it made is undone and the
     /// error is rethrown. Transactions nest; an inner one that throws undoes only its own changes.
     public mutating func transaction<Result>(_ body: (inout Context) throws -> Result) throws -> Result {
+        var committed: Journal?
+        return try transaction(body, committed: &committed)
+    }
+
+    /// ``transaction(_:)``, handing the journal of the outermost transaction to `committed`
+    /// when it commits (the record of every write that stayed, for ``trackingChanges(_:)``).
+    mutating func transaction<Result>(_ body: (inout Context) throws -> Result, committed: inout Journal?) throws -> Result {
         // A journal whose transaction has ended came with a copy made inside it: drop it.
         let isOutermost = !isInTransaction
         if isOutermost {
@@ -84,11 +91,11 @@ extension Context {
             if isOutermost {
                 // `required` relations are checked once, when every link of the write is made.
                 if let violation = firstRequiredLinkViolation() { throw violation }
-                let committed = journal!
+                committed = journal!
                 token.close()
                 journal = nil
                 discardRowUndo()
-                compactLinkLists(committed)
+                compactLinkLists(committed!)
             }
             return result
         } catch {
@@ -168,7 +175,7 @@ extension Context {
                 storage(table).toOne[column][Int(key)] = old
                 if current >= 0 { countLink(table, key, target, current, -1) }
                 if old >= 0 { countLink(table, key, target, old, 1) }
-            case let .appended(table, column, key, target):
+            case let .appended(table, column, key, _, target):
                 let value = storage(table).toMany[column][Int(key)].removeLast()
                 countLink(table, key, target, value, -1)
             case let .removed(table, column, key, value, index, target):
@@ -178,7 +185,7 @@ extension Context {
                 let current = storage(table).toMany[column][Int(key)]
                 storage(table).toMany[column][Int(key)] = old
                 countReplacement(table, key, target, from: current, to: old)
-            case let .row(table):
+            case let .row(table, _):
                 storage(table).undoLastRowWrite()
             case let .interned(table):
                 storage(table).removeLastKey()

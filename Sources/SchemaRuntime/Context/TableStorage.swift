@@ -71,6 +71,9 @@ class TableStorage: @unchecked Sendable {
     /// Empties the row undo log (the transaction that wrote it has ended).
     func discardRowUndo() { fatalError("subclass responsibility") }
 
+    /// The entity's name in the schema.
+    var entityName: String { fatalError("subclass responsibility") }
+
     /// The id interned as `key`, as text for error messages.
     func idDescription(_ key: Int32) -> String { fatalError("subclass responsibility") }
 
@@ -180,7 +183,7 @@ final class EntityTable<Entity: EntityModelProtocol>: TableStorage, @unchecked S
     @usableFromInline var updatedAtIndex = OrderedIndexStorage(descending: [false])
     @usableFromInline let tracksUpdatedAt: Bool
     /// What each row write of the running transaction replaced, oldest first: the row and its
-    /// save time. Rollback pops them newest first (``Journal/Entry/row(table:)``).
+    /// save time. Rollback pops them newest first (``Journal/Entry/row(table:key:)``).
     @usableFromInline var rowUndo: ContiguousArray<(key: Int32, old: Entity?, savedAt: Double?)> = []
 
     @usableFromInline
@@ -363,6 +366,8 @@ final class EntityTable<Entity: EntityModelProtocol>: TableStorage, @unchecked S
     }
 
     override func discardRowUndo() { rowUndo = [] }
+
+    override var entityName: String { Entity.entityName }
 
     override func idDescription(_ key: Int32) -> String { "\(ids[Int(key)])" }
 

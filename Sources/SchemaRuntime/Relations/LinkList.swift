@@ -99,6 +99,18 @@ struct LinkList: Sendable, Equatable {
         return key
     }
 
+    /// The last `count` keys, in order. O(count + the tombstones among the last keys).
+    func lastKeys(_ count: Int) -> [Int32] {
+        var result: [Int32] = []
+        result.reserveCapacity(count)
+        var index = storage.count
+        while result.count < count, index > 0 {
+            index -= 1
+            if storage[index] >= 0 { result.append(storage[index]) }
+        }
+        return result.reversed()
+    }
+
     /// Drops tombstones and renumbers positions. O(n).
     private mutating func compact() {
         guard tombstones > 0 else { return }

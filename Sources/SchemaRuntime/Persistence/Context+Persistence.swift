@@ -1,0 +1,93 @@
+/// Low-level access for a store (SchemaStore): rows and links by interned key, and loading a
+/// graph without journaling or symmetric link maintenance (a store loads each stored link
+/// slot as it was saved). Not for application code: every write here bypasses the checks
+/// that saves and deletes make.
+@_spi(SchemaStore)
+extension Context {
+    // MARK: Reading by key
+
+    /// The stored entity under `key`, or nil.
+    public func storedRow<Entity: EntityModelProtocol>(_ type: Entity.Type, key: Int32) -> Entity? {
+        row(type, key)
+    }
+
+    /// The schema name of the entity type whose table is `table`, if the context has one.
+    public func entityName(of table: ObjectIdentifier) -> String? {
+        storageIfPresent(table)?.entityName
+    }
+
+    /// The id interned as `key` (also for keys whose id was forgotten since).
+    public func storedID<Entity: EntityModelProtocol>(_ type: Entity.Type, key: Int32) -> Entity.ID {
+        id(type, key)
+    }
+
+    /// The recorded save time of `key` (`metadata updatedAt`), seconds since 2001-01-01.
+    public func savedAt<Entity: EntityModelProtocol>(_ type: Entity.Type, key: Int32) -> Double? {
+        tableIfPresent(type)?.savedAt(key)
+    }
+
+    /// The key a to-one slot of `key` links to, or -1.
+    public func linkedKey(_ table: ObjectIdentifier, _ slot: LinkSlot, of key: Int32) -> Int32 {
+        storageIfPresent(table)?.toOneLink(slot.column, key) ?? -1
+    }
+
+    /// The keys a to-many slot of `key` links to, in order. O(n).
+    public func linkedKeys(_ table: ObjectIdentifier, _ slot: LinkSlot, of key: Int32) -> ContiguousArray<Int32> {
+        storageIfPresent(table)?.toManyLinks(slot.column, key).keys ?? []
+    }
+
+    /// The number of keys a to-many slot of `key` links to. O(1).
+    public func linkCount(_ table: ObjectIdentifier, _ slot: LinkSlot, of key: Int32) -> Int {
+        storageIfPresent(table)?.toManyLinks(slot.column, key).count ?? 0
+    }
+
+    /// The last `count` keys of a to-many slot of `key`, in order: O(count) plus the
+    /// removals not yet compacted at the end of the list, whatever its length.
+    public func lastLinkedKeys(_ table: ObjectIdentifier, _ slot: LinkSlot, of key: Int32, count: Int) -> [Int32] {
+        storageIfPresent(table)?.toManyLinks(slot.column, key).lastKeys(count) ?? []
+    }
+
+    /// Whether a to-many slot of `key` links to `target`. O(1) for long lists.
+    public func links(_ table: ObjectIdentifier, _ slot: LinkSlot, of key: Int32, to target: Int32) -> Bool {
+        storageIfPresent(table)?.toManyLinks(slot.column, key).contains(target) ?? false
+    }
+
+    // MARK: Loading
+
+    /// The key of `id`, interned if new.
+    public mutating func loadKey<Entity: EntityModelProtocol>(_ id: Entity.ID, _ type: Entity.Type) -> Int32 {
+        intern(id, type)
+    }
+
+    /// Stores a loaded entity (normalized) with its save time, keeping indexes in step.
+    /// Throws if it collides in a unique index. Outside a transaction: nothing is journaled.
+    public mutating func loadRow<Entity: EntityModelProtocol>(_ entity: Entity, savedAt: Double?) throws {
+        precondition(!isInTransaction, "loading runs outside transactions")
+        // A collision here means a damaged file: report it rather than apply the index's
+        // collision policy, which could delete the other row.
+        if let table = tableIfPresent(Entity.self) {
+            for (position, descriptor) in Entity.indexes.enumerated() {
+                guard case .unique = descriptor.kind else { continue }
+                let indexKey = descriptor.key(of: entity)
+                guard !indexKey.containsNull, let owner = table.unique[table.indexSlots[position]].owner(indexKey),
+                      table.ids[Int(owner)] != entity.id else { continue }
+                throw UniqueConstraintViolation(entityName: Entity.entityName, indexName: descriptor.name,
+                                                existingID: "\(table.ids[Int(owner)])", newID: "\(entity.id)")
+            }
+        }
+        let key = try upsert(entity, options: .replace)
+        table(Entity.self).setSavedAt(key.rawValue, savedAt)
+    }
+
+    /// Sets one to-one slot, without touching its inverse. Both ends must be interned.
+    public mutating func loadLink(_ table: ObjectIdentifier, _ slot: LinkSlot, of key: Int32, to target: Int32, targetTable: ObjectIdentifier) {
+        precondition(!isInTransaction, "loading runs outside transactions")
+        writeToOne(table, slot.column, key, target, target: targetTable)
+    }
+
+    /// Sets one to-many slot, without touching its inverses. Both ends must be interned.
+    public mutating func loadLinks(_ table: ObjectIdentifier, _ slot: LinkSlot, of key: Int32, to targets: [Int32], targetTable: ObjectIdentifier) {
+        precondition(!isInTransaction, "loading runs outside transactions")
+        replaceToMany(table, slot.column, key, LinkList(deduplicating: targets), target: targetTable)
+    }
+}

@@ -1,0 +1,53 @@
+import SchemaRuntime
+
+/// The statements of one write transaction, prepared once per connection and reused.
+struct SQLiteTransaction: StoreTransaction {
+    let database: SQLiteDatabase
+
+    func upsertRow(_ entity: any AnyEntityPersister, _ values: [StoredValue]) throws {
+        try database.statement(cacheKey: "upsert " + entity.entityName, Self.upsertSQL(entity)).run(values)
+    }
+
+    private static func upsertSQL(_ entity: any AnyEntityPersister) -> String {
+        let columns = entity.columns
+        let names = columns.map { quoted($0.name) }
+        let updates = names.dropFirst().map { "\($0) = excluded.\($0)" }
+        // An upsert, not INSERT OR REPLACE: the row keeps its place (rowid), hence its load order.
+        let conflict = updates.isEmpty ? "DO NOTHING" : "DO UPDATE SET \(updates.joined(separator: ", "))"
+        return """
+            INSERT INTO \(quoted(entity.entityName)) (\(names.joined(separator: ", "))) \
+            VALUES (\(Array(repeating: "?", count: names.count).joined(separator: ", "))) ON CONFLICT (\(names[0])) \(conflict)
+            """
+    }
+
+    func deleteRow(_ entity: any AnyEntityPersister, id: StoredValue) throws {
+        try database.statement(cacheKey: "delete " + entity.entityName, "DELETE FROM \(quoted(entity.entityName)) WHERE \(quoted(entity.columns[0].name)) = ?").run([id])
+    }
+
+    func setLink(_ link: LinkLayout, owner: StoredValue, target: StoredValue) throws {
+        try database.statement(cacheKey: "set " + link.name, "INSERT INTO \(quoted(link.name)) (owner, target) VALUES (?, ?) ON CONFLICT (owner) DO UPDATE SET target = excluded.target")
+            .run([owner, target])
+    }
+
+    func removeLinks(_ link: LinkLayout, owner: StoredValue) throws {
+        try database.statement(cacheKey: "clear " + link.name, "DELETE FROM \(quoted(link.name)) WHERE owner = ?").run([owner])
+    }
+
+    func removeLink(_ link: LinkLayout, owner: StoredValue, target: StoredValue) throws {
+        try database.statement(cacheKey: "remove " + link.name, "DELETE FROM \(quoted(link.name)) WHERE owner = ? AND target = ?").run([owner, target])
+    }
+
+    func appendLinks(_ link: LinkLayout, owner: StoredValue, targets: [StoredValue]) throws {
+        guard !targets.isEmpty else { return }
+        let last = try database.statement(cacheKey: "last " + link.name, "SELECT max(position) FROM \(quoted(link.name)) WHERE owner = ?")
+        try last.bind([owner])
+        var next: Int64 = 0
+        if try last.step(), case .integer(let position) = last.value(at: 0) { next = position + 1 }
+        last.reset()
+        let insert = try database.statement(cacheKey: "append " + link.name, "INSERT INTO \(quoted(link.name)) (owner, position, target) VALUES (?, ?, ?)")
+        for target in targets {
+            try insert.run([owner, .integer(next), target])
+            next += 1
+        }
+    }
+}

@@ -1,0 +1,42 @@
+import SchemaRuntime
+
+/// Where a ``Store`` keeps its graph durably. The store works in tables, rows and links (its
+/// ``StoreLayout``); a backend turns them into its database's statements. SQLite is the one
+/// backend today (``SQLiteBackend``); a server database would be another.
+///
+/// A backend is used by one writer at a time: the store calls it only while holding its
+/// write lock, or before the store is shared.
+protocol StoreBackend: AnyObject, Sendable {
+    /// The file or address, for error messages.
+    var location: String { get }
+
+    /// Prepares the storage for `layout`: creates the tables of a new store; checks that an
+    /// existing one was written with the same schema.
+    func open(_ layout: StoreLayout) throws
+
+    /// Every row of an entity table, columns in layout order.
+    func loadRows(_ entity: any AnyEntityPersister, _ body: ([StoredValue]) throws -> Void) throws
+
+    /// Every link of a link table, grouped by owner, each owner's targets in order.
+    func loadLinks(_ link: LinkLayout, _ body: (_ owner: StoredValue, _ targets: [StoredValue]) throws -> Void) throws
+
+    /// Runs `body` in one transaction: all of its writes are kept, or none.
+    func transaction(_ body: (any StoreTransaction) throws -> Void) throws
+
+    /// Releases the storage. Further calls fail.
+    func close()
+}
+
+/// The writes of one backend transaction.
+protocol StoreTransaction {
+    func upsertRow(_ entity: any AnyEntityPersister, _ values: [StoredValue]) throws
+    func deleteRow(_ entity: any AnyEntityPersister, id: StoredValue) throws
+    /// Sets the to-one link of `owner` (replacing any).
+    func setLink(_ link: LinkLayout, owner: StoredValue, target: StoredValue) throws
+    /// Removes every link of `owner`.
+    func removeLinks(_ link: LinkLayout, owner: StoredValue) throws
+    /// Removes one to-many link.
+    func removeLink(_ link: LinkLayout, owner: StoredValue, target: StoredValue) throws
+    /// Appends to-many links after the owner's last one, in order.
+    func appendLinks(_ link: LinkLayout, owner: StoredValue, targets: [StoredValue]) throws
+}

@@ -1,0 +1,85 @@
+@_spi(SchemaStore) import SchemaRuntime
+
+/// One entity type's table, and the moves between its rows and a ``Context``: the typed part
+/// of a store, reached through the type-erased ``AnyEntityPersister``.
+protocol AnyEntityPersister: Sendable {
+    var entityName: String { get }
+    var table: ObjectIdentifier { get }
+    /// The stored columns, `id` first, then `_updatedAt` for entities that track it.
+    var columns: [ColumnLayout] { get }
+    var idType: StoredType { get }
+    var relations: [RelationInfo] { get }
+
+    /// The column values of the row under `key`, or nil if no entity is stored there.
+    func rowValues(_ key: Int32, in context: Context) throws -> [StoredValue]?
+    /// The id of `key` as stored.
+    func idValue(_ key: Int32, in context: Context) -> StoredValue
+    /// Reads a row back into `context`.
+    func loadRow(_ values: [StoredValue], into context: inout Context) throws
+    /// The key of a stored id, interned if new.
+    func loadKey(_ value: StoredValue, into context: inout Context) throws -> Int32
+}
+
+/// A relation as the store sees it.
+struct RelationInfo: Sendable {
+    var name: String
+    var slot: LinkSlot
+    var target: ObjectIdentifier
+    var targetName: String
+    var inverse: LinkSlot?
+}
+
+/// A column of an entity table.
+struct ColumnLayout: Sendable, Hashable, Codable {
+    var name: String
+    var type: StoredType
+    var isNullable: Bool
+    var isJSON: Bool
+}
+
+struct EntityPersister<Entity: PersistentEntity>: AnyEntityPersister {
+    /// The column holding `metadata updatedAt` save times.
+    static var updatedAtColumn: String { "_updatedAt" }
+
+    let fields = Entity.storedFields
+
+    var entityName: String { Entity.entityName }
+    var table: ObjectIdentifier { ObjectIdentifier(Entity.self) }
+    var idType: StoredType { Entity.ID.storedType }
+
+    var columns: [ColumnLayout] {
+        var result = fields.map { ColumnLayout(name: $0.name, type: $0.type, isNullable: $0.isNullable, isJSON: $0.isJSON) }
+        if Entity.tracksUpdatedAt { result.append(ColumnLayout(name: Self.updatedAtColumn, type: .real, isNullable: true, isJSON: false)) }
+        return result
+    }
+
+    var relations: [RelationInfo] {
+        Entity.relations.map {
+            RelationInfo(name: $0.name, slot: $0.slot, target: ObjectIdentifier($0.target), targetName: $0.target.entityName, inverse: $0.inverse)
+        }
+    }
+
+    func rowValues(_ key: Int32, in context: Context) throws -> [StoredValue]? {
+        guard let entity = context.storedRow(Entity.self, key: key) else { return nil }
+        var values: [StoredValue] = []
+        values.reserveCapacity(fields.count + 1)
+        for field in fields { values.append(try field.value(entity)) }
+        if Entity.tracksUpdatedAt { values.append(context.savedAt(Entity.self, key: key).map(StoredValue.real) ?? .null) }
+        return values
+    }
+
+    func idValue(_ key: Int32, in context: Context) -> StoredValue {
+        context.storedID(Entity.self, key: key).storedValue
+    }
+
+    func loadRow(_ values: [StoredValue], into context: inout Context) throws {
+        let entity = try Entity(storedRow: StoredRow(values))
+        var savedAt: Double?
+        if Entity.tracksUpdatedAt, let stored = values.last, stored != .null { savedAt = try Double(storedValue: stored) }
+        try context.loadRow(entity, savedAt: savedAt)
+    }
+
+    func loadKey(_ value: StoredValue, into context: inout Context) throws -> Int32 {
+        context.loadKey(try Entity.ID(storedValue: value), Entity.self)
+    }
+}

@@ -1,0 +1,20 @@
+import SchemaRuntime
+
+/// A link table: the stored links of one relation slot.
+///
+/// Which slots are stored: every one-way relation; both sides of a many-to-many pair (each
+/// side keeps its own order); only the to-many side of a one-to-many pair, and one side of a
+/// one-to-one pair (the other side is the same links read backwards, filled in on load).
+struct LinkLayout: Sendable {
+    /// `Entity.relation`.
+    var name: String
+    var owner: ObjectIdentifier
+    var slot: LinkSlot
+    var target: ObjectIdentifier
+    var ownerType: StoredType
+    var targetType: StoredType
+    /// The inverse slot on the target, when it is not stored itself and is filled in on load.
+    var derivedInverse: LinkSlot?
+
+    var isToMany: Bool { slot.cardinality == .toMany }
+}

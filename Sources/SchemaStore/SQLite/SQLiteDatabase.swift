@@ -1,0 +1,80 @@
+import Foundation
+
+/// One SQLite connection with a cache of prepared statements.
+///
+/// Not thread-safe: its owner (``SQLiteBackend``) only uses it while holding the store's
+/// write lock, or before the store is shared.
+final class SQLiteDatabase {
+    private(set) var handle: OpaquePointer?
+    private var statements: [String: SQLiteStatement] = [:]
+
+    /// Opens (or, with `create`, creates) the database at `path`.
+    init(path: String, readOnly: Bool = false, create: Bool = true) throws {
+        var flags = readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
+        if create && !readOnly { flags |= SQLITE_OPEN_CREATE }
+        flags |= SQLITE_OPEN_NOMUTEX
+        let result = sqlite3_open_v2(path, &handle, flags, nil)
+        guard result == SQLITE_OK else {
+            let error = currentError(result)
+            sqlite3_close_v2(handle)
+            handle = nil
+            throw error
+        }
+        sqlite3_extended_result_codes(handle, 1)
+    }
+
+    deinit { close() }
+
+    func close() {
+        statements.removeAll()
+        if let handle { sqlite3_close_v2(handle) }
+        handle = nil
+    }
+
+    /// The error for `result`, with the connection's message.
+    func currentError(_ result: Int32) -> SQLiteError {
+        let message = handle.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) } ?? String(cString: sqlite3_errstr(result))
+        let extended = handle.map { sqlite3_extended_errcode($0) } ?? result
+        return SQLiteError(code: result & 0xFF, extendedCode: extended, message: message)
+    }
+
+    /// Runs one or more statements without results.
+    func execute(_ sql: String) throws {
+        let result = sqlite3_exec(handle, sql, nil, nil, nil)
+        guard result == SQLITE_OK else { throw currentError(result) }
+    }
+
+    /// The prepared statement for `sql`, reset and cached for reuse.
+    func statement(_ sql: String) throws -> SQLiteStatement {
+        try statement(cacheKey: sql, sql)
+    }
+
+    /// The prepared statement cached under `cacheKey`, preparing `sql()` on first use: hot
+    /// paths name a statement by a short key instead of building its text on every call.
+    func statement(cacheKey: String, _ sql: @autoclosure () -> String) throws -> SQLiteStatement {
+        if let cached = statements[cacheKey] {
+            cached.reset()
+            return cached
+        }
+        let statement = try prepare(sql())
+        statements[cacheKey] = statement
+        return statement
+    }
+
+    private func prepare(_ sql: String) throws -> SQLiteStatement {
+        var pointer: OpaquePointer?
+        let result = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &pointer, nil)
+        guard result == SQLITE_OK, let pointer else { throw currentError(result) }
+        return SQLiteStatement(pointer, database: self)
+    }
+
+    /// The rows of a query whose one column is text.
+    func strings(_ sql: String) throws -> [String] {
+        let statement = try statement(sql)
+        var result: [String] = []
+        while try statement.step() {
+            if case .text(let text) = statement.value(at: 0) { result.append(text) }
+        }
+        return result
+    }
+}

@@ -1,0 +1,43 @@
+@_spi(SchemaStore) import SchemaRuntime
+
+/// Reads a whole graph from a backend: every row (rebuilding the indexes as it goes), then
+/// every stored link slot, filling in the inverse slots that are not stored.
+struct GraphLoader {
+    let layout: StoreLayout
+    let backend: any StoreBackend
+
+    func load() throws -> Context {
+        var context = Context()
+        for entity in layout.entities {
+            try backend.loadRows(entity) { values in
+                do {
+                    try entity.loadRow(values, into: &context)
+                } catch let error as StoredValueError {
+                    throw StoreError.unreadableRow(path: backend.location, entity: entity.entityName, reason: "\(error)")
+                } catch let error as UniqueConstraintViolation {
+                    throw StoreError.unreadableRow(path: backend.location, entity: entity.entityName, reason: "\(error)")
+                }
+            }
+        }
+        for link in layout.links {
+            let owner = layout.persisterByTable[link.owner]!, target = layout.persisterByTable[link.target]!
+            try backend.loadLinks(link) { ownerID, targetIDs in
+                do {
+                    let key = try owner.loadKey(ownerID, into: &context)
+                    let targets = try targetIDs.map { try target.loadKey($0, into: &context) }
+                    if link.isToMany {
+                        context.loadLinks(link.owner, link.slot, of: key, to: targets, targetTable: link.target)
+                    } else {
+                        context.loadLink(link.owner, link.slot, of: key, to: targets[0], targetTable: link.target)
+                    }
+                    if let inverse = link.derivedInverse {
+                        for targetKey in targets { context.loadLink(link.target, inverse, of: targetKey, to: key, targetTable: link.owner) }
+                    }
+                } catch let error as StoredValueError {
+                    throw StoreError.unreadableRow(path: backend.location, entity: link.name, reason: "\(error)")
+                }
+            }
+        }
+        return context
+    }
+}

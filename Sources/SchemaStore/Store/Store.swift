@@ -1,0 +1,142 @@
+import Foundation
+@_spi(SchemaStore) import SchemaRuntime
+
+/// A model graph kept in a file: snapshot reads, serialized write transactions, durable commits.
+///
+/// ```swift
+/// let store = try Store(.file(url), schema: ChatModelsSchema.self)
+/// try store.write { context in
+///     try Message(id: "1", text: "Hi", author: .id("u1"), chat: .id("c1")).save(to: &context)
+/// }
+/// let messages = Message.query().resolve(in: store.context)
+/// ```
+///
+/// - Reads: ``context`` returns the current graph as a ``Context`` value in O(1). It never
+///   changes under the reader; later writes produce new graphs.
+/// - Writes: ``write(_:)`` runs its closure on the latest graph in one transaction. When the
+///   closure returns, its changes are committed to the file in one SQLite transaction and
+///   become the current graph. If the closure or the commit throws, neither the file nor the
+///   current graph changes. Writers are serialized; readers never wait for them.
+/// - Durability: a committed write survives the process being killed at any moment (WAL
+///   journal); ``Durability/full`` also survives power loss, at an fsync per commit.
+///
+/// Opening loads the whole graph and rebuilds the in-memory indexes (see docs/Persistence.md).
+public final class Store: @unchecked Sendable {
+    /// Where the graph is kept.
+    public enum Location: Sendable, Hashable {
+        /// A database file, created if missing. Its folder must be writable (SQLite keeps a
+        /// write-ahead log beside it).
+        case file(URL)
+        /// Nowhere: the graph lives in memory only, with no database at all (tests, previews).
+        case memory
+        /// An in-memory SQLite database: gone on close, but every commit runs the same SQL as
+        /// a file store.
+        case sqliteMemory
+    }
+
+    /// How hard a commit works to survive failures.
+    public enum Durability: Sendable, Hashable {
+        /// Survives the process being killed (WAL, `synchronous = NORMAL`); a power loss may
+        /// lose the last commits, never corrupt the file.
+        case normal
+        /// Also survives power loss: an fsync per commit (`synchronous = FULL`).
+        case full
+    }
+
+    public struct Options: Sendable {
+        public var durability: Durability
+        /// How long opening waits for another connection to release the file before failing
+        /// with ``StoreError/locked(path:)``.
+        public var lockTimeout: TimeInterval
+
+        public init(durability: Durability = .normal, lockTimeout: TimeInterval = 0.1) {
+            self.durability = durability
+            self.lockTimeout = lockTimeout
+        }
+    }
+
+    public let location: Location
+    private let layout: StoreLayout
+    private let backend: (any StoreBackend)?
+    /// Guards `current`; held only to read or swap it, so readers never wait for a write.
+    private let stateLock = NSLock()
+    /// Serializes writers, and guards `isClosed`.
+    private let writeLock = NSLock()
+    private var current: Context
+    private var isClosed = false
+    /// Where ``write(_:)-(_)`` (the async one) runs, off the cooperative thread pool.
+    private let writeQueue = DispatchQueue(label: "SchemaStore.write")
+
+    /// Opens the store at `location` for `schema`, loading its graph.
+    ///
+    /// Throws ``StoreError`` for a file that cannot be opened or created, one in use by
+    /// another store, a damaged file, and a file written with another schema; the file is
+    /// left untouched in every case.
+    public init(_ location: Location, schema: any PersistentSchema.Type, options: Options = Options()) throws {
+        let layout = StoreLayout(schema)
+        let backend: (any StoreBackend)? = switch location {
+        case .memory: nil
+        case .sqliteMemory: try SQLiteBackend(path: ":memory:", durability: options.durability, lockTimeout: options.lockTimeout)
+        case .file(let url): try SQLiteBackend(path: url.path, durability: options.durability, lockTimeout: options.lockTimeout)
+        }
+        do {
+            try backend?.open(layout)
+            current = try backend.map { try GraphLoader(layout: layout, backend: $0).load() } ?? Context()
+        } catch {
+            backend?.close()
+            throw error
+        }
+        self.location = location
+        self.layout = layout
+        self.backend = backend
+    }
+
+    deinit { backend?.close() }
+
+    /// The current graph: an O(1) snapshot that later writes never change.
+    public var context: Context {
+        stateLock.withLock { current }
+    }
+
+    /// Runs `body` on the latest graph and commits its changes: to the file in one
+    /// transaction, then as the new current graph. If `body` or the commit throws, nothing
+    /// changes. Blocks while another write runs.
+    @discardableResult
+    public func write<Result>(_ body: (inout Context) throws -> Result) throws -> Result {
+        try writeLock.withLock {
+            guard !isClosed else { throw StoreError.closed }
+            var context = self.context
+            let (result, changes) = try context.trackingChanges(body)
+            if !changes.isEmpty, let backend {
+                try backend.transaction { transaction in
+                    try ChangeWriter(layout: layout, context: context, transaction: transaction).write(changes)
+                }
+            } else if backend == nil, !changes.isEmpty {
+                // No database, but the same rule: only the schema's entities are kept.
+                try ChangeWriter.checkEntities(changes, layout: layout, context: context)
+            }
+            stateLock.withLock { current = context }
+            return result
+        }
+    }
+
+    /// ``write(_:)`` from any task: waits (without blocking a thread of the cooperative
+    /// pool) for earlier writes, then runs `body` on the latest graph and commits it.
+    @discardableResult
+    public func write<Result: Sendable>(_ body: @escaping @Sendable (inout Context) throws -> Result) async throws -> Result {
+        try await withCheckedThrowingContinuation { continuation in
+            writeQueue.async {
+                continuation.resume(with: Swift.Result { try self.write(body) })
+            }
+        }
+    }
+
+    /// Closes the file. Reads keep returning the last graph; writes throw ``StoreError/closed``.
+    public func close() {
+        writeLock.withLock {
+            guard !isClosed else { return }
+            isClosed = true
+            backend?.close()
+        }
+    }
+}

@@ -1,0 +1,47 @@
+import Foundation
+
+/// Why a store could not be opened, or a write not committed. Every case that concerns a
+/// file names it. After any of these, the file and the store's current graph are unchanged.
+public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible, LocalizedError {
+    /// The file cannot be opened or created: a missing or read-only folder, no permission.
+    case cannotOpen(path: String, reason: String)
+    /// Another store (in this process or another) has the file open.
+    case locked(path: String)
+    /// The file is not an SQLite database, or is damaged (truncated, overwritten).
+    case corrupt(path: String, reason: String)
+    /// The file is an SQLite database but not one this project wrote.
+    case notAStore(path: String, reason: String)
+    /// The file was written by a newer version of SchemaStore.
+    case newerFormat(path: String, format: Int, supported: Int)
+    /// The file was written with another schema (its fingerprint differs from the code's).
+    case schemaMismatch(path: String, stored: String, expected: String, storedLayout: String, expectedLayout: String)
+    /// A row cannot be read back as its entity (a value of the wrong type, bad JSON).
+    case unreadableRow(path: String, entity: String, reason: String)
+    /// The write saved an entity type that is not part of the store's schema.
+    case unknownEntity(name: String)
+    /// Any other database failure.
+    case database(path: String, reason: String)
+    /// The store was closed.
+    case closed
+
+    public var description: String {
+        switch self {
+        case let .cannotOpen(path, reason): "\(path): cannot open the store: \(reason)"
+        case let .locked(path): "\(path): the store is open in another Store (in this process or another); close it first"
+        case let .corrupt(path, reason): "\(path): the file is not a readable database (damaged or not SQLite): \(reason)"
+        case let .notAStore(path, reason): "\(path): not a SchemaGen store: \(reason)"
+        case let .newerFormat(path, format, supported):
+            "\(path): written in store format \(format) by a newer SchemaStore; this one reads format \(supported) and older"
+        case let .schemaMismatch(path, stored, expected, storedLayout, expectedLayout):
+            "\(path): written with another schema (fingerprint \(stored), the code's is \(expected)); "
+                + "opening it would lose or misread data, so it was left untouched.\n"
+                + "stored layout:\n\(storedLayout)\ncode's layout:\n\(expectedLayout)"
+        case let .unreadableRow(path, entity, reason): "\(path): a stored \(entity) cannot be read: \(reason)"
+        case let .unknownEntity(name): "the write saved \(name), which is not an entity of the store's schema"
+        case let .database(path, reason): "\(path): \(reason)"
+        case .closed: "the store is closed"
+        }
+    }
+
+    public var errorDescription: String? { description }
+}
