@@ -82,8 +82,11 @@ let package = Package(
         .testTarget(name: "SchemaRuntimeTests", dependencies: ["SchemaRuntime", "ChatModels", "CatalogModels", "DeterministicRandom"]),
         .testTarget(name: "SchemaGenCoreTests", dependencies: ["SchemaGenCore", "DeterministicRandom"], exclude: ["Fixtures"]),
         // Applies the build plugin to AllConstructs.schema and uses the generated types.
-        .testTarget(name: "GeneratedCodeTests", dependencies: ["SchemaRuntime", "DeterministicRandom"], plugins: ["SchemaGenPlugin"]),
+        .testTarget(name: "GeneratedCodeTests", dependencies: ["SchemaRuntime", "SchemaStore", "DeterministicRandom"], plugins: ["SchemaGenPlugin"]),
         .testTarget(name: "EndToEndTests", dependencies: []),
+        .testTarget(name: "SchemaStoreTests", dependencies: ["SchemaStore", "ChatModels", "CatalogModels", "DeterministicRandom"]),
+        // Commits numbered writes until killed: the crash-safety test's child process.
+        .executableTarget(name: "store-crash-helper", dependencies: ["SchemaStore", "ChatModels"], path: "Tests/StoreCrashHelper"),
     ],
     swiftLanguageModes: [.v6]
 )

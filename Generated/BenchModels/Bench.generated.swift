@@ -99,6 +99,23 @@ extension User: Codable {
     }
 }
 
+extension User: PersistentEntity {
+    /// The columns of the `User` table in a store, one per field, `id` first.
+    public static let storedFields: [StoredField<User>] = [
+        .column("id", \.id),
+        .column("name", \.name),
+        .column("age", \.age),
+    ]
+
+    /// Reads an entity back from its stored row; relations are `.none`.
+    public init(storedRow row: StoredRow) throws {
+        self.id = try row.value(at: 0, as: Int.self)
+        self.name = try row.value(at: 1, as: String.self)
+        self.age = try row.value(at: 2, as: Int.self)
+        self._chats = .none
+    }
+}
+
 extension User: Equatable {}
 
 // MARK: - Chat
@@ -189,6 +206,22 @@ extension Chat: Codable {
         try container.encode(self.title, forKey: "title")
         try container.encode($users, forKey: "users")
         try container.encode($messages, forKey: "messages")
+    }
+}
+
+extension Chat: PersistentEntity {
+    /// The columns of the `Chat` table in a store, one per field, `id` first.
+    public static let storedFields: [StoredField<Chat>] = [
+        .column("id", \.id),
+        .column("title", \.title),
+    ]
+
+    /// Reads an entity back from its stored row; relations are `.none`.
+    public init(storedRow row: StoredRow) throws {
+        self.id = try row.value(at: 0, as: Int.self)
+        self.title = try row.value(at: 1, as: String.self)
+        self._users = .none
+        self._messages = .none
     }
 }
 
@@ -302,6 +335,24 @@ extension Message: Codable {
     }
 }
 
+extension Message: PersistentEntity {
+    /// The columns of the `Message` table in a store, one per field, `id` first.
+    public static let storedFields: [StoredField<Message>] = [
+        .column("id", \.id),
+        .column("text", \.text),
+        .column("timestamp", \.timestamp),
+    ]
+
+    /// Reads an entity back from its stored row; relations are `.none`.
+    public init(storedRow row: StoredRow) throws {
+        self.id = try row.value(at: 0, as: Int.self)
+        self.text = try row.value(at: 1, as: String.self)
+        self.timestamp = try row.value(at: 2, as: Int.self)
+        self._chat = .none
+        self._author = .none
+    }
+}
+
 extension Message: Equatable {}
 
 // MARK: - NoIndex
@@ -369,6 +420,22 @@ extension NoIndex: Codable {
         try container.encode(self.id, forKey: "id")
         try container.encode(self.value, forKey: "value")
         try container.encode(self.text, forKey: "text")
+    }
+}
+
+extension NoIndex: PersistentEntity {
+    /// The columns of the `NoIndex` table in a store, one per field, `id` first.
+    public static let storedFields: [StoredField<NoIndex>] = [
+        .column("id", \.id),
+        .column("value", \.value),
+        .column("text", \.text),
+    ]
+
+    /// Reads an entity back from its stored row; relations are `.none`.
+    public init(storedRow row: StoredRow) throws {
+        self.id = try row.value(at: 0, as: Int.self)
+        self.value = try row.value(at: 1, as: Int.self)
+        self.text = try row.value(at: 2, as: String.self)
     }
 }
 
@@ -452,6 +519,22 @@ extension OrderedIndexed: Codable {
     }
 }
 
+extension OrderedIndexed: PersistentEntity {
+    /// The columns of the `OrderedIndexed` table in a store, one per field, `id` first.
+    public static let storedFields: [StoredField<OrderedIndexed>] = [
+        .column("id", \.id),
+        .column("value", \.value),
+        .column("text", \.text),
+    ]
+
+    /// Reads an entity back from its stored row; relations are `.none`.
+    public init(storedRow row: StoredRow) throws {
+        self.id = try row.value(at: 0, as: Int.self)
+        self.value = try row.value(at: 1, as: Int.self)
+        self.text = try row.value(at: 2, as: String.self)
+    }
+}
+
 extension OrderedIndexed: Equatable {}
 
 // MARK: - HashIndexed
@@ -529,6 +612,22 @@ extension HashIndexed: Codable {
         try container.encode(self.id, forKey: "id")
         try container.encode(self.value, forKey: "value")
         try container.encode(self.text, forKey: "text")
+    }
+}
+
+extension HashIndexed: PersistentEntity {
+    /// The columns of the `HashIndexed` table in a store, one per field, `id` first.
+    public static let storedFields: [StoredField<HashIndexed>] = [
+        .column("id", \.id),
+        .column("value", \.value),
+        .column("text", \.text),
+    ]
+
+    /// Reads an entity back from its stored row; relations are `.none`.
+    public init(storedRow row: StoredRow) throws {
+        self.id = try row.value(at: 0, as: Int.self)
+        self.value = try row.value(at: 1, as: Int.self)
+        self.text = try row.value(at: 2, as: String.self)
     }
 }
 
@@ -612,6 +711,22 @@ extension UniqueIndexed: Codable {
     }
 }
 
+extension UniqueIndexed: PersistentEntity {
+    /// The columns of the `UniqueIndexed` table in a store, one per field, `id` first.
+    public static let storedFields: [StoredField<UniqueIndexed>] = [
+        .column("id", \.id),
+        .column("value", \.value),
+        .column("text", \.text),
+    ]
+
+    /// Reads an entity back from its stored row; relations are `.none`.
+    public init(storedRow row: StoredRow) throws {
+        self.id = try row.value(at: 0, as: Int.self)
+        self.value = try row.value(at: 1, as: Int.self)
+        self.text = try row.value(at: 2, as: String.self)
+    }
+}
+
 extension UniqueIndexed: Equatable {}
 
 // MARK: - FullTextIndexed
@@ -689,6 +804,22 @@ extension FullTextIndexed: Codable {
         try container.encode(self.id, forKey: "id")
         try container.encode(self.value, forKey: "value")
         try container.encode(self.text, forKey: "text")
+    }
+}
+
+extension FullTextIndexed: PersistentEntity {
+    /// The columns of the `FullTextIndexed` table in a store, one per field, `id` first.
+    public static let storedFields: [StoredField<FullTextIndexed>] = [
+        .column("id", \.id),
+        .column("value", \.value),
+        .column("text", \.text),
+    ]
+
+    /// Reads an entity back from its stored row; relations are `.none`.
+    public init(storedRow row: StoredRow) throws {
+        self.id = try row.value(at: 0, as: Int.self)
+        self.value = try row.value(at: 1, as: Int.self)
+        self.text = try row.value(at: 2, as: String.self)
     }
 }
 

@@ -124,6 +124,25 @@ extension Category: Codable {
     }
 }
 
+extension Category: PersistentEntity {
+    /// The columns of the `Category` table in a store, one per field, `id` first.
+    public static let storedFields: [StoredField<Category>] = [
+        .column("id", \.id),
+        .column("name", \.name),
+        .column("position", \.position),
+    ]
+
+    /// Reads an entity back from its stored row; relations are `.none`.
+    public init(storedRow row: StoredRow) throws {
+        self.id = try row.value(at: 0, as: Int.self)
+        self.name = try row.value(at: 1, as: String.self)
+        self.position = try row.value(at: 2, as: Int.self)
+        self._parent = .none
+        self._children = .none
+        self._products = .none
+    }
+}
+
 extension Category: Equatable {}
 
 // MARK: - Product
@@ -282,6 +301,37 @@ extension Product: Codable {
     }
 }
 
+extension Product: PersistentEntity {
+    /// The columns of the `Product` table in a store, one per field, `id` first.
+    public static let storedFields: [StoredField<Product>] = [
+        .column("id", \.id),
+        .column("sku", \.sku),
+        .column("title", \.title),
+        .column("summary", \.summary),
+        .column("price", \.price),
+        .column("currency", \.currency),
+        .json("tags", \.tags),
+        .json("attributes", \.attributes),
+        .column("discontinuedAt", \.discontinuedAt),
+    ]
+
+    /// Reads an entity back from its stored row; relations are `.none`.
+    public init(storedRow row: StoredRow) throws {
+        self.id = try row.value(at: 0, as: UUID.self)
+        self.sku = try row.value(at: 1, as: String.self)
+        self.title = try row.value(at: 2, as: String.self)
+        self.summary = try row.value(at: 3, as: String.self)
+        self.price = try row.value(at: 4, as: Decimal.self)
+        self.currency = try row.value(at: 5, as: Currency.self)
+        self.tags = try row.json(at: 6, as: [String].self)
+        self.attributes = try row.json(at: 7, as: [String: String].self)
+        self.discontinuedAt = try row.value(at: 8, as: Date?.self)
+        self._category = .none
+        self._reviews = .none
+        self._related = .none
+    }
+}
+
 extension Product: Equatable {}
 
 // MARK: - Review
@@ -385,11 +435,30 @@ extension Review: Codable {
     }
 }
 
+extension Review: PersistentEntity {
+    /// The columns of the `Review` table in a store, one per field, `id` first.
+    public static let storedFields: [StoredField<Review>] = [
+        .column("id", \.id),
+        .column("rating", \.rating),
+        .column("body", \.body),
+        .column("createdAt", \.createdAt),
+    ]
+
+    /// Reads an entity back from its stored row; relations are `.none`.
+    public init(storedRow row: StoredRow) throws {
+        self.id = try row.value(at: 0, as: UUID.self)
+        self.rating = try row.value(at: 1, as: Int.self)
+        self.body = try row.value(at: 2, as: String.self)
+        self.createdAt = try row.value(at: 3, as: Date.self)
+        self._product = .none
+    }
+}
+
 extension Review: Equatable {}
 
 // MARK: - Currency
 
-public enum Currency: String, Codable, Sendable, CaseIterable, Comparable, IndexKeyConvertible {
+public enum Currency: String, Codable, Sendable, CaseIterable, Comparable, IndexKeyConvertible, StorableValue {
     case eur = "EUR"
     case usd = "USD"
     case gbp = "GBP"

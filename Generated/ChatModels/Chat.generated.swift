@@ -109,4 +109,21 @@ extension Chat: Codable {
     }
 }
 
+extension Chat: PersistentEntity {
+    /// The columns of the `Chat` table in a store, one per field, `id` first.
+    public static let storedFields: [StoredField<Chat>] = [
+        .column("id", \.id),
+        .column("title", \.title),
+    ]
+
+    /// Reads an entity back from its stored row; relations are `.none`.
+    public init(storedRow row: StoredRow) throws {
+        self.id = try row.value(at: 0, as: String.self)
+        self.title = try row.value(at: 1, as: String?.self)
+        self._users = .none
+        self._messages = .none
+        self._admins = .none
+    }
+}
+
 extension Chat: Equatable {}

@@ -176,6 +176,32 @@ extension Message: Codable {
     }
 }
 
+extension Message: PersistentEntity {
+    /// The columns of the `Message` table in a store, one per field, `id` first.
+    public static let storedFields: [StoredField<Message>] = [
+        .column("id", \.id),
+        .column("text", \.text),
+        .column("timestamp", \.timestamp),
+        .column("editedAt", \.editedAt),
+        .json("tags", \.tags),
+    ]
+
+    /// Reads an entity back from its stored row; relations are `.none`.
+    public init(storedRow row: StoredRow) throws {
+        self.id = try row.value(at: 0, as: String.self)
+        self.text = try row.value(at: 1, as: String.self)
+        self.timestamp = try row.value(at: 2, as: Int.self)
+        self.editedAt = try row.value(at: 3, as: Date?.self)
+        self.tags = try row.json(at: 4, as: [String].self)
+        self._author = .none
+        self._chat = .none
+        self._attachment = .none
+        self._replies = .none
+        self._replyTo = .none
+        self._viewedBy = .none
+    }
+}
+
 extension Message: Equatable {}
 
 // MARK: - Attachment
@@ -264,11 +290,28 @@ extension Attachment: Codable {
     }
 }
 
+extension Attachment: PersistentEntity {
+    /// The columns of the `Attachment` table in a store, one per field, `id` first.
+    public static let storedFields: [StoredField<Attachment>] = [
+        .column("id", \.id),
+        .column("kind", \.kind),
+        .column("url", \.url),
+    ]
+
+    /// Reads an entity back from its stored row; relations are `.none`.
+    public init(storedRow row: StoredRow) throws {
+        self.id = try row.value(at: 0, as: String.self)
+        self.kind = try row.value(at: 1, as: AttachmentKind.self)
+        self.url = try row.value(at: 2, as: URL?.self)
+        self._message = .none
+    }
+}
+
 extension Attachment: Equatable {}
 
 // MARK: - AttachmentKind
 
-public enum AttachmentKind: String, Codable, Sendable, CaseIterable, Comparable, IndexKeyConvertible {
+public enum AttachmentKind: String, Codable, Sendable, CaseIterable, Comparable, IndexKeyConvertible, StorableValue {
     case image
     case video
     case file

@@ -178,6 +178,42 @@ extension User: Codable {
     }
 }
 
+extension User: PersistentEntity {
+    /// The columns of the `User` table in a store, one per field, `id` first.
+    public static let storedFields: [StoredField<User>] = {
+        var fields: [StoredField<User>] = []
+        fields.append(.column("id", \.id))
+        fields.append(.column("name", \.name))
+        fields.append(.column("username", \.username))
+        fields.append(.column("email", \.email))
+        fields.append(.column("age", \.age))
+        fields.append(.column("isCurrent", \.isCurrent))
+        fields.append(.column("status", \.status))
+        fields.append(.nullableJSON("avatar", \.avatar))
+        #sourceLocation(file: "User.schema", line: 16)
+        fields.append(.nullableJSON("profile", \.profile))
+        #sourceLocation()
+        return fields
+    }()
+
+    /// Reads an entity back from its stored row; relations are `.none`.
+    public init(storedRow row: StoredRow) throws {
+        self.id = try row.value(at: 0, as: String.self)
+        self.name = try row.value(at: 1, as: String.self)
+        self.username = try row.value(at: 2, as: String?.self)
+        self.email = try row.value(at: 3, as: String?.self)
+        self.age = try row.value(at: 4, as: Int.self)
+        self.isCurrent = try row.value(at: 5, as: Bool?.self)
+        self.status = try row.value(at: 6, as: UserStatus.self)
+        self.avatar = try row.nullableJSON(at: 7, as: Avatar.self)
+        #sourceLocation(file: "User.schema", line: 16)
+        self.profile = try row.nullableJSON(at: 8, as: Profile.self)
+        #sourceLocation()
+        self._chats = .none
+        self._adminOf = .none
+    }
+}
+
 #sourceLocation(file: "User.schema", line: 16)
 extension User: Equatable {}
 #sourceLocation()
@@ -185,7 +221,7 @@ extension User: Equatable {}
 // MARK: - UserStatus
 
 /// Whether a user is around.
-public enum UserStatus: String, Codable, Sendable, CaseIterable, Comparable, IndexKeyConvertible {
+public enum UserStatus: String, Codable, Sendable, CaseIterable, Comparable, IndexKeyConvertible, StorableValue {
     case active
     case away
     /// Not seen recently.

@@ -248,6 +248,64 @@ extension Document: Codable {
     }
 }
 
+extension Document: PersistentEntity {
+    /// The columns of the `Document` table in a store, one per field, `id` first.
+    public static let storedFields: [StoredField<Document>] = {
+        var fields: [StoredField<Document>] = []
+        fields.append(.column("id", \.id))
+        fields.append(.column("title", \.title))
+        fields.append(.column("body", \.body))
+        fields.append(.column("pageCount", \.pageCount))
+        fields.append(.column("size", \.size))
+        fields.append(.column("score", \.score))
+        fields.append(.column("ratio", \.ratio))
+        fields.append(.column("isDraft", \.isDraft))
+        fields.append(.column("createdAt", \.createdAt))
+        fields.append(.column("link", \.link))
+        fields.append(.column("payload", \.payload))
+        fields.append(.column("price", \.price))
+        fields.append(.json("tags", \.tags))
+        fields.append(.json("counts", \.counts))
+        fields.append(.column("state", \.state))
+        fields.append(.nullableJSON("metadata", \.metadata))
+        #sourceLocation(file: "AllConstructs.schema", line: 22)
+        fields.append(.nullableJSON("owner", \.owner))
+        #sourceLocation()
+        fields.append(.column("default", \.`default`))
+        fields.append(.column("class", \.`class`))
+        return fields
+    }()
+
+    /// Reads an entity back from its stored row; relations are `.none`.
+    public init(storedRow row: StoredRow) throws {
+        self.id = try row.value(at: 0, as: UUID.self)
+        self.title = try row.value(at: 1, as: String.self)
+        self.body = try row.value(at: 2, as: String.self)
+        self.pageCount = try row.value(at: 3, as: Int.self)
+        self.size = try row.value(at: 4, as: Int64.self)
+        self.score = try row.value(at: 5, as: Double.self)
+        self.ratio = try row.value(at: 6, as: Float.self)
+        self.isDraft = try row.value(at: 7, as: Bool.self)
+        self.createdAt = try row.value(at: 8, as: Date.self)
+        self.link = try row.value(at: 9, as: URL?.self)
+        self.payload = try row.value(at: 10, as: Data?.self)
+        self.price = try row.value(at: 11, as: Decimal?.self)
+        self.tags = try row.json(at: 12, as: [String].self)
+        self.counts = try row.json(at: 13, as: [String: Int].self)
+        self.state = try row.value(at: 14, as: DocumentState.self)
+        self.metadata = try row.nullableJSON(at: 15, as: Metadata.self)
+        #sourceLocation(file: "AllConstructs.schema", line: 22)
+        self.owner = try row.nullableJSON(at: 16, as: Owner.self)
+        #sourceLocation()
+        self.`default` = try row.value(at: 17, as: Int.self)
+        self.`class` = try row.value(at: 18, as: String?.self)
+        self._folder = .none
+        self._sections = .none
+        self._related = .none
+        self._cover = .none
+    }
+}
+
 #sourceLocation(file: "AllConstructs.schema", line: 22)
 extension Document: Equatable {}
 #sourceLocation()
@@ -329,6 +387,21 @@ extension Folder: Codable {
         try container.encode(self.id, forKey: "id")
         try container.encode(self.name, forKey: "name")
         try container.encode($documents, forKey: "documents")
+    }
+}
+
+extension Folder: PersistentEntity {
+    /// The columns of the `Folder` table in a store, one per field, `id` first.
+    public static let storedFields: [StoredField<Folder>] = [
+        .column("id", \.id),
+        .column("name", \.name),
+    ]
+
+    /// Reads an entity back from its stored row; relations are `.none`.
+    public init(storedRow row: StoredRow) throws {
+        self.id = try row.value(at: 0, as: Int.self)
+        self.name = try row.value(at: 1, as: String.self)
+        self._documents = .none
     }
 }
 
@@ -414,12 +487,27 @@ extension Section: Codable {
     }
 }
 
+extension Section: PersistentEntity {
+    /// The columns of the `Section` table in a store, one per field, `id` first.
+    public static let storedFields: [StoredField<Section>] = [
+        .column("id", \.id),
+        .column("heading", \.heading),
+    ]
+
+    /// Reads an entity back from its stored row; relations are `.none`.
+    public init(storedRow row: StoredRow) throws {
+        self.id = try row.value(at: 0, as: String.self)
+        self.heading = try row.value(at: 1, as: String.self)
+        self._document = .none
+    }
+}
+
 extension Section: Equatable {}
 
 // MARK: - DocumentState
 
 /// The publication state of a document.
-public enum DocumentState: String, Codable, Sendable, CaseIterable, Comparable, IndexKeyConvertible {
+public enum DocumentState: String, Codable, Sendable, CaseIterable, Comparable, IndexKeyConvertible, StorableValue {
     /// Not yet published.
     case draft
     case published = "live"
@@ -446,7 +534,7 @@ public enum DocumentState: String, Codable, Sendable, CaseIterable, Comparable, 
 
 // MARK: - Priority
 
-public enum Priority: Int, Codable, Sendable, CaseIterable, Comparable, IndexKeyConvertible {
+public enum Priority: Int, Codable, Sendable, CaseIterable, Comparable, IndexKeyConvertible, StorableValue {
     case low = 1
     case high = 10
 
@@ -579,6 +667,21 @@ extension Revision: Codable {
         try container.encode(self.id, forKey: "id")
         try container.encode(self.note, forKey: "note")
         try container.encode($document, forKey: "document")
+    }
+}
+
+extension Revision: PersistentEntity {
+    /// The columns of the `Revision` table in a store, one per field, `id` first.
+    package static let storedFields: [StoredField<Revision>] = [
+        .column("id", \.id),
+        .column("note", \.note),
+    ]
+
+    /// Reads an entity back from its stored row; relations are `.none`.
+    package init(storedRow row: StoredRow) throws {
+        self.id = try row.value(at: 0, as: Int.self)
+        self.note = try row.value(at: 1, as: String?.self)
+        self._document = .none
     }
 }
 

@@ -6,7 +6,7 @@ import SchemaRuntime
 
 // MARK: - Level
 
-enum Level: Int, Codable, Sendable, CaseIterable, Comparable, IndexKeyConvertible {
+enum Level: Int, Codable, Sendable, CaseIterable, Comparable, IndexKeyConvertible, StorableValue {
     case low = 1
     case mid = 2
     case high = 3
@@ -135,6 +135,28 @@ extension Indexed: Codable {
     }
 }
 
+extension Indexed: PersistentEntity {
+    /// The columns of the `Indexed` table in a store, one per field, `id` first.
+    static let storedFields: [StoredField<Indexed>] = [
+        .column("id", \.id),
+        .column("a", \.a),
+        .column("b", \.b),
+        .column("c", \.c),
+        .column("level", \.level),
+        .column("text", \.text),
+    ]
+
+    /// Reads an entity back from its stored row; relations are `.none`.
+    init(storedRow row: StoredRow) throws {
+        self.id = try row.value(at: 0, as: Int.self)
+        self.a = try row.value(at: 1, as: Int.self)
+        self.b = try row.value(at: 2, as: String.self)
+        self.c = try row.value(at: 3, as: Double?.self)
+        self.level = try row.value(at: 4, as: Level.self)
+        self.text = try row.value(at: 5, as: String.self)
+    }
+}
+
 extension Indexed: Equatable {}
 
 // MARK: - Plain
@@ -217,6 +239,28 @@ extension Plain: Codable {
         try container.encode(self.c, forKey: "c")
         try container.encode(self.level, forKey: "level")
         try container.encode(self.text, forKey: "text")
+    }
+}
+
+extension Plain: PersistentEntity {
+    /// The columns of the `Plain` table in a store, one per field, `id` first.
+    static let storedFields: [StoredField<Plain>] = [
+        .column("id", \.id),
+        .column("a", \.a),
+        .column("b", \.b),
+        .column("c", \.c),
+        .column("level", \.level),
+        .column("text", \.text),
+    ]
+
+    /// Reads an entity back from its stored row; relations are `.none`.
+    init(storedRow row: StoredRow) throws {
+        self.id = try row.value(at: 0, as: Int.self)
+        self.a = try row.value(at: 1, as: Int.self)
+        self.b = try row.value(at: 2, as: String.self)
+        self.c = try row.value(at: 3, as: Double?.self)
+        self.level = try row.value(at: 4, as: Level.self)
+        self.text = try row.value(at: 5, as: String.self)
     }
 }
 

@@ -598,6 +598,210 @@ extension KeywordNames: Codable {
     }
 }
 
+extension KeywordNames: PersistentEntity {
+    /// The columns of the `KeywordNames` table in a store, one per field, `id` first.
+    static let storedFields: [StoredField<KeywordNames>] = [
+        .column("id", \.id),
+        .column("associatedtype", \.`associatedtype`),
+        .column("deinit", \.`deinit`),
+        .column("enum", \.`enum`),
+        .column("extension", \.`extension`),
+        .column("fileprivate", \.`fileprivate`),
+        .column("func", \.`func`),
+        .column("import", \.`import`),
+        .column("inout", \.`inout`),
+        .column("internal", \.`internal`),
+        .column("let", \.`let`),
+        .column("open", \.`open`),
+        .column("operator", \.`operator`),
+        .column("private", \.`private`),
+        .column("precedencegroup", \.`precedencegroup`),
+        .column("protocol", \.`protocol`),
+        .column("public", \.`public`),
+        .column("rethrows", \.`rethrows`),
+        .column("static", \.`static`),
+        .column("struct", \.`struct`),
+        .column("subscript", \.`subscript`),
+        .column("typealias", \.`typealias`),
+        .column("var", \.`var`),
+        .column("break", \.`break`),
+        .column("case", \.`case`),
+        .column("catch", \.`catch`),
+        .column("continue", \.`continue`),
+        .column("defer", \.`defer`),
+        .column("do", \.`do`),
+        .column("else", \.`else`),
+        .column("fallthrough", \.`fallthrough`),
+        .column("for", \.`for`),
+        .column("guard", \.`guard`),
+        .column("if", \.`if`),
+        .column("repeat", \.`repeat`),
+        .column("return", \.`return`),
+        .column("throw", \.`throw`),
+        .column("switch", \.`switch`),
+        .column("where", \.`where`),
+        .column("while", \.`while`),
+        .column("Any", \.`Any`),
+        .column("as", \.`as`),
+        .column("await", \.`await`),
+        .column("false", \.`false`),
+        .column("is", \.`is`),
+        .column("nil", \.`nil`),
+        .column("super", \.`super`),
+        .column("throws", \.`throws`),
+        .column("true", \.`true`),
+        .column("try", \.`try`),
+        .column("package", \.`package`),
+        .column("consume", \.`consume`),
+        .column("borrowing", \.`borrowing`),
+        .column("consuming", \.`consuming`),
+        .column("async", \.async),
+        .column("actor", \.actor),
+        .column("some", \.some),
+        .column("any", \.any),
+        .column("macro", \.macro),
+        .column("each", \.each),
+        .column("copy", \.copy),
+        .column("discard", \.discard),
+        .column("dynamic", \.dynamic),
+        .column("lazy", \.lazy),
+        .column("optional", \.optional),
+        .column("required", \.required),
+        .column("convenience", \.convenience),
+        .column("override", \.override),
+        .column("final", \.final),
+        .column("mutating", \.mutating),
+        .column("nonmutating", \.nonmutating),
+        .column("indirect", \.indirect),
+        .column("infix", \.infix),
+        .column("prefix", \.prefix),
+        .column("postfix", \.postfix),
+        .column("weak", \.weak),
+        .column("unowned", \.unowned),
+        .column("get", \.get),
+        .column("set", \.set),
+        .column("willSet", \.willSet),
+        .column("didSet", \.didSet),
+        .column("none", \.none),
+        .column("unsafe", \.unsafe),
+        .column("key", \.key),
+        .column("context", \.context),
+        .column("options", \.options),
+        .column("entity", \.entity),
+        .column("container", \.container),
+        .column("decoder", \.decoder),
+        .column("encoder", \.encoder),
+        .column("lhs", \.lhs),
+        .column("rhs", \.rhs),
+        .column("id2", \.id2),
+        .column("from", \.from),
+        .column("to", \.to),
+    ]
+
+    /// Reads an entity back from its stored row; relations are `.none`.
+    init(storedRow row: StoredRow) throws {
+        self.id = try row.value(at: 0, as: String.self)
+        self.`associatedtype` = try row.value(at: 1, as: Int?.self)
+        self.`deinit` = try row.value(at: 2, as: Int?.self)
+        self.`enum` = try row.value(at: 3, as: Int?.self)
+        self.`extension` = try row.value(at: 4, as: Int?.self)
+        self.`fileprivate` = try row.value(at: 5, as: Int?.self)
+        self.`func` = try row.value(at: 6, as: Int?.self)
+        self.`import` = try row.value(at: 7, as: Int?.self)
+        self.`inout` = try row.value(at: 8, as: Int?.self)
+        self.`internal` = try row.value(at: 9, as: Int?.self)
+        self.`let` = try row.value(at: 10, as: Int?.self)
+        self.`open` = try row.value(at: 11, as: Int?.self)
+        self.`operator` = try row.value(at: 12, as: Int?.self)
+        self.`private` = try row.value(at: 13, as: Int?.self)
+        self.`precedencegroup` = try row.value(at: 14, as: Int?.self)
+        self.`protocol` = try row.value(at: 15, as: Int?.self)
+        self.`public` = try row.value(at: 16, as: Int?.self)
+        self.`rethrows` = try row.value(at: 17, as: Int?.self)
+        self.`static` = try row.value(at: 18, as: Int?.self)
+        self.`struct` = try row.value(at: 19, as: Int?.self)
+        self.`subscript` = try row.value(at: 20, as: Int?.self)
+        self.`typealias` = try row.value(at: 21, as: Int?.self)
+        self.`var` = try row.value(at: 22, as: Int?.self)
+        self.`break` = try row.value(at: 23, as: Int?.self)
+        self.`case` = try row.value(at: 24, as: Int?.self)
+        self.`catch` = try row.value(at: 25, as: Int?.self)
+        self.`continue` = try row.value(at: 26, as: Int?.self)
+        self.`defer` = try row.value(at: 27, as: Int?.self)
+        self.`do` = try row.value(at: 28, as: Int?.self)
+        self.`else` = try row.value(at: 29, as: Int?.self)
+        self.`fallthrough` = try row.value(at: 30, as: Int?.self)
+        self.`for` = try row.value(at: 31, as: Int?.self)
+        self.`guard` = try row.value(at: 32, as: Int?.self)
+        self.`if` = try row.value(at: 33, as: Int?.self)
+        self.`repeat` = try row.value(at: 34, as: Int?.self)
+        self.`return` = try row.value(at: 35, as: Int?.self)
+        self.`throw` = try row.value(at: 36, as: Int?.self)
+        self.`switch` = try row.value(at: 37, as: Int?.self)
+        self.`where` = try row.value(at: 38, as: Int?.self)
+        self.`while` = try row.value(at: 39, as: Int?.self)
+        self.`Any` = try row.value(at: 40, as: Int?.self)
+        self.`as` = try row.value(at: 41, as: Int?.self)
+        self.`await` = try row.value(at: 42, as: Int?.self)
+        self.`false` = try row.value(at: 43, as: Int?.self)
+        self.`is` = try row.value(at: 44, as: Int?.self)
+        self.`nil` = try row.value(at: 45, as: Int?.self)
+        self.`super` = try row.value(at: 46, as: Int?.self)
+        self.`throws` = try row.value(at: 47, as: Int?.self)
+        self.`true` = try row.value(at: 48, as: Int?.self)
+        self.`try` = try row.value(at: 49, as: Int?.self)
+        self.`package` = try row.value(at: 50, as: Int?.self)
+        self.`consume` = try row.value(at: 51, as: Int?.self)
+        self.`borrowing` = try row.value(at: 52, as: Int?.self)
+        self.`consuming` = try row.value(at: 53, as: Int?.self)
+        self.async = try row.value(at: 54, as: Int?.self)
+        self.actor = try row.value(at: 55, as: Int?.self)
+        self.some = try row.value(at: 56, as: Int?.self)
+        self.any = try row.value(at: 57, as: Int?.self)
+        self.macro = try row.value(at: 58, as: Int?.self)
+        self.each = try row.value(at: 59, as: Int?.self)
+        self.copy = try row.value(at: 60, as: Int?.self)
+        self.discard = try row.value(at: 61, as: Int?.self)
+        self.dynamic = try row.value(at: 62, as: Int?.self)
+        self.lazy = try row.value(at: 63, as: Int?.self)
+        self.optional = try row.value(at: 64, as: Int?.self)
+        self.required = try row.value(at: 65, as: Int?.self)
+        self.convenience = try row.value(at: 66, as: Int?.self)
+        self.override = try row.value(at: 67, as: Int?.self)
+        self.final = try row.value(at: 68, as: Int?.self)
+        self.mutating = try row.value(at: 69, as: Int?.self)
+        self.nonmutating = try row.value(at: 70, as: Int?.self)
+        self.indirect = try row.value(at: 71, as: Int?.self)
+        self.infix = try row.value(at: 72, as: Int?.self)
+        self.prefix = try row.value(at: 73, as: Int?.self)
+        self.postfix = try row.value(at: 74, as: Int?.self)
+        self.weak = try row.value(at: 75, as: Int?.self)
+        self.unowned = try row.value(at: 76, as: Int?.self)
+        self.get = try row.value(at: 77, as: Int?.self)
+        self.set = try row.value(at: 78, as: Int?.self)
+        self.willSet = try row.value(at: 79, as: Int?.self)
+        self.didSet = try row.value(at: 80, as: Int?.self)
+        self.none = try row.value(at: 81, as: Int?.self)
+        self.unsafe = try row.value(at: 82, as: Int?.self)
+        self.key = try row.value(at: 83, as: Int?.self)
+        self.context = try row.value(at: 84, as: Int?.self)
+        self.options = try row.value(at: 85, as: Int?.self)
+        self.entity = try row.value(at: 86, as: Int?.self)
+        self.container = try row.value(at: 87, as: Int?.self)
+        self.decoder = try row.value(at: 88, as: Int?.self)
+        self.encoder = try row.value(at: 89, as: Int?.self)
+        self.lhs = try row.value(at: 90, as: Int?.self)
+        self.rhs = try row.value(at: 91, as: Int?.self)
+        self.id2 = try row.value(at: 92, as: Int?.self)
+        self.from = try row.value(at: 93, as: Int?.self)
+        self.to = try row.value(at: 94, as: Int?.self)
+        self._default = .none
+        self._class = .none
+        self._self2 = .none
+        self._in = .none
+    }
+}
+
 extension KeywordNames: Equatable {}
 
 // MARK: - KeywordRelations
@@ -1731,11 +1935,120 @@ extension KeywordRelations: Codable {
     }
 }
 
+extension KeywordRelations: PersistentEntity {
+    /// The columns of the `KeywordRelations` table in a store, one per field, `id` first.
+    static let storedFields: [StoredField<KeywordRelations>] = [
+        .column("id", \.id),
+    ]
+
+    /// Reads an entity back from its stored row; relations are `.none`.
+    init(storedRow row: StoredRow) throws {
+        self.id = try row.value(at: 0, as: String.self)
+        self._associatedtype = .none
+        self._class = .none
+        self._deinit = .none
+        self._enum = .none
+        self._extension = .none
+        self._fileprivate = .none
+        self._func = .none
+        self._import = .none
+        self._inout = .none
+        self._internal = .none
+        self._let = .none
+        self._open = .none
+        self._operator = .none
+        self._private = .none
+        self._precedencegroup = .none
+        self._protocol = .none
+        self._public = .none
+        self._rethrows = .none
+        self._static = .none
+        self._struct = .none
+        self._subscript = .none
+        self._typealias = .none
+        self._var = .none
+        self._break = .none
+        self._case = .none
+        self._catch = .none
+        self._continue = .none
+        self._default = .none
+        self._defer = .none
+        self._do = .none
+        self._else = .none
+        self._fallthrough = .none
+        self._for = .none
+        self._guard = .none
+        self._if = .none
+        self._in = .none
+        self._repeat = .none
+        self._return = .none
+        self._throw = .none
+        self._switch = .none
+        self._where = .none
+        self._while = .none
+        self._Any = .none
+        self._as = .none
+        self._await = .none
+        self._false = .none
+        self._is = .none
+        self._nil = .none
+        self._super = .none
+        self._throws = .none
+        self._true = .none
+        self._try = .none
+        self._package = .none
+        self._consume = .none
+        self._borrowing = .none
+        self._consuming = .none
+        self._async = .none
+        self._actor = .none
+        self._some = .none
+        self._any = .none
+        self._macro = .none
+        self._each = .none
+        self._copy = .none
+        self._discard = .none
+        self._dynamic = .none
+        self._lazy = .none
+        self._optional = .none
+        self._required = .none
+        self._convenience = .none
+        self._override = .none
+        self._final = .none
+        self._mutating = .none
+        self._nonmutating = .none
+        self._indirect = .none
+        self._infix = .none
+        self._prefix = .none
+        self._postfix = .none
+        self._weak = .none
+        self._unowned = .none
+        self._get = .none
+        self._set = .none
+        self._willSet = .none
+        self._didSet = .none
+        self._none = .none
+        self._unsafe = .none
+        self._key = .none
+        self._context = .none
+        self._options = .none
+        self._entity = .none
+        self._container = .none
+        self._decoder = .none
+        self._encoder = .none
+        self._lhs = .none
+        self._rhs = .none
+        self._id2 = .none
+        self._from = .none
+        self._to = .none
+    }
+}
+
 extension KeywordRelations: Equatable {}
 
 // MARK: - KeywordCases
 
-enum KeywordCases: String, Codable, Sendable, CaseIterable, Comparable, IndexKeyConvertible {
+enum KeywordCases: String, Codable, Sendable, CaseIterable, Comparable, IndexKeyConvertible, StorableValue {
     case `associatedtype`
     case `class`
     case `deinit`
@@ -1949,7 +2262,7 @@ enum KeywordCases: String, Codable, Sendable, CaseIterable, Comparable, IndexKey
 
 // MARK: - KeywordInts
 
-enum KeywordInts: Int, Codable, Sendable, CaseIterable, Comparable, IndexKeyConvertible {
+enum KeywordInts: Int, Codable, Sendable, CaseIterable, Comparable, IndexKeyConvertible, StorableValue {
     case `default` = -9223372036854775808
     case `case` = 9223372036854775807
 

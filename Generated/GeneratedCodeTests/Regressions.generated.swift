@@ -107,6 +107,28 @@ extension Scored: Codable {
     }
 }
 
+extension Scored: PersistentEntity {
+    /// The columns of the `Scored` table in a store, one per field, `id` first.
+    static let storedFields: [StoredField<Scored>] = [
+        .column("id", \.id),
+        .column("score", \.score),
+        .column("email", \.email),
+        .column("code", \.code),
+        .column("rank", \.rank),
+        .column("maybe", \.maybe),
+    ]
+
+    /// Reads an entity back from its stored row; relations are `.none`.
+    init(storedRow row: StoredRow) throws {
+        self.id = try row.value(at: 0, as: String.self)
+        self.score = try row.value(at: 1, as: Double.self)
+        self.email = try row.value(at: 2, as: String?.self)
+        self.code = try row.value(at: 3, as: String?.self)
+        self.rank = try row.value(at: 4, as: Int.self)
+        self.maybe = try row.value(at: 5, as: Int?.self)
+    }
+}
+
 extension Scored: Equatable {}
 
 // MARK: - Label
@@ -170,6 +192,20 @@ extension Label: Codable {
         var container = encoder.container(keyedBy: FieldCodingKey.self)
         try container.encode(self.id, forKey: "id")
         try container.encode(self.text, forKey: "text")
+    }
+}
+
+extension Label: PersistentEntity {
+    /// The columns of the `Label` table in a store, one per field, `id` first.
+    static let storedFields: [StoredField<Label>] = [
+        .column("id", \.id),
+        .column("text", \.text),
+    ]
+
+    /// Reads an entity back from its stored row; relations are `.none`.
+    init(storedRow row: StoredRow) throws {
+        self.id = try row.value(at: 0, as: String.self)
+        self.text = try row.value(at: 1, as: String?.self)
     }
 }
 
@@ -263,6 +299,22 @@ extension Post: Codable {
         try container.encode(self.title, forKey: "title")
         try container.encode($labels, forKey: "labels")
         try container.encode($pinned, forKey: "pinned")
+    }
+}
+
+extension Post: PersistentEntity {
+    /// The columns of the `Post` table in a store, one per field, `id` first.
+    static let storedFields: [StoredField<Post>] = [
+        .column("id", \.id),
+        .column("title", \.title),
+    ]
+
+    /// Reads an entity back from its stored row; relations are `.none`.
+    init(storedRow row: StoredRow) throws {
+        self.id = try row.value(at: 0, as: String.self)
+        self.title = try row.value(at: 1, as: String.self)
+        self._labels = .none
+        self._pinned = .none
     }
 }
 

@@ -85,6 +85,21 @@ extension ChainNode: Codable {
     }
 }
 
+extension ChainNode: PersistentEntity {
+    /// The columns of the `ChainNode` table in a store, one per field, `id` first.
+    static let storedFields: [StoredField<ChainNode>] = [
+        .column("id", \.id),
+        .column("label", \.label),
+    ]
+
+    /// Reads an entity back from its stored row; relations are `.none`.
+    init(storedRow row: StoredRow) throws {
+        self.id = try row.value(at: 0, as: Int.self)
+        self.label = try row.value(at: 1, as: String.self)
+        self._next = .none
+    }
+}
+
 extension ChainNode: Equatable {}
 
 // MARK: - TreeNode
@@ -171,6 +186,20 @@ extension TreeNode: Codable {
         try container.encode(self.id, forKey: "id")
         try container.encode($children, forKey: "children")
         try container.encode($parent, forKey: "parent")
+    }
+}
+
+extension TreeNode: PersistentEntity {
+    /// The columns of the `TreeNode` table in a store, one per field, `id` first.
+    static let storedFields: [StoredField<TreeNode>] = [
+        .column("id", \.id),
+    ]
+
+    /// Reads an entity back from its stored row; relations are `.none`.
+    init(storedRow row: StoredRow) throws {
+        self.id = try row.value(at: 0, as: String.self)
+        self._children = .none
+        self._parent = .none
     }
 }
 
@@ -264,6 +293,20 @@ extension Book: Codable {
     }
 }
 
+extension Book: PersistentEntity {
+    /// The columns of the `Book` table in a store, one per field, `id` first.
+    static let storedFields: [StoredField<Book>] = [
+        .column("id", \.id),
+    ]
+
+    /// Reads an entity back from its stored row; relations are `.none`.
+    init(storedRow row: StoredRow) throws {
+        self.id = try row.value(at: 0, as: String.self)
+        self._loans = .none
+        self._copies = .none
+    }
+}
+
 extension Book: Equatable {}
 
 // MARK: - Loan
@@ -354,6 +397,20 @@ extension Loan: Codable {
     }
 }
 
+extension Loan: PersistentEntity {
+    /// The columns of the `Loan` table in a store, one per field, `id` first.
+    static let storedFields: [StoredField<Loan>] = [
+        .column("id", \.id),
+    ]
+
+    /// Reads an entity back from its stored row; relations are `.none`.
+    init(storedRow row: StoredRow) throws {
+        self.id = try row.value(at: 0, as: String.self)
+        self._book = .none
+        self._borrower = .none
+    }
+}
+
 extension Loan: Equatable {}
 
 // MARK: - BookCopy
@@ -431,6 +488,19 @@ extension BookCopy: Codable {
     }
 }
 
+extension BookCopy: PersistentEntity {
+    /// The columns of the `BookCopy` table in a store, one per field, `id` first.
+    static let storedFields: [StoredField<BookCopy>] = [
+        .column("id", \.id),
+    ]
+
+    /// Reads an entity back from its stored row; relations are `.none`.
+    init(storedRow row: StoredRow) throws {
+        self.id = try row.value(at: 0, as: String.self)
+        self._book = .none
+    }
+}
+
 extension BookCopy: Equatable {}
 
 // MARK: - Member
@@ -493,6 +563,20 @@ extension Member: Codable {
         var container = encoder.container(keyedBy: FieldCodingKey.self)
         try container.encode(self.id, forKey: "id")
         try container.encode(self.name, forKey: "name")
+    }
+}
+
+extension Member: PersistentEntity {
+    /// The columns of the `Member` table in a store, one per field, `id` first.
+    static let storedFields: [StoredField<Member>] = [
+        .column("id", \.id),
+        .column("name", \.name),
+    ]
+
+    /// Reads an entity back from its stored row; relations are `.none`.
+    init(storedRow row: StoredRow) throws {
+        self.id = try row.value(at: 0, as: String.self)
+        self.name = try row.value(at: 1, as: String.self)
     }
 }
 
@@ -574,6 +658,19 @@ extension Person: Codable {
     }
 }
 
+extension Person: PersistentEntity {
+    /// The columns of the `Person` table in a store, one per field, `id` first.
+    static let storedFields: [StoredField<Person>] = [
+        .column("id", \.id),
+    ]
+
+    /// Reads an entity back from its stored row; relations are `.none`.
+    init(storedRow row: StoredRow) throws {
+        self.id = try row.value(at: 0, as: String.self)
+        self._passport = .none
+    }
+}
+
 extension Person: Equatable {}
 
 // MARK: - Passport
@@ -648,6 +745,19 @@ extension Passport: Codable {
         var container = encoder.container(keyedBy: FieldCodingKey.self)
         try container.encode(self.id, forKey: "id")
         try container.encode($owner, forKey: "owner")
+    }
+}
+
+extension Passport: PersistentEntity {
+    /// The columns of the `Passport` table in a store, one per field, `id` first.
+    static let storedFields: [StoredField<Passport>] = [
+        .column("id", \.id),
+    ]
+
+    /// Reads an entity back from its stored row; relations are `.none`.
+    init(storedRow row: StoredRow) throws {
+        self.id = try row.value(at: 0, as: String.self)
+        self._owner = .none
     }
 }
 

@@ -20,7 +20,7 @@ struct GenerateSchemaCode: CommandPlugin {
             let output = context.package.directoryURL.appending(path: "Generated").appending(path: target.name)
             let process = Process()
             process.executableURL = tool
-            process.arguments = ["generate", "--output", output.path] + schemas.map(\.path)
+            process.arguments = ["generate", "--output", output.path, "--schema-name", SchemaFiles.schemaName(forTarget: target.name)] + schemas.map(\.path)
             try process.run()
             process.waitUntilExit()
             guard process.terminationStatus == 0 else {

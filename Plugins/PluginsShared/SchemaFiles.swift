@@ -1,8 +1,8 @@
 import Foundation
 
 /// Schema file conventions shared by the plugins. Plugins cannot import library targets,
-/// so this mirrors `SchemaSource.isSchemaFile` and `SchemaValidator.outputName(for:)` in
-/// SchemaGenCore; `PluginNamingTests` checks the two agree.
+/// so this mirrors `SchemaSource.isSchemaFile`, `SchemaValidator.outputName(for:)` and
+/// `SchemaGenerator.schemaName(forTarget:)` in SchemaGenCore; `PluginNamingTests` checks the two agree.
 enum SchemaFiles {
     static func isSchemaFile(_ name: String) -> Bool {
         name.hasSuffix(".schema") || name.hasSuffix(".schema.json")
@@ -16,6 +16,14 @@ enum SchemaFiles {
             break
         }
         return base + ".generated.swift"
+    }
+
+    /// The type listing a target's entities for a store, `ChatModels` -> `ChatModelsSchema`
+    /// (mirrors `SchemaGenerator.schemaName(forTarget:)`).
+    static func schemaName(forTarget target: String) -> String {
+        var name = String(target.map { $0.isLetter || $0.isNumber || $0 == "_" ? $0 : "_" })
+        if name.first?.isNumber ?? true { name = "_" + name }
+        return name.prefix(1).uppercased() + name.dropFirst() + "Schema"
     }
 
     /// The target's schema files, sorted so commands are deterministic.

@@ -30,7 +30,8 @@ func commands(schemas: [URL], targetName: String, workDirectory: URL, tool: URL)
     guard !schemas.isEmpty else { return [] }
     let output = workDirectory.appending(path: "GeneratedSources")
     // Two schema files with one base name collide; schemagen reports it, SwiftPM must not see duplicates first.
-    var outputs: [URL] = []
+    let schemaName = SchemaFiles.schemaName(forTarget: targetName)
+    var outputs: [URL] = [output.appending(path: schemaName + ".generated.swift")]
     for schema in schemas {
         let url = output.appending(path: SchemaFiles.outputName(for: schema))
         if !outputs.contains(url) { outputs.append(url) }
@@ -41,7 +42,7 @@ func commands(schemas: [URL], targetName: String, workDirectory: URL, tool: URL)
             executable: tool,
             // Absolute schema paths in #sourceLocation directives: compiler errors about Swift
             // the schema names (external types, resolvers) link to the schema line.
-            arguments: ["generate", "--quiet", "--full-source-paths", "--output", output.path] + schemas.map(\.path),
+            arguments: ["generate", "--quiet", "--full-source-paths", "--output", output.path, "--schema-name", schemaName] + schemas.map(\.path),
             inputFiles: schemas,
             outputFiles: outputs
         )

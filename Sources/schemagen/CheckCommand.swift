@@ -1,13 +1,13 @@
 import Foundation
 import SchemaGenCore
 
-/// `schemagen check --generated <dir> <path>...`
+/// `schemagen check --generated <dir> [--schema-name <Name>] <path>...`
 enum CheckCommand {
     static func run(_ arguments: ParsedArguments) throws -> Int32 {
         let directory = try arguments.required("--generated")
         let paths = try SchemaFileCollector.collect(arguments.positional)
         let sources = try SchemaFileCollector.read(paths)
-        let result = SchemaGenerator.generate(sources)
+        let result = SchemaGenerator.generate(sources, schemaName: SchemaGenCommand.schemaName(arguments, folder: directory))
         SchemaGenCommand.report(result.diagnostics, sources: sources)
         if result.hasErrors { return 1 }
         var problems = 0

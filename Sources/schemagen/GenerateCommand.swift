@@ -1,6 +1,6 @@
 import SchemaGenCore
 
-/// `schemagen generate --output <dir> <path>...`
+/// `schemagen generate --output <dir> [--schema-name <Name>] <path>...`
 enum GenerateCommand {
     static func run(_ arguments: ParsedArguments) throws -> Int32 {
         let output = try arguments.required("--output")
@@ -8,7 +8,7 @@ enum GenerateCommand {
         let paths = try SchemaFileCollector.collect(arguments.positional)
         let sources = try SchemaFileCollector.read(paths)
         let sourcePaths: SourcePathStyle = arguments.flags.contains("--full-source-paths") ? .asGiven : .fileName
-        let result = SchemaGenerator.generate(sources, sourcePaths: sourcePaths)
+        let result = SchemaGenerator.generate(sources, sourcePaths: sourcePaths, schemaName: SchemaGenCommand.schemaName(arguments, folder: output))
         SchemaGenCommand.report(result.diagnostics, sources: sources)
         if result.hasErrors { return 1 }
         let report = try GeneratedFileWriter.write(result.files, to: output, removeStale: !arguments.flags.contains("--keep-stale"))

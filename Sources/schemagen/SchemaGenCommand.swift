@@ -17,11 +17,15 @@ enum SchemaGenCommand {
                                                 Only files whose content changed are rewritten.
               --keep-stale                      Keep generated files whose schema file is gone.
               --quiet                           Print diagnostics only.
+              --schema-name <Name>              Name the generated type listing the target's entities for a
+                                                store (default: the output folder's name + 'Schema', so
+                                                Generated/ChatModels gets ChatModelsSchema, as the plugin does).
               --full-source-paths               Name schema files by the paths given in #sourceLocation
                                                 directives (default: file names, so output does not depend
                                                 on where it is generated). The build plugin passes absolute
                                                 paths with this flag, so compiler errors link to the schema.
           check --generated <dir> <path>...     Exit 1 with a diff if <dir> is not what 'generate' would write.
+              --schema-name <Name>              As for 'generate' (default from <dir>).
           convert <file> [--to dsl|json] [--output <file>]
                                                 Convert a schema between the DSL and JSON syntaxes
                                                 (default: to the other syntax, printed to standard output).
@@ -35,6 +39,11 @@ enum SchemaGenCommand {
         Diagnostics are printed as 'path:line:column: error: message', followed by a 'note:' hint.
         """
 
+    /// `--schema-name`, or the name the build plugin would give a target named like `folder`.
+    static func schemaName(_ arguments: ParsedArguments, folder: String) -> String {
+        arguments.options["--schema-name"] ?? SchemaGenerator.schemaName(forTarget: URL(fileURLWithPath: folder).lastPathComponent)
+    }
+
     static func run(_ arguments: [String]) -> Int32 {
         guard let command = arguments.first else {
             printError(usage)
@@ -43,8 +52,8 @@ enum SchemaGenCommand {
         let rest = Array(arguments.dropFirst())
         do {
             switch command {
-            case "generate": return try GenerateCommand.run(try ParsedArguments(rest, options: ["--output"], flags: ["--quiet", "--keep-stale", "--full-source-paths"]))
-            case "check": return try CheckCommand.run(try ParsedArguments(rest, options: ["--generated"], flags: []))
+            case "generate": return try GenerateCommand.run(try ParsedArguments(rest, options: ["--output", "--schema-name"], flags: ["--quiet", "--keep-stale", "--full-source-paths"]))
+            case "check": return try CheckCommand.run(try ParsedArguments(rest, options: ["--generated", "--schema-name"], flags: []))
             case "convert": return try ConvertCommand.run(try ParsedArguments(rest, options: ["--to", "--output"], flags: []))
             case "json-schema":
                 print(SchemaFileFormat.jsonSchema)

@@ -28,7 +28,8 @@ import Testing
     func generatedFolderIsUpToDate(schemas: String, generated: String) throws {
         let paths = try SchemaFileCollector.collect([PackagePaths.url(schemas).path])
         #expect(!paths.isEmpty)
-        let output = SchemaGenerator.generate(try SchemaFileCollector.read(paths))
+        let schemaName = SchemaGenerator.schemaName(forTarget: URL(fileURLWithPath: generated).lastPathComponent)
+        let output = SchemaGenerator.generate(try SchemaFileCollector.read(paths), schemaName: schemaName)
         #expect(!output.hasErrors, "\(output.diagnostics)")
         for file in output.files {
             let path = "\(generated)/\(file.name)"
@@ -52,6 +53,9 @@ import Testing
         for name in ["Chat.schema", "Chat.schema.json", "a.b.schema", "Weird Name.schema"] {
             #expect(SchemaFiles.outputName(for: URL(fileURLWithPath: "/x/" + name)) == SchemaValidator.outputName(for: "/x/" + name))
             #expect(SchemaFiles.isSchemaFile(name) == SchemaSource.isSchemaFile(name))
+        }
+        for target in ["ChatModels", "my-models", "9lives", "Ünïcode", "", "a b.c"] {
+            #expect(SchemaFiles.schemaName(forTarget: target) == SchemaGenerator.schemaName(forTarget: target))
         }
         #expect(!SchemaFiles.isSchemaFile("Chat.swift") && !SchemaSource.isSchemaFile("Chat.json"))
     }

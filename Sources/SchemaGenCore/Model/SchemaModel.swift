@@ -59,6 +59,8 @@ public struct FieldModel: Hashable, Sendable {
     /// can check (an `external` type or a static member of one): generated lines naming it
     /// carry a `#sourceLocation` directive, so compiler errors point at the schema.
     public var swiftOrigin: SourceLocation? = nil
+    /// How a store keeps the field (entity fields only).
+    public var storage: FieldStorage = .column
 }
 
 public struct RelationModel: Hashable, Sendable {

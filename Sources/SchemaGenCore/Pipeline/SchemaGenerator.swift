@@ -13,6 +13,17 @@ public enum SchemaGenerator {
         public var hasErrors: Bool { diagnostics.contains { $0.severity == .error } }
     }
 
+    /// The schema type's name when none is given.
+    public static let defaultSchemaName = "StoreSchema"
+
+    /// The schema type name for a target or folder name: `ChatModels` -> `ChatModelsSchema`,
+    /// with characters that cannot start or be in a Swift identifier replaced by `_`.
+    public static func schemaName(forTarget target: String) -> String {
+        var name = String(target.map { $0.isLetter || $0.isNumber || $0 == "_" ? $0 : "_" })
+        if name.first?.isNumber ?? true { name = "_" + name }
+        return name.prefix(1).uppercased() + name.dropFirst() + "Schema"
+    }
+
     /// Parses one file in the syntax its name says.
     public static func parse(_ source: SchemaSource) -> (SchemaDocument, [Diagnostic]) {
         switch source.syntax {
@@ -25,7 +36,10 @@ public enum SchemaGenerator {
     ///
     /// Syntax errors come first (in file order): they are root causes, and validation only
     /// reports what does not follow from them.
-    public static func generate(_ sources: [SchemaSource], sourcePaths: SourcePathStyle = .fileName) -> Output {
+    /// `schemaName` names the type listing the target's entities for a store (the build plugin
+    /// passes `<Target>Schema`); it is rendered into `<schemaName>.generated.swift`.
+    public static func generate(_ sources: [SchemaSource], sourcePaths: SourcePathStyle = .fileName,
+                                schemaName: String = defaultSchemaName) -> Output {
         var syntax = Diagnostics()
         var documents: [SchemaDocument] = []
         for source in sources {
@@ -36,9 +50,12 @@ public enum SchemaGenerator {
         var semantic = Diagnostics()
         let (model, problems) = SchemaValidator.validate(documents)
         semantic.append(contentsOf: problems)
+        semantic.append(contentsOf: SchemaNameCheck.problems(schemaName: schemaName, documents: documents))
         let diagnostics = syntax.sorted + semantic.sorted
         guard !syntax.hasErrors, !semantic.hasErrors else { return Output(files: [], diagnostics: diagnostics) }
-        let files = model.files.map { GeneratedFile(name: $0.outputName, contents: FileRenderer.render($0, sourcePaths: sourcePaths)) }
+        var files = model.files.map { GeneratedFile(name: $0.outputName, contents: FileRenderer.render($0, sourcePaths: sourcePaths)) }
+        files.append(GeneratedFile(name: SchemaRenderer.outputName(for: schemaName),
+                                   contents: SchemaRenderer.render(model, schemaName: schemaName)))
         return Output(files: files, diagnostics: diagnostics)
     }
 }

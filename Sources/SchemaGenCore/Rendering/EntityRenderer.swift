@@ -1,5 +1,5 @@
 /// Renders an entity: the struct, its `EntityModelProtocol` conformance (relations, merge
-/// strategies, normalize, save, delete) and Codable.
+/// strategies, normalize, save, delete), Codable, and its stored columns.
 struct EntityRenderer {
     let entity: EntityModel
 
@@ -14,6 +14,8 @@ struct EntityRenderer {
         renderConformance(into: &writer)
         writer.line()
         renderCodable(into: &writer)
+        writer.line()
+        PersistenceRenderer(entity: entity).render(into: &writer)
         if entity.isEquatable {
             writer.line()
             writer.line("extension \(name): Equatable {}", origin: swiftOrigin(of: entity.fields.map(\.name)))

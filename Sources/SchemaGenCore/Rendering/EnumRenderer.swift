@@ -1,12 +1,13 @@
 /// Renders a schema enum: a raw-value enum that is Codable, CaseIterable and Comparable by
-/// declaration order (so it can be used in ordered indexes and sorts).
+/// declaration order (so it can be used in ordered indexes and sorts), and stored as its raw
+/// value in a store column.
 enum EnumRenderer {
     static func render(_ enumeration: EnumModel, into writer: inout SwiftWriter) {
         let access = enumeration.access
         writer.line("// MARK: - \(enumeration.name)")
         writer.line()
         writer.documentation(enumeration.documentation)
-        writer.block("\(access.prefix)enum \(enumeration.name): \(enumeration.rawType), Codable, Sendable, CaseIterable, Comparable, IndexKeyConvertible") { writer in
+        writer.block("\(access.prefix)enum \(enumeration.name): \(enumeration.rawType), Codable, Sendable, CaseIterable, Comparable, IndexKeyConvertible, StorableValue") { writer in
             for item in enumeration.cases {
                 writer.documentation(item.documentation)
                 if let raw = item.rawValue {

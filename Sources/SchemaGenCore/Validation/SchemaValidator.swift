@@ -215,6 +215,7 @@ public struct SchemaValidator {
             var model = FieldModel(name: field.name.value, type: field.type.value, isMutable: field.isMutable,
                                    defaultValue: field.defaultValue?.value, documentation: field.documentation)
             if field.type.value.namedTypes.contains(where: { catalog.externals[$0] != nil }) { model.swiftOrigin = field.name.location }
+            model.storage = FieldStorage.of(field.type.value, enums: Set(catalog.enums.keys))
             return model
         }
     }

@@ -86,6 +86,8 @@ public enum SwiftName {
         "IndexDescriptor", "IndexField", "TextField", "IndexValue", "IndexKey", "IndexKeyConvertible", "Predicate", "Descending",
         "CollisionResolver", "CollisionPolicy", "QueryPlan", "Deleted", "UniqueConstraintViolation", "InvalidQuery",
         "CascadeDeletes", "FieldCodingKey", "RequiredRelationViolation", "TextTokenizer",
+        "StoredValue", "StoredType", "StoredValueError", "StorableValue", "StoredField", "StoredRow", "StoredJSON",
+        "PersistentEntity", "PersistentSchema", "ChangeSet",
         "Self", "Any", "Type", "Protocol", "AnyObject", "Optional", "Array", "Dictionary", "Set", "Codable", "Sendable",
         "Encodable", "Decodable", "Encoder", "Decoder", "CodingKey", "KeyedDecodingContainer", "KeyedEncodingContainer",
         "Equatable", "Hashable", "Comparable", "CaseIterable", "Error", "Never", "Void", "Bool", "Character",
