@@ -1,0 +1,159 @@
+import CatalogModels
+import ChatModels
+import Foundation
+import SchemaRuntime
+@testable import SchemaStore
+import Testing
+
+/// Every bad file gets a thrown ``StoreError`` naming it, and is left as it was.
+@Suite struct BadFileTests {
+    private func storeFile(in folder: TemporaryFolder) throws -> URL {
+        let url = folder.file()
+        let store = try Store(.file(url), schema: ChatModelsSchema.self)
+        try store.write { try StoreTests.seed(&$0) }
+        store.close()
+        return url
+    }
+
+    private func contents(_ url: URL) -> Data? { FileManager.default.contents(atPath: url.path) }
+
+    @Test func aFileThatIsNotADatabase() throws {
+        let folder = try TemporaryFolder()
+        let url = folder.file()
+        let garbage = Data((0..<8192).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
+        try garbage.write(to: url)
+        #expect {
+            try Store(.file(url), schema: ChatModelsSchema.self)
+        } throws: { error in
+            guard case .corrupt(let path, _) = error as? StoreError else { return false }
+            return path == url.path && "\(error)".hasPrefix(url.path + ": ")
+        }
+        #expect(contents(url) == garbage)
+    }
+
+    @Test func aTruncatedFile() throws {
+        let folder = try TemporaryFolder()
+        let url = try storeFile(in: folder)
+        // Enough rows that the file spans several pages, then cut it in half.
+        let store = try Store(.file(url), schema: ChatModelsSchema.self)
+        try store.write { context in
+            for index in 0..<2000 {
+                try Message(id: "x\(index)", text: String(repeating: "word ", count: 20), author: .id("u1"), chat: .id("c1")).save(to: &context)
+            }
+        }
+        store.close()
+        let whole = try #require(contents(url))
+        let half = whole.prefix(whole.count / 2)
+        try half.write(to: url)
+        #expect {
+            try Store(.file(url), schema: ChatModelsSchema.self)
+        } throws: { error in
+            guard case .corrupt(let path, _) = error as? StoreError else { return false }
+            return path == url.path
+        }
+        #expect(contents(url) == half)
+    }
+
+    @Test func aFileOfAnotherSchema() throws {
+        let folder = try TemporaryFolder()
+        let url = folder.file()
+        try Store(.file(url), schema: CatalogModelsSchema.self).close()
+        let before = contents(url)
+        #expect {
+            try Store(.file(url), schema: ChatModelsSchema.self)
+        } throws: { error in
+            guard case .schemaMismatch(let path, let stored, let expected, _, _) = error as? StoreError else { return false }
+            return path == url.path && stored == CatalogModelsSchema.fingerprint && expected == ChatModelsSchema.fingerprint
+        }
+        #expect(contents(url) == before)
+    }
+
+    @Test func aDatabaseThisProjectDidNotWrite() throws {
+        let folder = try TemporaryFolder()
+        let url = folder.file()
+        do {
+            let database = try SQLiteDatabase(path: url.path)
+            try database.execute("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT)")
+            database.close()
+        }
+        #expect {
+            try Store(.file(url), schema: ChatModelsSchema.self)
+        } throws: { error in
+            guard case .notAStore(let path, let reason) = error as? StoreError else { return false }
+            return path == url.path && reason.contains("notes")
+        }
+    }
+
+    @Test func aFileFromANewerFormat() throws {
+        let folder = try TemporaryFolder()
+        let url = try storeFile(in: folder)
+        do {
+            let database = try SQLiteDatabase(path: url.path)
+            try database.execute("UPDATE \"schemagen:meta\" SET value = '99' WHERE key = 'format'")
+            database.close()
+        }
+        #expect(throws: StoreError.newerFormat(path: url.path, format: 99, supported: SQLiteBackend.format)) {
+            try Store(.file(url), schema: ChatModelsSchema.self)
+        }
+    }
+
+    @Test func aFolderThatCannotHoldTheFile() throws {
+        let folder = try TemporaryFolder()
+        // A path under a regular file: no user, root included, can create it.
+        let blocker = folder.file("blocker")
+        try Data("x".utf8).write(to: blocker)
+        let url = blocker.appendingPathComponent("store.sqlite")
+        #expect {
+            try Store(.file(url), schema: ChatModelsSchema.self)
+        } throws: { error in
+            guard case .cannotOpen(let path, _) = error as? StoreError else { return false }
+            return path == url.path
+        }
+    }
+
+    @Test(.enabled(if: getuid() != 0, "root ignores file permissions"))
+    func aFolderWithoutWritePermission() throws {
+        let folder = try TemporaryFolder()
+        let locked = folder.file("locked")
+        try FileManager.default.createDirectory(at: locked, withIntermediateDirectories: true)
+        try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: locked.path)
+        defer { try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: locked.path) }
+        let url = locked.appendingPathComponent("store.sqlite")
+        #expect {
+            try Store(.file(url), schema: ChatModelsSchema.self)
+        } throws: { error in
+            guard case .cannotOpen(let path, let reason) = error as? StoreError else { return false }
+            return path == url.path && reason.contains("not writable")
+        }
+    }
+
+    @Test func twoStoresOnOneFile() throws {
+        let folder = try TemporaryFolder()
+        let url = try storeFile(in: folder)
+        let first = try Store(.file(url), schema: ChatModelsSchema.self)
+        #expect(throws: StoreError.locked(path: url.path)) {
+            try Store(.file(url), schema: ChatModelsSchema.self)
+        }
+        // The first store is unaffected, and the file opens again once it is closed.
+        try first.write { try User(id: "u7", name: "Gus").save(to: &$0) }
+        first.close()
+        let again = try Store(.file(url), schema: ChatModelsSchema.self)
+        #expect(again.context.find(User.self, id: "u7")?.name == "Gus")
+    }
+
+    @Test func anUnreadableRowNamesTheEntity() throws {
+        let folder = try TemporaryFolder()
+        let url = try storeFile(in: folder)
+        do {
+            let database = try SQLiteDatabase(path: url.path)
+            try database.execute("UPDATE \"User\" SET status = 'sleeping' WHERE id = 'u1'")
+            database.close()
+        }
+        #expect {
+            try Store(.file(url), schema: ChatModelsSchema.self)
+        } throws: { error in
+            guard case .unreadableRow(let path, let entity, let reason) = error as? StoreError else { return false }
+            return path == url.path && entity == "User" && reason.contains("sleeping")
+        }
+    }
+}

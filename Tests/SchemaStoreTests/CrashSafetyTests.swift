@@ -1,0 +1,58 @@
+import ChatModels
+import DeterministicRandom
+import Foundation
+import SchemaRuntime
+import SchemaStore
+import Testing
+
+/// A child process (`store-crash-helper`) commits numbered writes in a loop and is killed
+/// with SIGKILL at random moments. After each kill the reopened store holds exactly the
+/// first k writes, for a k no smaller than the number of commits the child reported.
+@Suite struct CrashSafetyTests {
+    static let helper: URL = {
+        var directory = Bundle.main.bundleURL
+        while !FileManager.default.fileExists(atPath: directory.appendingPathComponent("store-crash-helper").path),
+              directory.pathComponents.count > 1 {
+            directory.deleteLastPathComponent()
+        }
+        return directory.appendingPathComponent("store-crash-helper")
+    }()
+
+    @Test func killedWritersLeaveAPrefixOfTheirCommits() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: Self.helper.path), "store-crash-helper was not built next to the tests")
+        let folder = try TemporaryFolder()
+        let url = folder.file()
+        var random = SplitMix64(seed: 42)
+        var committed = 0
+        var kills = 0
+        for round in 0..<25 {
+            let output = Pipe()
+            let process = Process()
+            process.executableURL = Self.helper
+            process.arguments = [url.path, "\(committed)", "1000000"]
+            process.standardOutput = output
+            try process.run()
+            // Kill at a random moment: often mid-commit, sometimes while still opening.
+            Thread.sleep(forTimeInterval: Double.random(in: 0.02...0.3, using: &random))
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            if process.terminationReason == .uncaughtSignal { kills += 1 }
+            let reported = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                .split(separator: "\n").compactMap { Int($0) }
+            let store = try Store(.file(url), schema: ChatModelsSchema.self)
+            let context = store.context
+            let ids = Set(context.ids(of: Message.self))
+            let count = ids.count
+            #expect(ids == Set((0..<count).map { "m\($0)" }), "round \(round): the messages are not a prefix of the writes")
+            #expect(count >= (reported.last.map { $0 + 1 } ?? committed), "round \(round): a reported commit is missing")
+            if count > 0 {
+                #expect(context.find(Chat.self, id: "counter")?.title == "\(count - 1)", "round \(round): a write was kept in part")
+                #expect(Chat.query("counter", in: context).with(\.$messages).resolve()?.messages?.count == count)
+            }
+            committed = count
+            store.close()
+        }
+        #expect(kills >= 20)
+        #expect(committed > 100, "only \(committed) writes committed in all rounds")
+    }
+}
