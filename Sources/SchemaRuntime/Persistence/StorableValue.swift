@@ -7,7 +7,7 @@ import Foundation
 /// | --- | --- |
 /// | `Int`, `Int8`...`Int64`, `UInt8`...`UInt32`, `Bool` | INTEGER |
 /// | `UInt`, `UInt64` | INTEGER, the bit pattern (values above `Int64.max` read back exactly but sort negative in SQL) |
-/// | `Double`, `Float` | REAL |
+/// | `Double`, `Float` | REAL (NaN and -0.0 as their bit pattern: they read back bit for bit) |
 /// | `Date` | REAL: seconds since 2001-01-01 UTC (`timeIntervalSinceReferenceDate`), so every `Date` reads back bit for bit |
 /// | `String`, `URL` (absolute string), `UUID`, `Decimal` (exact decimal text) | TEXT |
 /// | `Data` | BLOB |
@@ -67,12 +67,20 @@ extension Bool: StorableValue {
 
 extension Double: StorableValue {
     public static var storedType: StoredType { .real }
-    public var storedValue: StoredValue { .real(self) }
+    /// A REAL, except NaN and -0.0, which SQL databases do not keep (SQLite turns NaN into
+    /// NULL and -0.0 into 0): those are stored as their 8-byte bit pattern, so every Double
+    /// reads back bit for bit.
+    public var storedValue: StoredValue {
+        guard isNaN || (self == 0 && sign == .minus) else { return .real(self) }
+        return .blob(withUnsafeBytes(of: bitPattern.littleEndian) { Data($0) })
+    }
     public init(storedValue: StoredValue) throws {
         switch storedValue {
         case .real(let value): self = value
         // SQLite stores a REAL without fractional part as an integer when it saves space.
         case .integer(let value): self = Double(value)
+        case .blob(let bytes) where bytes.count == 8:
+            self = Double(bitPattern: UInt64(littleEndian: bytes.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }))
         default: throw StoredValueError(expectedType: "Double", found: storedValue)
         }
     }
@@ -80,7 +88,7 @@ extension Double: StorableValue {
 
 extension Float: StorableValue {
     public static var storedType: StoredType { .real }
-    public var storedValue: StoredValue { .real(Double(self)) }
+    public var storedValue: StoredValue { Double(self).storedValue }
     public init(storedValue: StoredValue) throws {
         self = Float(try Double(storedValue: storedValue))
     }

@@ -108,7 +108,7 @@ final class SQLiteBackend: StoreBackend, @unchecked Sendable {
             let columns = entity.columns.enumerated().map { index, column in
                 "\(quoted(column.name)) \(column.type.rawValue)\(column.isNullable ? "" : " NOT NULL")\(index == 0 ? " PRIMARY KEY" : "")"
             }
-            try database.execute("CREATE TABLE \(quoted(entity.entityName)) (\(columns.joined(separator: ", ")))")
+            try database.execute("CREATE TABLE \(quoted(entity.tableName)) (\(columns.joined(separator: ", ")))")
         }
         for link in layout.links {
             let name = quoted(link.name)
@@ -132,7 +132,7 @@ final class SQLiteBackend: StoreBackend, @unchecked Sendable {
 
     func loadRows(_ entity: any AnyEntityPersister, _ body: ([StoredValue]) throws -> Void) throws {
         let columns = entity.columns.map { quoted($0.name) }.joined(separator: ", ")
-        let statement = try mapped { try database.statement("SELECT \(columns) FROM \(quoted(entity.entityName)) ORDER BY rowid") }
+        let statement = try mapped { try database.statement("SELECT \(columns) FROM \(quoted(entity.tableName)) ORDER BY rowid") }
         let count = Int32(entity.columns.count)
         while try mapped({ try statement.step() }) {
             try body((0..<count).map(statement.value(at:)))

@@ -5,7 +5,7 @@ struct SQLiteTransaction: StoreTransaction {
     let database: SQLiteDatabase
 
     func upsertRow(_ entity: any AnyEntityPersister, _ values: [StoredValue]) throws {
-        try database.statement(cacheKey: "upsert " + entity.entityName, Self.upsertSQL(entity)).run(values)
+        try database.statement(cacheKey: "upsert " + entity.tableName, Self.upsertSQL(entity)).run(values)
     }
 
     private static func upsertSQL(_ entity: any AnyEntityPersister) -> String {
@@ -15,13 +15,13 @@ struct SQLiteTransaction: StoreTransaction {
         // An upsert, not INSERT OR REPLACE: the row keeps its place (rowid), hence its load order.
         let conflict = updates.isEmpty ? "DO NOTHING" : "DO UPDATE SET \(updates.joined(separator: ", "))"
         return """
-            INSERT INTO \(quoted(entity.entityName)) (\(names.joined(separator: ", "))) \
+            INSERT INTO \(quoted(entity.tableName)) (\(names.joined(separator: ", "))) \
             VALUES (\(Array(repeating: "?", count: names.count).joined(separator: ", "))) ON CONFLICT (\(names[0])) \(conflict)
             """
     }
 
     func deleteRow(_ entity: any AnyEntityPersister, id: StoredValue) throws {
-        try database.statement(cacheKey: "delete " + entity.entityName, "DELETE FROM \(quoted(entity.entityName)) WHERE \(quoted(entity.columns[0].name)) = ?").run([id])
+        try database.statement(cacheKey: "delete " + entity.tableName, "DELETE FROM \(quoted(entity.tableName)) WHERE \(quoted(entity.columns[0].name)) = ?").run([id])
     }
 
     func setLink(_ link: LinkLayout, owner: StoredValue, target: StoredValue) throws {

@@ -4,8 +4,11 @@
 /// of a store, reached through the type-erased ``AnyEntityPersister``.
 protocol AnyEntityPersister: Sendable {
     var entityName: String { get }
+    /// The table's SQL name: the entity name, unless it differs only in case from another
+    /// table's (SQL names are case-insensitive), see ``SQLNames``.
+    var tableName: String { get }
     var table: ObjectIdentifier { get }
-    /// The stored columns, `id` first, then `_updatedAt` for entities that track it.
+    /// The stored columns, `id` first, then the save time for entities that track it.
     var columns: [ColumnLayout] { get }
     var idType: StoredType { get }
     var relations: [RelationInfo] { get }
@@ -31,6 +34,7 @@ struct RelationInfo: Sendable {
 
 /// A column of an entity table.
 struct ColumnLayout: Sendable, Hashable, Codable {
+    /// The SQL name: the field's name, made unique ignoring case (see ``SQLNames``).
     var name: String
     var type: StoredType
     var isNullable: Bool
@@ -38,20 +42,24 @@ struct ColumnLayout: Sendable, Hashable, Codable {
 }
 
 struct EntityPersister<Entity: PersistentEntity>: AnyEntityPersister {
-    /// The column holding `metadata updatedAt` save times.
-    static var updatedAtColumn: String { "_updatedAt" }
+    /// The column holding `metadata updatedAt` save times (a name no schema field can have).
+    static var updatedAtColumn: String { "schemagen:updatedAt" }
 
     let fields = Entity.storedFields
+    let tableName: String
+    let columns: [ColumnLayout]
+
+    init(tableName: String) {
+        self.tableName = tableName
+        var columns = fields.map { ColumnLayout(name: $0.name, type: $0.type, isNullable: $0.isNullable, isJSON: $0.isJSON) }
+        if Entity.tracksUpdatedAt { columns.append(ColumnLayout(name: Self.updatedAtColumn, type: .real, isNullable: true, isJSON: false)) }
+        for (index, name) in SQLNames.unique(columns.map(\.name)).enumerated() { columns[index].name = name }
+        self.columns = columns
+    }
 
     var entityName: String { Entity.entityName }
     var table: ObjectIdentifier { ObjectIdentifier(Entity.self) }
     var idType: StoredType { Entity.ID.storedType }
-
-    var columns: [ColumnLayout] {
-        var result = fields.map { ColumnLayout(name: $0.name, type: $0.type, isNullable: $0.isNullable, isJSON: $0.isJSON) }
-        if Entity.tracksUpdatedAt { result.append(ColumnLayout(name: Self.updatedAtColumn, type: .real, isNullable: true, isJSON: false)) }
-        return result
-    }
 
     var relations: [RelationInfo] {
         Entity.relations.map {

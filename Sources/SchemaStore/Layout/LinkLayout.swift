@@ -6,7 +6,7 @@ import SchemaRuntime
 /// side keeps its own order); only the to-many side of a one-to-many pair, and one side of a
 /// one-to-one pair (the other side is the same links read backwards, filled in on load).
 struct LinkLayout: Sendable {
-    /// `Entity.relation`.
+    /// The table's SQL name: `Entity.relation` (see ``SQLNames``).
     var name: String
     var owner: ObjectIdentifier
     var slot: LinkSlot

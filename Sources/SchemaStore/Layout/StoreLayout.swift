@@ -9,19 +9,32 @@ struct StoreLayout: Sendable {
 
     init(_ schema: any PersistentSchema.Type) {
         fingerprint = schema.fingerprint
-        entities = schema.entities.map { Self.persister(for: $0) }
+        // Table names: entities first, then one per relation (`Entity.relation`), made unique.
+        var rawNames: [String] = []
+        for type in schema.entities { rawNames.append(type.entityName) }
+        for type in schema.entities {
+            for name in Self.relationNames(of: type) { rawNames.append("\(type.entityName).\(name)") }
+        }
+        let uniqueNames = SQLNames.unique(rawNames)
+        var persisters: [any AnyEntityPersister] = []
+        for (offset, type) in schema.entities.enumerated() {
+            persisters.append(Self.persister(for: type, tableName: uniqueNames[offset]))
+        }
+        entities = persisters
+        var linkNames = uniqueNames.dropFirst(persisters.count)
         var byTable: [ObjectIdentifier: any AnyEntityPersister] = [:]
         for entity in entities { byTable[entity.table] = entity }
         persisterByTable = byTable
         var links: [LinkLayout] = []
         for entity in entities {
             for relation in entity.relations {
+                let tableName = linkNames.popFirst()!
                 // The generator lists every entity of a target, and relations never leave it.
                 guard let target = byTable[relation.target] else {
                     preconditionFailure("\(entity.entityName).\(relation.name) targets \(relation.targetName), which the schema does not list")
                 }
                 guard case .stored(let derived) = Self.storage(of: relation, in: entity, target: target) else { continue }
-                links.append(LinkLayout(name: "\(entity.entityName).\(relation.name)", owner: entity.table, slot: relation.slot,
+                links.append(LinkLayout(name: tableName, owner: entity.table, slot: relation.slot,
                                         target: relation.target, ownerType: entity.idType, targetType: target.idType,
                                         derivedInverse: derived))
             }
@@ -29,8 +42,12 @@ struct StoreLayout: Sendable {
         self.links = links
     }
 
-    private static func persister<Entity: PersistentEntity>(for type: Entity.Type) -> any AnyEntityPersister {
-        EntityPersister<Entity>()
+    private static func relationNames<Entity: PersistentEntity>(of type: Entity.Type) -> [String] {
+        Entity.relations.map(\.name)
+    }
+
+    private static func persister<Entity: PersistentEntity>(for type: Entity.Type, tableName: String) -> any AnyEntityPersister {
+        EntityPersister<Entity>(tableName: tableName)
     }
 
     /// Where a relation's links are kept.
@@ -65,7 +82,7 @@ struct StoreLayout: Sendable {
         var lines: [String] = []
         for entity in entities {
             let columns = entity.columns.map { "\($0.name) \($0.type.rawValue)\($0.isNullable ? "?" : "")\($0.isJSON ? " json" : "")" }
-            lines.append("entity \(entity.entityName)(\(columns.joined(separator: ", ")))")
+            lines.append("entity \(entity.tableName)(\(columns.joined(separator: ", ")))")
         }
         for link in links {
             lines.append("link \(link.name)(\(link.isToMany ? "to-many" : "to-one") \(link.ownerType.rawValue) -> \(link.targetType.rawValue))")
