@@ -77,6 +77,12 @@ let package = Package(
         ),
         .executableTarget(name: "schemagen-example", dependencies: ["ChatModels", "CatalogModels", "SchemaRuntime"], path: "Examples/schemagen-example"),
         .executableTarget(name: "schemagen-bench", dependencies: ["BenchModels", "DeterministicRandom", "SchemaRuntime"], path: "Benchmarks/schemagen-bench"),
+        .executableTarget(
+            name: "schemastore-bench",
+            dependencies: ["BenchModels", "DeterministicRandom", "SchemaRuntime", "SchemaStore",
+                           .target(name: "CSQLite", condition: .when(platforms: nonApplePlatforms))],
+            path: "Benchmarks/schemastore-bench"
+        ),
         .target(name: "BenchModels", dependencies: ["SchemaRuntime"], path: "Benchmarks/BenchModels", plugins: ["SchemaGenPlugin"]),
 
         .testTarget(name: "SchemaRuntimeTests", dependencies: ["SchemaRuntime", "ChatModels", "CatalogModels", "DeterministicRandom"]),

@@ -11,12 +11,12 @@
 @usableFromInline
 class TableStorage: @unchecked Sendable {
     /// To-one link columns: `toOne[column][key]` is the linked key, or `-1`.
-    @usableFromInline final var toOne: [ContiguousArray<Int32>]
+    @usableFromInline final var toOne: [ChunkedArray<Int32>]
     /// To-many link columns: `toMany[column][key]` is the ordered list of linked keys.
-    @usableFromInline final var toMany: [ContiguousArray<LinkList>]
+    @usableFromInline final var toMany: [ChunkedArray<LinkList>]
     /// Per key: how many links are stored at it plus how many point to it, from any table.
     /// A key with no row and no references is unused: its id is forgotten (see ``forget(_:)``).
-    @usableFromInline final var references: ContiguousArray<Int32> = []
+    @usableFromInline final var references = ChunkedArray<Int32>()
     /// Per to-one column: whether it is a `required` relation, which every stored entity
     /// must hold a link in at the end of each write.
     @usableFromInline final let isRequiredToOne: [Bool]
@@ -25,8 +25,8 @@ class TableStorage: @unchecked Sendable {
 
     @usableFromInline
     init(toOneColumns: Int, toManyColumns: Int, requiredToOne: Set<Int>) {
-        toOne = Array(repeating: [], count: toOneColumns)
-        toMany = Array(repeating: [], count: toManyColumns)
+        toOne = Array(repeating: ChunkedArray(), count: toOneColumns)
+        toMany = Array(repeating: ChunkedArray(), count: toManyColumns)
         isRequiredToOne = (0..<toOneColumns).map(requiredToOne.contains)
         hasRequiredToOne = !requiredToOne.isEmpty
     }
@@ -111,18 +111,18 @@ class TableStorage: @unchecked Sendable {
     func compacted(own: [Int32], targets: [ObjectIdentifier: [Int32]]) -> TableStorage { fatalError("subclass responsibility") }
 
     /// Link columns with keys renumbered by `own` (rows) and `target` (values).
-    final func remappedLinks(own: [Int32], keep: Int, targets: [ObjectIdentifier: [Int32]]) -> ([ContiguousArray<Int32>], [ContiguousArray<LinkList>]) {
+    final func remappedLinks(own: [Int32], keep: Int, targets: [ObjectIdentifier: [Int32]]) -> ([ChunkedArray<Int32>], [ChunkedArray<LinkList>]) {
         var targetOf: [LinkSlot: ObjectIdentifier] = [:]
         for (slot, table) in linkTargets { targetOf[slot] = table }
-        let newToOne = toOne.enumerated().map { column, values -> ContiguousArray<Int32> in
-            var result = ContiguousArray<Int32>(repeating: -1, count: keep)
+        let newToOne = toOne.enumerated().map { column, values -> ChunkedArray<Int32> in
+            var result = ChunkedArray<Int32>(repeating: -1, count: keep)
             // No table for the target type means nothing was ever linked through this column.
             guard let map = targets[targetOf[.toOne(column)]!] else { return result }
             for (old, value) in values.enumerated() where own[old] >= 0 && value >= 0 { result[Int(own[old])] = map[Int(value)] }
             return result
         }
-        let newToMany = toMany.enumerated().map { column, lists -> ContiguousArray<LinkList> in
-            var result = ContiguousArray<LinkList>(repeating: LinkList(), count: keep)
+        let newToMany = toMany.enumerated().map { column, lists -> ChunkedArray<LinkList> in
+            var result = ChunkedArray<LinkList>(repeating: LinkList(), count: keep)
             guard let map = targets[targetOf[.toMany(column)]!] else { return result }
             for (old, list) in lists.enumerated() where own[old] >= 0 && !list.isEmpty {
                 result[Int(own[old])] = LinkList(deduplicating: list.keys.map { map[Int($0)] })
@@ -161,11 +161,11 @@ class TableStorage: @unchecked Sendable {
 @usableFromInline
 final class EntityTable<Entity: EntityModelProtocol>: TableStorage, @unchecked Sendable {
     /// id -> key.
-    @usableFromInline var keyByID: [Entity.ID: Int32] = [:]
+    @usableFromInline var keyByID = ShardedDictionary<Entity.ID, Int32>()
     /// key -> id.
-    @usableFromInline var ids: ContiguousArray<Entity.ID> = []
+    @usableFromInline var ids = ChunkedArray<Entity.ID>()
     /// key -> stored entity, nil when the id is only linked to or was deleted.
-    @usableFromInline var rows: ContiguousArray<Entity?> = []
+    @usableFromInline var rows = ChunkedArray<Entity?>()
     /// The number of non-nil rows.
     @usableFromInline var rowCount = 0
 
@@ -179,7 +179,7 @@ final class EntityTable<Entity: EntityModelProtocol>: TableStorage, @unchecked S
     @usableFromInline let descriptors: [IndexDescriptor<Entity>]
     /// `metadata updatedAt`: key -> seconds since the reference date (NaN when never saved),
     /// and an ordered index on it. Empty when the entity does not track it.
-    @usableFromInline var updatedAt: ContiguousArray<Double> = []
+    @usableFromInline var updatedAt = ChunkedArray<Double>()
     @usableFromInline var updatedAtIndex = OrderedIndexStorage(descending: [false])
     @usableFromInline let tracksUpdatedAt: Bool
     /// What each row write of the running transaction replaced, oldest first: the row and its

@@ -1,4 +1,9 @@
 import Foundation
+#if canImport(SQLite3)
+import SQLite3
+#else
+import CSQLite
+#endif
 import SchemaRuntime
 
 /// The SQLite backend: one database file (or `:memory:`), WAL journal, one table per entity

@@ -1,4 +1,9 @@
 import Foundation
+#if canImport(SQLite3)
+import SQLite3
+#else
+import CSQLite
+#endif
 
 /// One SQLite connection with a cache of prepared statements.
 ///

@@ -1,4 +1,9 @@
 import Foundation
+#if canImport(SQLite3)
+import SQLite3
+#else
+import CSQLite
+#endif
 import SchemaRuntime
 
 /// A prepared statement: bind ``StoredValue``s, step, read columns back.

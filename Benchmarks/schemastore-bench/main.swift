@@ -1,0 +1,144 @@
+import BenchModels
+import DeterministicRandom
+import Foundation
+import SchemaRuntime
+import SchemaStore
+
+// The store benchmark of docs/Persistence.md, on types generated from Bench.schema.
+//
+//   swift run -c release schemastore-bench [users] [messagesPerChat] [rounds]
+//
+// The workload of schemagen-bench: U users, U chats of 10 users and P messages (8 words from
+// 2,000, a timestamp, an author). Steps on a store file in a temporary folder (WAL,
+// synchronous = NORMAL). The first commit and its plain-SQLite floor run `rounds` times,
+// alternated; medians are printed.
+
+let arguments = CommandLine.arguments.dropFirst().compactMap { Int($0) }
+let userCount = arguments.first ?? 1000
+let messagesPerChat = arguments.dropFirst().first ?? 100
+let rounds = arguments.dropFirst(2).first ?? 3
+let messageCount = userCount * messagesPerChat
+
+var random = SplitMix64(seed: 42)
+let vocabulary = (0..<2000).map { "word\($0)" }
+let users = (0..<userCount).map { User(id: $0, name: "user\($0)", age: Int.random(in: 18...80, using: &random)) }
+let chats = (0..<userCount).map { chatID in
+    Chat(id: chatID, title: "chat\(chatID)", users: .ids((0..<10).map { (chatID + $0 * 97) % userCount }),
+         messages: .relation((0..<messagesPerChat).map { index in
+             Message(id: chatID * messagesPerChat + index,
+                     text: (0..<8).map { _ in vocabulary.randomElement(using: &random)! }.joined(separator: " "),
+                     timestamp: Int.random(in: 0..<1_000_000_000, using: &random),
+                     author: .id(Int.random(in: 0..<userCount, using: &random)))
+         }))
+}
+
+let folder = FileManager.default.temporaryDirectory.appendingPathComponent("schemastore-bench-\(ProcessInfo.processInfo.processIdentifier)")
+try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+defer { try? FileManager.default.removeItem(at: folder) }
+let storeURL = folder.appendingPathComponent("store.sqlite")
+let baselineURL = folder.appendingPathComponent("baseline.sqlite")
+
+func removeDatabase(_ url: URL) {
+    for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: url.path + suffix) }
+}
+
+func milliseconds(_ body: () throws -> Void) rethrows -> Double {
+    let start = ContinuousClock.now
+    try body()
+    let elapsed = ContinuousClock.now - start
+    return Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+}
+
+func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+
+func report(_ name: String, _ values: [Double], count: Int? = nil) {
+    let perItem = count.map { String(format: " (%.1f µs each)", median(values) * 1000 / Double(max($0, 1))) } ?? ""
+    let spread = values.count > 1 ? String(format: "  [min %.1f, max %.1f]", values.min()!, values.max()!) : ""
+    print(name.padding(toLength: 60, withPad: " ", startingAt: 0) + String(format: "%10.2f ms", median(values)) + perItem + spread)
+}
+
+print("schemastore-bench: users=\(userCount) chats=\(userCount) messagesPerChat=\(messagesPerChat) messages=\(messageCount) rounds=\(rounds)")
+
+// 1. The first commit of the whole graph, beside the same rows inserted by hand.
+var inMemory: [Double] = [], firstCommit: [Double] = [], baseline: [Double] = []
+for _ in 0..<rounds {
+    removeDatabase(baselineURL)
+    baseline.append(milliseconds { PlainSQLiteBaseline.insertAll(users: users, chats: chats, at: baselineURL.path) })
+    inMemory.append(try milliseconds {
+        var context = Context()
+        try users.save(to: &context)
+        try chats.save(to: &context)
+    })
+    removeDatabase(storeURL)
+    firstCommit.append(try milliseconds {
+        let store = try Store(.file(storeURL), schema: BenchModelsSchema.self)
+        try store.write { context in
+            try users.save(to: &context)
+            try chats.save(to: &context)
+        }
+        store.close()
+    })
+}
+report("save the graph in memory only (no store)", inMemory, count: messageCount)
+report("first commit: save the graph + commit to a new file", firstCommit, count: messageCount)
+report("  floor: plain SQLite, the same rows, one transaction", baseline, count: messageCount)
+let fileSize = (try? FileManager.default.attributesOfItem(atPath: storeURL.path)[.size] as? Int) ?? 0
+print(String(format: "  store file: %.1f MB (after close)", Double(fileSize) / 1e6))
+
+// 2. Reopen: load every row and link, rebuild the indexes.
+var reopen: [Double] = []
+var store: Store!
+for round in 0..<rounds {
+    if round > 0 { store.close() }
+    reopen.append(try milliseconds { store = try Store(.file(storeURL), schema: BenchModelsSchema.self) })
+}
+report("reopen: load the graph and rebuild indexes", reopen, count: messageCount)
+precondition(store.context.count(of: Message.self) == messageCount)
+
+// 3. Single-message writes, each its own transaction and commit, to chats step 5 keeps.
+let deletedChats = min(100, userCount / 2)
+var singles: [Double] = []
+for index in 0..<1000 {
+    let id = messageCount + index
+    singles.append(try milliseconds {
+        try store.write { context in
+            try Message(id: id, text: "one more", timestamp: id, chat: .id(deletedChats + index % (userCount - deletedChats)), author: .id(index % userCount)).save(to: &context)
+        }
+    })
+}
+report("1 message in its own write (median of 1000)", [median(singles)])
+report("1000 single-message writes in a loop (total)", [singles.reduce(0, +)], count: 1000)
+print(String(format: "  single writes: p90 %.3f ms, max %.3f ms", singles.sorted()[900], singles.max()!))
+
+// 4. One field of 10,000 messages in one write.
+let updated = min(10_000, messageCount)
+report("update one field of \(updated) messages in one write", [try milliseconds {
+    try store.write { context in
+        for id in 0..<updated {
+            guard var message = context.find(Message.self, id: id) else { continue }
+            message.timestamp += 1
+            try message.save(to: &context)
+        }
+    }
+}], count: updated)
+
+// 5. Delete 100 chats; the cascade deletes their messages.
+report("delete \(deletedChats) chats with cascade (\(deletedChats * messagesPerChat) messages) and commit", [try milliseconds {
+    try store.write { context in
+        for chat in chats.prefix(deletedChats) { try chat.delete(from: &context) }
+    }
+}])
+precondition(store.context.count(of: Message.self) == messageCount + 1000 - deletedChats * messagesPerChat)
+store.close()
+
+// 6. The same single-message write with full durability (an fsync per commit).
+let durable = try Store(.file(storeURL), schema: BenchModelsSchema.self, options: .init(durability: .full))
+var durableWrites: [Double] = []
+for index in 0..<100 {
+    let id = messageCount + 1000 + index
+    durableWrites.append(try milliseconds {
+        try durable.write { try Message(id: id, text: "durable", timestamp: id, chat: .id(userCount - 1), author: .id(0)).save(to: &$0) }
+    })
+}
+report("1 message in its own write, durability .full (median of 100)", [median(durableWrites)])
+durable.close()
