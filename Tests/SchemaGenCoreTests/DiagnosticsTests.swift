@@ -62,6 +62,19 @@ import Testing
         ])
     }
 
+    @Test func theGeneratedSchemaTypeCollidesWithNothing() {
+        let output = SchemaGenerator.generate([
+            SchemaSource(path: "App.schema", text: "entity AppSchema {\n    let id: String\n}\n"),
+            SchemaSource(path: "AppSchema.schema", text: "entity B {\n    let id: String\n}\n"),
+        ], schemaName: "AppSchema")
+        #expect(output.files.isEmpty)
+        let messages = output.diagnostics.map { "\($0.location): \($0.message)" }
+        #expect(messages.contains("App.schema:1:8: 'AppSchema' is the name of the generated schema type listing this target's entities"))
+        #expect(messages.contains("AppSchema.schema:1:1: this file would generate 'AppSchema.generated.swift', the file of the generated schema type 'AppSchema'"))
+        #expect(SchemaGenerator.generate([SchemaSource(path: "App.schema", text: "entity A {\n    let id: String\n}\n")], schemaName: "AppSchema")
+            .files.map(\.name) == ["App.generated.swift", "AppSchema.generated.swift"])
+    }
+
     @Test func compilerStyleOutputWithHints() {
         let output = SchemaGenerator.generate([SchemaSource(path: "Schemas/App.schema", text: "entity A {\n    let id: Strin\n}")])
         #expect(output.diagnostics.map(\.description) == [
