@@ -75,7 +75,7 @@ let package = Package(
             path: "Schemas/Catalog",
             plugins: ["SchemaGenPlugin"]
         ),
-        .executableTarget(name: "schemagen-example", dependencies: ["ChatModels", "CatalogModels", "SchemaRuntime"], path: "Examples/schemagen-example"),
+        .executableTarget(name: "schemagen-example", dependencies: ["ChatModels", "CatalogModels", "SchemaRuntime", "SchemaStore"], path: "Examples/schemagen-example"),
         .executableTarget(name: "schemagen-bench", dependencies: ["BenchModels", "DeterministicRandom", "SchemaRuntime"], path: "Benchmarks/schemagen-bench"),
         .executableTarget(
             name: "schemastore-bench",

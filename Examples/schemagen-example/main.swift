@@ -2,6 +2,7 @@ import CatalogModels
 import ChatModels
 import Foundation
 import SchemaRuntime
+import SchemaStore
 
 // Every type used here is generated at build time from Schemas/Chat/*.schema (DSL) and
 // Schemas/Catalog/Catalog.schema.json (JSON) by SchemaGenPlugin. The same code is in
@@ -63,3 +64,40 @@ do {
     print("save failed with \(error); reviews stored: \(catalog.count(of: Review.self))")
 }
 print("price:", catalog.find(Product.self, id: kettle.id)!.formattedPrice)
+
+/// In an async function, `await store.write` is the async write: it waits for other writers
+/// without blocking a thread.
+func persistence() async throws {
+    section("Persistence: write, close, reopen (SchemaStore)")
+    // A store file in a temporary folder; `Store(.memory, ...)` keeps nothing, for tests and previews.
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("schemagen-example-\(ProcessInfo.processInfo.processIdentifier)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let storeURL = folder.appendingPathComponent("chat.sqlite")
+    do {
+        let store = try Store(.file(storeURL), schema: ChatModelsSchema.self)
+        // One transaction: committed to the file when the closure returns, or not at all.
+        // (Outside async code, the same call without `await` blocks until it is committed.)
+        try await store.write { context in
+            try Chat(id: "general", title: "General",
+                     users: .relation([User(id: "1", name: "Alice"), User(id: "2", name: "Bob")]),
+                     messages: .relation([Message(id: "m1", text: "Persisted with SchemaStore", author: .id("1"))])).save(to: &context)
+        }
+        let snapshot = store.context   // an O(1) snapshot that later writes never change
+        try await store.write { context in
+            try Message(id: "m2", text: "Written from a task", author: .id("2"), chat: .id("general")).save(to: &context)
+        }
+        print("snapshot sees \(snapshot.count(of: Message.self)) message(s), the store \(store.context.count(of: Message.self))")
+        store.close()
+    }
+    let reopened = try Store(.file(storeURL), schema: ChatModelsSchema.self)
+    let general = Chat.query("general", in: reopened.context).with(\.$messages) { $0.with(\.$author) }.resolve()
+    print("after reopening:", general?.messages?.map { "\($0.author?.name ?? "?"): \($0.text)" } ?? [])
+    do {
+        _ = try Store(.file(storeURL), schema: ChatModelsSchema.self)
+    } catch {
+        print("a second store on the same file:", error)
+    }
+}
+
+try await persistence()

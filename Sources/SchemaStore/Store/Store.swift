@@ -64,8 +64,9 @@ public final class Store: @unchecked Sendable {
     private let writeLock = NSLock()
     private var current: Context
     private var isClosed = false
-    /// Where ``write(_:)-(_)`` (the async one) runs, off the cooperative thread pool.
-    private let writeQueue = DispatchQueue(label: "SchemaStore.write")
+    /// Queues async writers, so they wait for each other without blocking threads; only a
+    /// concurrent synchronous writer can make one wait on `writeLock`.
+    private let asyncWriters = WriterQueue()
 
     /// Opens the store at `location` for `schema`, loading its graph.
     ///
@@ -103,6 +104,10 @@ public final class Store: @unchecked Sendable {
     /// changes. Blocks while another write runs.
     @discardableResult
     public func write<Result>(_ body: (inout Context) throws -> Result) throws -> Result {
+        try writeBlocking(body)
+    }
+
+    private func writeBlocking<Result>(_ body: (inout Context) throws -> Result) throws -> Result {
         try writeLock.withLock {
             guard !isClosed else { throw StoreError.closed }
             var context = self.context
@@ -120,15 +125,15 @@ public final class Store: @unchecked Sendable {
         }
     }
 
-    /// ``write(_:)`` from any task: waits (without blocking a thread of the cooperative
-    /// pool) for earlier writes, then runs `body` on the latest graph and commits it.
+    /// ``write(_:)`` from any task: waits for earlier writes without blocking a thread, then
+    /// runs `body` on the latest graph in this task and commits it. In async code the compiler
+    /// picks this one.
     @discardableResult
-    public func write<Result: Sendable>(_ body: @escaping @Sendable (inout Context) throws -> Result) async throws -> Result {
-        try await withCheckedThrowingContinuation { continuation in
-            writeQueue.async {
-                continuation.resume(with: Swift.Result { try self.write(body) })
-            }
-        }
+    public func write<Result>(_ body: (inout Context) throws -> Result) async throws -> Result {
+        await asyncWriters.enter()
+        let result = Swift.Result { try writeBlocking(body) }
+        await asyncWriters.leave()
+        return try result.get()
     }
 
     /// Closes the file. Reads keep returning the last graph; writes throw ``StoreError/closed``.
