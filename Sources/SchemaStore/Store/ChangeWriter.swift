@@ -7,9 +7,10 @@ struct ChangeWriter {
     let context: Context
     let transaction: any StoreTransaction
 
+    /// Call ``checkEntities(_:layout:context:)`` first: rows of other types are skipped here.
     func write(_ changes: ChangeSet) throws {
         for (table, keys) in changes.rows.sorted(by: { order($0.key) < order($1.key) }) {
-            guard let entity = layout.persisterByTable[table] else { throw unknownEntity(table, changes) }
+            guard let entity = layout.persisterByTable[table] else { continue }
             for key in keys {
                 if let values = try entity.rowValues(key, in: context) {
                     try transaction.upsertRow(entity, values)
@@ -27,7 +28,6 @@ struct ChangeWriter {
                 for key in keys { try writeLink(link, key) }
             }
         }
-        try checkEveryTableIsStored(changes)
     }
 
     private func writeLink(_ link: LinkLayout, _ key: Int32) throws {
@@ -72,19 +72,11 @@ struct ChangeWriter {
         layout.entities.firstIndex { $0.table == table } ?? Int.max
     }
 
-    private func checkEveryTableIsStored(_ changes: ChangeSet) throws {
-        try Self.checkEntities(changes, layout: layout, context: context)
-    }
-
     /// Rows or links of a type outside the schema would be lost silently: refuse the write.
     static func checkEntities(_ changes: ChangeSet, layout: StoreLayout, context: Context) throws {
         let tables = Array(changes.rows.keys) + changes.toOne.keys.map(\.table) + changes.toMany.keys.map(\.table)
         for table in tables where layout.persisterByTable[table] == nil {
             throw StoreError.unknownEntity(name: context.entityName(of: table) ?? "an entity type")
         }
-    }
-
-    private func unknownEntity(_ table: ObjectIdentifier, _ changes: ChangeSet) -> StoreError {
-        .unknownEntity(name: context.entityName(of: table) ?? "an entity type")
     }
 }

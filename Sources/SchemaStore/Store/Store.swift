@@ -112,13 +112,12 @@ public final class Store: @unchecked Sendable {
             guard !isClosed else { throw StoreError.closed }
             var context = self.context
             let (result, changes) = try context.trackingChanges(body)
-            if !changes.isEmpty, let backend {
-                try backend.transaction { transaction in
+            if !changes.isEmpty {
+                // With or without a database, only the schema's entities can be kept.
+                try ChangeWriter.checkEntities(changes, layout: layout, context: context)
+                try backend?.transaction { transaction in
                     try ChangeWriter(layout: layout, context: context, transaction: transaction).write(changes)
                 }
-            } else if backend == nil, !changes.isEmpty {
-                // No database, but the same rule: only the schema's entities are kept.
-                try ChangeWriter.checkEntities(changes, layout: layout, context: context)
             }
             stateLock.withLock { current = context }
             return result
