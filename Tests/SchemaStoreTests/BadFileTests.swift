@@ -76,12 +76,15 @@ import Testing
             try database.execute("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT)")
             database.close()
         }
+        let before = contents(url)
         #expect {
             try Store(.file(url), schema: ChatModelsSchema.self)
         } throws: { error in
             guard case .notAStore(let path, let reason) = error as? StoreError else { return false }
             return path == url.path && reason.contains("notes")
         }
+        // Not even switched to a write-ahead log: another app's file stays exactly as it was.
+        #expect(contents(url) == before)
     }
 
     @Test func aFileFromANewerFormat() throws {

@@ -64,6 +64,9 @@ final class SQLiteBackend: StoreBackend, @unchecked Sendable {
     func open(_ layout: StoreLayout) throws {
         try mapped {
             try database.execute("PRAGMA locking_mode = EXCLUSIVE")
+            // Refuse a file that is not this schema's store before anything below changes it
+            // (switching to WAL rewrites the file header).
+            try checkTables(layout, creating: false)
             let mode = try database.strings("PRAGMA journal_mode = WAL").first ?? ""
             guard mode == "wal" || mode == "memory" else {
                 throw StoreError.cannotOpen(path: location, reason: "the file cannot use a write-ahead log (journal mode is \(mode))")
@@ -72,7 +75,7 @@ final class SQLiteBackend: StoreBackend, @unchecked Sendable {
             // Taking the write lock now makes a second store on the file fail here, at open.
             try database.execute("BEGIN IMMEDIATE")
             do {
-                try prepareTables(layout)
+                try checkTables(layout, creating: true)
                 try database.execute("COMMIT")
             } catch {
                 try? database.execute("ROLLBACK")
@@ -81,13 +84,15 @@ final class SQLiteBackend: StoreBackend, @unchecked Sendable {
         }
     }
 
-    private func prepareTables(_ layout: StoreLayout) throws {
+    /// Checks that the file is empty or a store of `layout`'s schema, and with `creating`
+    /// creates the tables of an empty one.
+    private func checkTables(_ layout: StoreLayout, creating: Bool) throws {
         let tables = try database.strings("SELECT name FROM sqlite_master WHERE type = 'table'")
         guard tables.contains("schemagen:meta") else {
             guard tables.isEmpty else {
                 throw StoreError.notAStore(path: location, reason: "it holds tables (\(tables.sorted().prefix(5).joined(separator: ", "))) but no schemagen:meta table")
             }
-            try createTables(layout)
+            if creating { try createTables(layout) }
             return
         }
         var meta: [String: String] = [:]
