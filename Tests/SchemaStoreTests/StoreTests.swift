@@ -114,6 +114,19 @@ import Testing
         #expect(Chat.query("c1", in: reopened.context).with(\.$messages).resolve()?.messages?.count == 40)
     }
 
+    @Test func aWriteInsideAWriteThrowsInsteadOfWaitingForItself() throws {
+        let store = try Store(.sqliteMemory, schema: ChatModelsSchema.self)
+        #expect(throws: StoreError.nestedWrite) {
+            try store.write { context in
+                try User(id: "u1", name: "Ada").save(to: &context)
+                try store.write { try User(id: "u2", name: "Bob").save(to: &$0) }
+            }
+        }
+        #expect(store.context.count(of: User.self) == 0)
+        try store.write { try User(id: "u3", name: "Cy").save(to: &$0) }
+        #expect(store.context.count(of: User.self) == 1)
+    }
+
     @Test func writesAfterCloseThrow() throws {
         let store = try Store(.sqliteMemory, schema: ChatModelsSchema.self)
         store.close()

@@ -64,6 +64,8 @@ public final class Store: @unchecked Sendable {
     private let writeLock = NSLock()
     private var current: Context
     private var isClosed = false
+    /// The thread running a write's closure, guarded by `stateLock`.
+    private var writingThread: Thread?
     /// Queues async writers, so they wait for each other without blocking threads; only a
     /// concurrent synchronous writer can make one wait on `writeLock`.
     private let asyncWriters = WriterQueue()
@@ -108,8 +110,12 @@ public final class Store: @unchecked Sendable {
     }
 
     private func writeBlocking<Result>(_ body: (inout Context) throws -> Result) throws -> Result {
-        try writeLock.withLock {
+        // A write from inside a write's closure would wait for itself forever.
+        guard stateLock.withLock({ writingThread !== Thread.current }) else { throw StoreError.nestedWrite }
+        return try writeLock.withLock {
             guard !isClosed else { throw StoreError.closed }
+            stateLock.withLock { writingThread = Thread.current }
+            defer { stateLock.withLock { writingThread = nil } }
             var context = self.context
             let (result, changes) = try context.trackingChanges(body)
             if !changes.isEmpty {

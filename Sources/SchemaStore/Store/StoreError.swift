@@ -23,6 +23,9 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible, Loc
     case database(path: String, reason: String)
     /// The store was closed.
     case closed
+    /// `write` was called from inside a write's closure: change the context the closure
+    /// was given instead (it is already the store's next graph).
+    case nestedWrite
 
     public var description: String {
         switch self {
@@ -40,6 +43,7 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible, Loc
         case let .unknownEntity(name): "the write saved \(name), which is not an entity of the store's schema"
         case let .database(path, reason): "\(path): \(reason)"
         case .closed: "the store is closed"
+        case .nestedWrite: "write was called inside a write's closure; change the context that closure was given instead"
         }
     }
 
