@@ -15,8 +15,9 @@ struct FullTextIndexStorage: Sendable {
     @usableFromInline init() {}
 
     private(set) var postings: [String: PostingList] = [:]
-    /// key -> number of tokens, or -1 when the entity is not indexed.
-    private var lengths: ContiguousArray<Int32> = []
+    /// key -> number of tokens, or -1 when the entity is not indexed. Chunked like a table's
+    /// columns, so a write to an index shared with a snapshot copies one chunk of it.
+    private var lengths = ChunkedArray<Int32>()
     private(set) var documentCount = 0
     private(set) var totalLength = 0
 

@@ -25,9 +25,11 @@ struct HashIndexStorage: Sendable {
 }
 
 /// The unique index: key -> the one entity holding it. O(1) lookup, insert and remove.
+/// Sharded, like a table's id map: a write to a table shared with a snapshot copies one
+/// shard of it, not the whole index (see ``ShardedDictionary``).
 @usableFromInline
 struct UniqueIndexStorage: Sendable {
-    private(set) var owners: [IndexKey: Int32] = [:]
+    private(set) var owners = ShardedDictionary<IndexKey, Int32>()
 
     @usableFromInline init() {}
 
