@@ -134,9 +134,24 @@ report("delete \(deletedChats) chats with cascade (\(deletedChats * messagesPerC
     }
 }])
 precondition(store.context.count(of: Message.self) == messageCount + 1000 - deletedChats * messagesPerChat)
+
+// 6. One chat holding every message (a channel): a write that appends to a list that long
+//    must not copy it.
+let allMessages = store.context.ids(of: Message.self)
+report("move all \(allMessages.count) messages into one chat, one write", [try milliseconds {
+    try store.write { try Chat(id: -1, title: "channel", messages: .ids(allMessages)).save(to: &$0) }
+}])
+var channelWrites: [Double] = []
+for index in 0..<200 {
+    let id = messageCount + 10_000 + index
+    channelWrites.append(try milliseconds {
+        try store.write { try Message(id: id, text: "to the channel", timestamp: id, chat: .id(-1), author: .id(0)).save(to: &$0) }
+    })
+}
+report("1 message into the \(allMessages.count)-message chat, own write (median of 200)", [median(channelWrites)])
 store.close()
 
-// 6. The same single-message write with full durability (an fsync per commit).
+// 7. The same single-message write with full durability (an fsync per commit).
 let durable = try Store(.file(storeURL), schema: BenchModelsSchema.self, options: .init(durability: .full))
 var durableWrites: [Double] = []
 for index in 0..<100 {
