@@ -144,6 +144,24 @@ import Testing
         #expect(again.context.find(User.self, id: "u7")?.name == "Gus")
     }
 
+    @Test func aUniqueCollisionInTheFileIsReportedNotResolved() throws {
+        let folder = try TemporaryFolder()
+        let url = try storeFile(in: folder)
+        do {
+            // `username` is `unique(onCollision: upsert)`: applying that policy on load would
+            // silently delete one of the two users.
+            let database = try SQLiteDatabase(path: url.path)
+            try database.execute("UPDATE \"User\" SET username = 'ada' WHERE id = 'u2'")
+            database.close()
+        }
+        #expect {
+            try Store(.file(url), schema: ChatModelsSchema.self)
+        } throws: { error in
+            guard case .unreadableRow(let path, let entity, let reason) = error as? StoreError else { return false }
+            return path == url.path && entity == "User" && reason.contains("usernameUnique")
+        }
+    }
+
     @Test func anUnreadableRowNamesTheEntity() throws {
         let folder = try TemporaryFolder()
         let url = try storeFile(in: folder)

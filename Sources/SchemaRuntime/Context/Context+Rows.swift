@@ -8,13 +8,21 @@ extension Context {
     /// first, then saves each relation. O(1) amortized plus index maintenance and the merge.
     @inlinable @discardableResult
     public mutating func upsert<Entity: EntityModelProtocol>(_ entity: Entity, options strategy: MergeStrategy<Entity>) throws -> EntityKey<Entity> {
+        try upsert(entity, options: strategy, applyingCollisionPolicies: true)
+    }
+
+    /// ``upsert(_:options:)``; without `applyingCollisionPolicies` every unique collision
+    /// throws, whatever the index's policy (loading a store: a collision means a damaged file).
+    @inlinable @discardableResult
+    mutating func upsert<Entity: EntityModelProtocol>(_ entity: Entity, options strategy: MergeStrategy<Entity>,
+                                                      applyingCollisionPolicies: Bool) throws -> EntityKey<Entity> {
         var new = entity
         new.normalize()
         if !strategy.isReplace, let key = key(of: entity.id, Entity.self), let old = row(Entity.self, key) {
             new = strategy.merge(old, new)
             new.normalize()
         }
-        try resolveUniqueCollisions(new)
+        try resolveUniqueCollisions(new, applyingPolicies: applyingCollisionPolicies)
         let table = table(Entity.self)
         let (key, isNew) = table.intern(entity.id)
         if isNew { record(.interned(table: ObjectIdentifier(Entity.self))) }
@@ -31,9 +39,10 @@ extension Context {
         return EntityKey(key)
     }
 
-    /// Applies each unique index's collision policy for `entity` about to be stored.
+    /// Applies each unique index's collision policy for `entity` about to be stored, or
+    /// without `applyingPolicies` throws on the first collision.
     @inlinable
-    mutating func resolveUniqueCollisions<Entity: EntityModelProtocol>(_ entity: Entity) throws {
+    mutating func resolveUniqueCollisions<Entity: EntityModelProtocol>(_ entity: Entity, applyingPolicies: Bool) throws {
         for (position, descriptor) in Entity.indexes.enumerated() {
             guard case .unique(let policy) = descriptor.kind else { continue }
             let indexKey = descriptor.key(of: entity)
@@ -47,6 +56,7 @@ extension Context {
             guard let existing = owner(self) else { continue }
             let violation = UniqueConstraintViolation(entityName: Entity.entityName, indexName: descriptor.name,
                                                       existingID: "\(id(Entity.self, existing))", newID: "\(entity.id)")
+            guard applyingPolicies else { throw violation }
             switch policy {
             case .throw:
                 throw violation

@@ -65,17 +65,7 @@ extension Context {
         precondition(!isInTransaction, "loading runs outside transactions")
         // A collision here means a damaged file: report it rather than apply the index's
         // collision policy, which could delete the other row.
-        if let table = tableIfPresent(Entity.self) {
-            for (position, descriptor) in Entity.indexes.enumerated() {
-                guard case .unique = descriptor.kind else { continue }
-                let indexKey = descriptor.key(of: entity)
-                guard !indexKey.containsNull, let owner = table.unique[table.indexSlots[position]].owner(indexKey),
-                      table.ids[Int(owner)] != entity.id else { continue }
-                throw UniqueConstraintViolation(entityName: Entity.entityName, indexName: descriptor.name,
-                                                existingID: "\(table.ids[Int(owner)])", newID: "\(entity.id)")
-            }
-        }
-        let key = try upsert(entity, options: .replace)
+        let key = try upsert(entity, options: .replace, applyingCollisionPolicies: false)
         table(Entity.self).setSavedAt(key.rawValue, savedAt)
     }
 
