@@ -124,12 +124,12 @@ final class SQLiteBackend: StoreBackend, @unchecked Sendable {
             let name = quoted(link.name)
             if link.isToMany {
                 try database.execute("""
-                    CREATE TABLE \(name) (owner \(link.ownerType.rawValue) NOT NULL, position INTEGER NOT NULL, \
-                    target \(link.targetType.rawValue) NOT NULL, PRIMARY KEY (owner, target)) WITHOUT ROWID
+                    CREATE TABLE \(name) (owner \(link.ownerEntity.idType.rawValue) NOT NULL, position INTEGER NOT NULL, \
+                    target \(link.targetEntity.idType.rawValue) NOT NULL, PRIMARY KEY (owner, target)) WITHOUT ROWID
                     """)
                 try database.execute("CREATE UNIQUE INDEX \(quoted(link.name + ":order")) ON \(name) (owner, position)")
             } else {
-                try database.execute("CREATE TABLE \(name) (owner \(link.ownerType.rawValue) NOT NULL PRIMARY KEY, target \(link.targetType.rawValue) NOT NULL)")
+                try database.execute("CREATE TABLE \(name) (owner \(link.ownerEntity.idType.rawValue) NOT NULL PRIMARY KEY, target \(link.targetEntity.idType.rawValue) NOT NULL)")
             }
         }
         let insert = try database.statement("INSERT INTO \(Self.metaTable) (key, value) VALUES (?, ?)")

@@ -8,13 +8,14 @@ import SchemaRuntime
 struct LinkLayout: Sendable {
     /// The table's SQL name: `Entity.relation` (see ``SQLNames``).
     var name: String
-    var owner: ObjectIdentifier
+    /// The entity whose relation this is, and the one it links to.
+    var ownerEntity: any AnyEntityPersister
+    var targetEntity: any AnyEntityPersister
     var slot: LinkSlot
-    var target: ObjectIdentifier
-    var ownerType: StoredType
-    var targetType: StoredType
     /// The inverse slot on the target, when it is not stored itself and is filled in on load.
     var derivedInverse: LinkSlot?
 
+    var owner: ObjectIdentifier { ownerEntity.table }
+    var target: ObjectIdentifier { targetEntity.table }
     var isToMany: Bool { slot.cardinality == .toMany }
 }

@@ -34,8 +34,7 @@ struct StoreLayout: Sendable {
                     preconditionFailure("\(entity.entityName).\(relation.name) targets \(relation.targetName), which the schema does not list")
                 }
                 guard case .stored(let derived) = Self.storage(of: relation, in: entity, target: target) else { continue }
-                links.append(LinkLayout(name: tableName, owner: entity.table, slot: relation.slot,
-                                        target: relation.target, ownerType: entity.idType, targetType: target.idType,
+                links.append(LinkLayout(name: tableName, ownerEntity: entity, targetEntity: target, slot: relation.slot,
                                         derivedInverse: derived))
             }
         }
@@ -85,7 +84,7 @@ struct StoreLayout: Sendable {
             lines.append("entity \(entity.tableName)(\(columns.joined(separator: ", ")))")
         }
         for link in links {
-            lines.append("link \(link.name)(\(link.isToMany ? "to-many" : "to-one") \(link.ownerType.rawValue) -> \(link.targetType.rawValue))")
+            lines.append("link \(link.name)(\(link.isToMany ? "to-many" : "to-one") \(link.ownerEntity.idType.rawValue) -> \(link.targetEntity.idType.rawValue))")
         }
         return lines.joined(separator: "\n")
     }

@@ -60,11 +60,11 @@ struct ChangeWriter {
     }
 
     private func ownerID(_ link: LinkLayout, _ key: Int32) -> StoredValue {
-        layout.persisterByTable[link.owner]!.idValue(key, in: context)
+        link.ownerEntity.idValue(key, in: context)
     }
 
     private func targetID(_ link: LinkLayout, _ key: Int32) -> StoredValue {
-        layout.persisterByTable[link.target]!.idValue(key, in: context)
+        link.targetEntity.idValue(key, in: context)
     }
 
     /// Schema order, so statements run in a deterministic order.

@@ -20,7 +20,7 @@ struct GraphLoader {
             }
         }
         for link in layout.links {
-            let owner = layout.persisterByTable[link.owner]!, target = layout.persisterByTable[link.target]!
+            let owner = link.ownerEntity, target = link.targetEntity
             try backend.loadLinks(link) { ownerID, targetIDs in
                 do {
                     let key = try owner.loadKey(ownerID, into: &context)
