@@ -24,6 +24,13 @@ public enum AccessLevel: String, Hashable, Sendable, CaseIterable {
     var prefix: String { self == .internal ? "" : "\(rawValue) " }
 }
 
+extension AccessLevel: Comparable {
+    /// Less visible first: internal < package < public.
+    public static func < (lhs: AccessLevel, rhs: AccessLevel) -> Bool {
+        allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
+    }
+}
+
 /// A top-level declaration.
 public enum Declaration: Hashable, Sendable {
     case entity(EntityDeclaration)

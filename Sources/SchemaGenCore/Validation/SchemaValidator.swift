@@ -121,8 +121,6 @@ public struct SchemaValidator {
 
     // MARK: Access levels
 
-    private static let accessRank: [AccessLevel: Int] = [.internal: 0, .package: 1, .public: 2]
-
     /// The access level of a schema-declared type, or nil for built-ins and externals.
     private func accessLevel(of name: String) -> AccessLevel? {
         catalog.entities[name]?.access ?? catalog.enums[name]?.access ?? catalog.structs[name]?.access
@@ -131,7 +129,7 @@ public struct SchemaValidator {
     /// Reports schema types in `type` that are less visible than the declaration using them.
     private mutating func checkAccess(of type: TypeReference, usedBy owner: String, access: AccessLevel, member: String, at location: SourceLocation) {
         for name in type.namedTypes {
-            guard let level = accessLevel(of: name), Self.accessRank[level]! < Self.accessRank[access]! else { continue }
+            guard let level = accessLevel(of: name), level < access else { continue }
             error("\(access.rawValue) '\(owner)' uses \(level.rawValue) type '\(name)' in '\(member)'", at: location,
                   hint: "declare '\(name)' \(access.rawValue), or lower the access level of '\(owner)'")
         }
