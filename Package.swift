@@ -22,7 +22,11 @@ let package = Package(
     ],
     targets: [
         // Runtime that generated code runs on: context, relations, queries.
-        .target(name: "SchemaRuntime"),
+        .target(name: "SchemaRuntime", dependencies: ["SchemaEvolution"]),
+
+        // What a store keeps of a schema (its shape) and the migration plan between two
+        // shapes: shared by the runtime, the store and the CLI, and free of dependencies.
+        .target(name: "SchemaEvolution"),
 
         // Persistence on SQLite: the SDK's SQLite3 module on Apple platforms, the system
         // library elsewhere. Apps that only use the in-memory runtime never link it.
@@ -37,7 +41,7 @@ let package = Package(
         ),
 
         // The generator pipeline: parse, validate, translate, render. Shared by the CLI and tests.
-        .target(name: "SchemaGenCore", swiftSettings: generatorSettings),
+        .target(name: "SchemaGenCore", dependencies: ["SchemaEvolution"], swiftSettings: generatorSettings),
 
         // A reproducible random number generator for the randomized tests and the benchmark.
         .target(name: "DeterministicRandom"),
@@ -86,6 +90,7 @@ let package = Package(
         .target(name: "BenchModels", dependencies: ["SchemaRuntime"], path: "Benchmarks/BenchModels", plugins: ["SchemaGenPlugin"]),
 
         .testTarget(name: "SchemaRuntimeTests", dependencies: ["SchemaRuntime", "ChatModels", "CatalogModels", "DeterministicRandom"]),
+        .testTarget(name: "SchemaEvolutionTests", dependencies: ["SchemaEvolution"]),
         .testTarget(name: "SchemaGenCoreTests", dependencies: ["SchemaGenCore", "DeterministicRandom"], exclude: ["Fixtures"]),
         // Applies the build plugin to AllConstructs.schema and uses the generated types.
         .testTarget(name: "GeneratedCodeTests", dependencies: ["SchemaRuntime", "SchemaStore", "DeterministicRandom"], plugins: ["SchemaGenPlugin"]),

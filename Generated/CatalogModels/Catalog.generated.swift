@@ -129,7 +129,7 @@ extension Category: PersistentEntity {
     public static let storedFields: [StoredField<Category>] = [
         .column("id", \.id),
         .column("name", \.name),
-        .column("position", \.position),
+        .column("position", \.position, default: 0),
     ]
 
     /// Reads an entity back from its stored row; relations are `.none`.
@@ -307,11 +307,11 @@ extension Product: PersistentEntity {
         .column("id", \.id),
         .column("sku", \.sku),
         .column("title", \.title),
-        .column("summary", \.summary),
+        .column("summary", \.summary, default: ""),
         .column("price", \.price),
-        .column("currency", \.currency),
-        .json("tags", \.tags),
-        .json("attributes", \.attributes),
+        .column("currency", \.currency, default: .eur),
+        .json("tags", \.tags, default: []),
+        .json("attributes", \.attributes, default: [:]),
         .column("discontinuedAt", \.discontinuedAt),
     ]
 

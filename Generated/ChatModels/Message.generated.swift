@@ -181,9 +181,9 @@ extension Message: PersistentEntity {
     public static let storedFields: [StoredField<Message>] = [
         .column("id", \.id),
         .column("text", \.text),
-        .column("timestamp", \.timestamp),
+        .column("timestamp", \.timestamp, default: 0),
         .column("editedAt", \.editedAt),
-        .json("tags", \.tags),
+        .json("tags", \.tags, default: []),
     ]
 
     /// Reads an entity back from its stored row; relations are `.none`.
@@ -294,7 +294,7 @@ extension Attachment: PersistentEntity {
     /// The columns of the `Attachment` table in a store, one per field, `id` first.
     public static let storedFields: [StoredField<Attachment>] = [
         .column("id", \.id),
-        .column("kind", \.kind),
+        .column("kind", \.kind, default: .image),
         .column("url", \.url),
     ]
 

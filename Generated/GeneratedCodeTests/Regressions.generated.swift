@@ -111,11 +111,11 @@ extension Scored: PersistentEntity {
     /// The columns of the `Scored` table in a store, one per field, `id` first.
     static let storedFields: [StoredField<Scored>] = [
         .column("id", \.id),
-        .column("score", \.score),
+        .column("score", \.score, default: 0),
         .column("email", \.email),
         .column("code", \.code),
-        .column("rank", \.rank),
-        .column("maybe", \.maybe),
+        .column("rank", \.rank, default: 0),
+        .column("maybe", \.maybe, default: 5),
     ]
 
     /// Reads an entity back from its stored row; relations are `.none`.
@@ -306,7 +306,7 @@ extension Post: PersistentEntity {
     /// The columns of the `Post` table in a store, one per field, `id` first.
     static let storedFields: [StoredField<Post>] = [
         .column("id", \.id),
-        .column("title", \.title),
+        .column("title", \.title, default: ""),
     ]
 
     /// Reads an entity back from its stored row; relations are `.none`.

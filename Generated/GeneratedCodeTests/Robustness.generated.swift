@@ -89,7 +89,7 @@ extension ChainNode: PersistentEntity {
     /// The columns of the `ChainNode` table in a store, one per field, `id` first.
     static let storedFields: [StoredField<ChainNode>] = [
         .column("id", \.id),
-        .column("label", \.label),
+        .column("label", \.label, default: ""),
     ]
 
     /// Reads an entity back from its stored row; relations are `.none`.
@@ -570,7 +570,7 @@ extension Member: PersistentEntity {
     /// The columns of the `Member` table in a store, one per field, `id` first.
     static let storedFields: [StoredField<Member>] = [
         .column("id", \.id),
-        .column("name", \.name),
+        .column("name", \.name, default: ""),
     ]
 
     /// Reads an entity back from its stored row; relations are `.none`.

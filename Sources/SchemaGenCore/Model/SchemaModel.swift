@@ -34,6 +34,8 @@ public struct EntityModel: Hashable, Sendable {
     public var name: String
     public var access: AccessLevel
     public var documentation: [String]
+    /// Names the entity had before (`renamedFrom:`), for stores written with them.
+    public var formerNames: [String]
     /// Every field, `id` first.
     public var fields: [FieldModel]
     public var relations: [RelationModel]
@@ -55,6 +57,8 @@ public struct FieldModel: Hashable, Sendable {
     public var isMutable: Bool
     public var defaultValue: DefaultValue?
     public var documentation: [String]
+    /// Names the field had before (`renamedFrom:`; entity fields only).
+    public var formerNames: [String] = []
     /// The field's schema line, when its type or default names Swift that only the compiler
     /// can check (an `external` type or a static member of one): generated lines naming it
     /// carry a `#sourceLocation` directive, so compiler errors point at the schema.
@@ -74,6 +78,8 @@ public struct RelationModel: Hashable, Sendable {
     /// This relation's column among the entity's to-one or to-many relations.
     public var column: Int
     public var documentation: [String]
+    /// Names the relation had before (`renamedFrom:`).
+    public var formerNames: [String] = []
 
     public struct InverseModel: Hashable, Sendable {
         public var name: String

@@ -29,6 +29,10 @@ public enum SchemaFileFormat {
     "access": {"enum": ["internal", "package", "public"]},
     "doc": {"oneOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]},
     "type": {"type": "string", "description": "A Swift type: String, Int?, [Tag], [String: Int]."},
+    "renamedFrom": {
+      "description": "Names this entity, field or relation had in earlier schema versions: a store written with them keeps its data under the new name.",
+      "oneOf": [{"$ref": "#/definitions/name"}, {"type": "array", "minItems": 1, "items": {"$ref": "#/definitions/name"}}]
+    },
     "defaultValue": {
       "description": "A literal; {\"case\": \"name\"} for an enum case; {} for an empty dictionary.",
       "oneOf": [
@@ -46,6 +50,7 @@ public enum SchemaFileFormat {
         "var": {"$ref": "#/definitions/name"},
         "type": {"$ref": "#/definitions/type"},
         "default": {"$ref": "#/definitions/defaultValue"},
+        "renamedFrom": {"$ref": "#/definitions/renamedFrom"},
         "doc": {"$ref": "#/definitions/doc"}
       }
     },
@@ -60,6 +65,7 @@ public enum SchemaFileFormat {
         "required": {"type": "boolean", "description": "To-one only: the relation cannot be set to .null."},
         "inverse": {"$ref": "#/definitions/name"},
         "onDelete": {"enum": ["nullify", "cascade"]},
+        "renamedFrom": {"$ref": "#/definitions/renamedFrom"},
         "doc": {"$ref": "#/definitions/doc"}
       }
     },
@@ -98,6 +104,7 @@ public enum SchemaFileFormat {
       "properties": {
         "entity": {"$ref": "#/definitions/name"},
         "access": {"$ref": "#/definitions/access"},
+        "renamedFrom": {"$ref": "#/definitions/renamedFrom"},
         "doc": {"$ref": "#/definitions/doc"},
         "fields": {"type": "array", "items": {"$ref": "#/definitions/field"}},
         "relations": {"type": "array", "items": {"$ref": "#/definitions/relation"}},

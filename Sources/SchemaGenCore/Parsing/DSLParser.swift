@@ -200,6 +200,10 @@ public struct DSLParser {
     private mutating func parseEntity(at location: SourceLocation) throws -> EntityDeclaration {
         let name = try expectIdentifier("an entity name")
         var entity = EntityDeclaration(name: name, location: location)
+        if consumeSymbol(",") {
+            try expectOption("renamedFrom", of: "entity '\(name.value)'")
+            entity.renamedFrom = try parseFormerNames()
+        }
         let open = current.location
         try expectSymbol("{", "to open the body of entity '\(name.value)'")
         while !current.isSymbol("}"), current.kind != .endOfFile, !atDeclarationStart {
@@ -264,7 +268,30 @@ public struct DSLParser {
             let location = current.location
             field.defaultValue = Located(try parseDefaultValue(), at: location)
         }
+        while consumeSymbol(",") {
+            try expectOption("renamedFrom", of: "field '\(name.value)'")
+            field.renamedFrom += try parseFormerNames()
+        }
         return field
+    }
+
+    /// Reads the option name `option` (the only one a declaration of `what` takes).
+    private mutating func expectOption(_ option: String, of what: String) throws {
+        let word = try expectIdentifier("'\(option)'")
+        guard word.value == option else {
+            throw fail("unknown option '\(word.value)' for \(what)", at: word.location,
+                       hint: Suggestion.didYouMean(word.value, in: [option]) ?? "the only option here is '\(option): oldName'")
+        }
+    }
+
+    /// `: oldName` or `: [oldName, olderName]` after `renamedFrom`.
+    private mutating func parseFormerNames() throws -> [Located<String>] {
+        try expectSymbol(":", "after 'renamedFrom'")
+        guard consumeSymbol("[") else { return [try expectIdentifier("the former name")] }
+        var names: [Located<String>] = []
+        repeat { names.append(try expectIdentifier("a former name")) } while consumeSymbol(",")
+        try expectSymbol("]", "to close the list of former names")
+        return names
     }
 
     mutating func parseType() throws -> TypeReference {
@@ -351,7 +378,7 @@ public struct DSLParser {
         }
         var relation = RelationDeclaration(name: name, target: target, isToMany: isToMany)
         while consumeSymbol(",") {
-            let option = try expectIdentifier("a relation option ('required', 'inverse' or 'onDelete')")
+            let option = try expectIdentifier("a relation option ('required', 'inverse', 'onDelete' or 'renamedFrom')")
             switch option.value {
             case "required":
                 relation.isRequired = Located(true, at: option.location)
@@ -365,10 +392,12 @@ public struct DSLParser {
                     throw fail("unknown delete rule '\(rule.value)'", at: rule.location, hint: "use 'cascade' or 'nullify'")
                 }
                 relation.deleteRule = parsed
+            case "renamedFrom":
+                relation.renamedFrom += try parseFormerNames()
             default:
                 throw fail("unknown relation option '\(option.value)'", at: option.location,
-                           hint: Suggestion.didYouMean(option.value, in: ["required", "inverse", "onDelete"])
-                               ?? "relation options are 'required', 'inverse: name' and 'onDelete: cascade|nullify'")
+                           hint: Suggestion.didYouMean(option.value, in: ["required", "inverse", "onDelete", "renamedFrom"])
+                               ?? "relation options are 'required', 'inverse: name', 'onDelete: cascade|nullify' and 'renamedFrom: oldName'")
             }
         }
         return relation

@@ -113,6 +113,13 @@ public struct JSONSchemaReader {
         return elements
     }
 
+    /// `"renamedFrom": "oldName"` or `["oldName", "olderName"]`.
+    private mutating func formerNames(_ value: JSONValue?) -> [Located<String>] {
+        guard let value else { return [] }
+        if case .string = value { return identifier(value, "'renamedFrom'").map { [$0] } ?? [] }
+        return array(value, "'renamedFrom'").compactMap { identifier($0, "a former name in 'renamedFrom'") }
+    }
+
     private mutating func documentation(_ value: JSONValue?) -> [String] {
         guard let value else { return [] }
         if case .string(let text, _) = value { return text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) }
@@ -171,11 +178,12 @@ public struct JSONSchemaReader {
     }
 
     private mutating func readEntity(_ value: JSONValue) -> EntityDeclaration? {
-        guard let object = members(value, "entity", allowed: ["entity", "access", "doc", "fields", "relations", "indexes", "merge", "metadata"]),
+        guard let object = members(value, "entity", allowed: ["entity", "access", "doc", "renamedFrom", "fields", "relations", "indexes", "merge", "metadata"]),
               let name = identifier(object["entity"], "'entity'") else { return nil }
         var entity = EntityDeclaration(name: name, location: value.location)
         entity.access = access(object["access"])
         entity.documentation = documentation(object["doc"])
+        entity.renamedFrom = formerNames(object["renamedFrom"])
         entity.fields = array(object["fields"], "'fields'").compactMap { readField($0) }
         entity.relations = array(object["relations"], "'relations'").compactMap { readRelation($0) }
         entity.indexes = array(object["indexes"], "'indexes'").compactMap { readIndex($0) }
@@ -208,7 +216,7 @@ public struct JSONSchemaReader {
     }
 
     private mutating func readField(_ value: JSONValue) -> FieldDeclaration? {
-        guard let object = members(value, "field", allowed: ["let", "var", "type", "default", "doc"]) else { return nil }
+        guard let object = members(value, "field", allowed: ["let", "var", "type", "default", "doc", "renamedFrom"]) else { return nil }
         let isMutable = object["var"] != nil
         guard (object["let"] != nil) != isMutable else {
             error("a field needs exactly one of 'let' or 'var' naming it", at: value.location, hint: "write {\"let\": \"id\", \"type\": \"String\"}")
@@ -218,6 +226,7 @@ public struct JSONSchemaReader {
         let type = readType(object["type"], "field '\(name.value)'", at: value.location) ?? Located(.invalid, at: value.location)
         var field = FieldDeclaration(name: name, type: type, isMutable: isMutable)
         field.documentation = documentation(object["doc"])
+        field.renamedFrom = formerNames(object["renamedFrom"])
         if let defaultValue = object["default"], let parsed = readDefault(defaultValue) {
             field.defaultValue = Located(parsed, at: defaultValue.location)
         }
@@ -243,7 +252,7 @@ public struct JSONSchemaReader {
     }
 
     private mutating func readRelation(_ value: JSONValue) -> RelationDeclaration? {
-        guard let object = members(value, "relation", allowed: ["relation", "target", "toMany", "required", "inverse", "onDelete", "doc"]),
+        guard let object = members(value, "relation", allowed: ["relation", "target", "toMany", "required", "inverse", "onDelete", "doc", "renamedFrom"]),
               let name = identifier(object["relation"], "the relation name") else { return nil }
         guard let target = identifier(object["target"], "'target'") else {
             error("relation '\(name.value)' has no 'target'", at: value.location, hint: "name the related entity: \"target\": \"User\"")
@@ -262,6 +271,7 @@ public struct JSONSchemaReader {
             }
         }
         relation.documentation = documentation(object["doc"])
+        relation.renamedFrom = formerNames(object["renamedFrom"])
         return relation
     }
 

@@ -24,12 +24,21 @@ public enum DSLPrinter {
         writer.documentation(field.documentation)
         var text = "\(field.isMutable ? "var" : "let") \(SwiftName.escaped(field.name.value)): \(field.type.value)"
         if let value = field.defaultValue { text += " = \(value.value)" }
-        writer.line(text)
+        writer.line(text + renamedFrom(field.renamedFrom))
+    }
+
+    /// `, renamedFrom: old` or `, renamedFrom: [old, older]`, or nothing.
+    private static func renamedFrom(_ names: [Located<String>]) -> String {
+        switch names.count {
+        case 0: ""
+        case 1: ", renamedFrom: \(names[0].value)"
+        default: ", renamedFrom: [\(names.map(\.value).joined(separator: ", "))]"
+        }
     }
 
     private static func printEntity(_ entity: EntityDeclaration, into writer: inout SwiftWriter) {
         writer.documentation(entity.documentation)
-        writer.block("\(entity.access.prefix)entity \(entity.name.value)") { writer in
+        writer.block("\(entity.access.prefix)entity \(entity.name.value)\(renamedFrom(entity.renamedFrom))") { writer in
             entity.fields.forEach { printField($0, into: &writer) }
             if !entity.relations.isEmpty { writer.line() }
             for relation in entity.relations {
@@ -38,7 +47,7 @@ public enum DSLPrinter {
                 if relation.isRequired?.value == true { text += ", required" }
                 if let inverse = relation.inverse { text += ", inverse: \(inverse.value)" }
                 if relation.deleteRule == .cascade { text += ", onDelete: cascade" }
-                writer.line(text)
+                writer.line(text + renamedFrom(relation.renamedFrom))
             }
             if !entity.indexes.isEmpty { writer.line() }
             for index in entity.indexes {

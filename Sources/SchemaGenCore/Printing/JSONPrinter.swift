@@ -27,6 +27,15 @@ public enum JSONPrinter {
         level == .internal ? [] : [("access", .string(level.rawValue))]
     }
 
+    /// One former name as a string, several as an array (the reader takes both).
+    private static func renamedFrom(_ names: [Located<String>]) -> [(String, Node)] {
+        switch names.count {
+        case 0: []
+        case 1: [("renamedFrom", .string(names[0].value))]
+        default: [("renamedFrom", .array(names.map { .string($0.value) }))]
+        }
+    }
+
     private static func value(_ value: DefaultValue) -> Node {
         switch value {
         case .string(let text): .string(text)
@@ -42,13 +51,14 @@ public enum JSONPrinter {
     private static func field(_ field: FieldDeclaration) -> Node {
         var members: [(String, Node)] = [(field.isMutable ? "var" : "let", .string(field.name.value)), ("type", .string(field.type.value.description))]
         if let defaultValue = field.defaultValue { members.append(("default", value(defaultValue.value))) }
-        return .object(members + docs(field.documentation))
+        return .object(members + renamedFrom(field.renamedFrom) + docs(field.documentation))
     }
 
     private static func declaration(_ declaration: Declaration) -> Node {
         switch declaration {
         case .entity(let entity):
-            var members: [(String, Node)] = [("entity", .string(entity.name.value))] + access(entity.access) + docs(entity.documentation)
+            var members: [(String, Node)] = [("entity", .string(entity.name.value))] + access(entity.access) + renamedFrom(entity.renamedFrom)
+                + docs(entity.documentation)
             members.append(("fields", .array(entity.fields.map(field))))
             if !entity.relations.isEmpty {
                 members.append(("relations", .array(entity.relations.map { relation in
@@ -57,7 +67,7 @@ public enum JSONPrinter {
                     if relation.isRequired?.value == true { spec.append(("required", .raw("true"))) }
                     if let inverse = relation.inverse { spec.append(("inverse", .string(inverse.value))) }
                     if relation.deleteRule == .cascade { spec.append(("onDelete", .string("cascade"))) }
-                    return .object(spec + docs(relation.documentation))
+                    return .object(spec + renamedFrom(relation.renamedFrom) + docs(relation.documentation))
                 })))
             }
             if !entity.indexes.isEmpty {

@@ -42,10 +42,12 @@ struct PersistenceRenderer {
     private func column(_ field: FieldModel) -> String {
         let name = SwiftLiteral.string(field.name)
         let keyPath = "\\.\(SwiftName.escaped(field.name))"
+        // The default as stored is what a migration gives rows stored before the field existed.
+        let defaultValue = field.defaultValue.flatMap { $0 == .nil ? nil : ", default: \($0)" } ?? ""
         return switch field.storage {
-        case .column: ".column(\(name), \(keyPath))"
-        case .json: ".json(\(name), \(keyPath))"
-        case .nullableJSON: ".nullableJSON(\(name), \(keyPath))"
+        case .column: ".column(\(name), \(keyPath)\(defaultValue))"
+        case .json: ".json(\(name), \(keyPath)\(defaultValue))"
+        case .nullableJSON: ".nullableJSON(\(name), \(keyPath)\(defaultValue))"
         }
     }
 

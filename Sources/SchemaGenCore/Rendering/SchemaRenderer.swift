@@ -1,3 +1,5 @@
+import SchemaEvolution
+
 /// Renders the one file per target that lists the schema as a whole: the `PersistentSchema`
 /// a store is opened with (its entities and fingerprint).
 enum SchemaRenderer {
@@ -32,7 +34,50 @@ enum SchemaRenderer {
             writer.line("\(access.prefix)static let fingerprint = \(SwiftLiteral.string(SchemaFingerprint.of(entities)))")
             writer.line()
             writer.list("\(access.prefix)static let entities: [any PersistentEntity.Type] =", entities.map { "\($0.name).self" })
+            writer.line()
+            writer.documentation([
+                "What a store keeps of each entity, and the names it had before (`renamedFrom:`): a store records",
+                "it, and migrates a file written with another shape when it opens (docs/Persistence.md).",
+            ])
+            renderShape(SchemaShapeBuilder.shape(of: model), access: access, into: &writer)
         }
         return writer.text
+    }
+
+    private static func renderShape(_ shape: SchemaShape, access: AccessLevel, into writer: inout SwiftWriter) {
+        writer.block(opening: "\(access.prefix)static let shape = SchemaShape(entities: [", closing: "])") { writer in
+            for entity in shape.entities {
+                let name = SwiftLiteral.string(entity.name)
+                writer.block(opening: "EntityShape(", closing: "),") { writer in
+                    writer.line("\(name),\(renamedFrom(entity.renamedFrom))")
+                    let more = !entity.relations.isEmpty || entity.tracksUpdatedAt
+                    writer.list("fields:", entity.fields.map(field), closing: more ? "]," : "]")
+                    if !entity.relations.isEmpty {
+                        writer.list("relations:", entity.relations.map(relation), closing: entity.tracksUpdatedAt ? "]," : "]")
+                    }
+                    if entity.tracksUpdatedAt { writer.line("tracksUpdatedAt: true") }
+                }
+            }
+        }
+    }
+
+    private static func renamedFrom(_ names: [String]) -> String {
+        names.isEmpty ? "" : " renamedFrom: [\(names.map(SwiftLiteral.string).joined(separator: ", "))],"
+    }
+
+    private static func field(_ field: FieldShape) -> String {
+        var text = "FieldShape(\(SwiftLiteral.string(field.name)), \(SwiftLiteral.string(field.type)), column: .\(field.column)"
+        if field.isJSON { text += ", isJSON: true" }
+        if let value = field.defaultValue { text += ", defaultValue: \(SwiftLiteral.string(value))" }
+        if !field.renamedFrom.isEmpty { text += ", renamedFrom: [\(field.renamedFrom.map(SwiftLiteral.string).joined(separator: ", "))]" }
+        return text + ")"
+    }
+
+    private static func relation(_ relation: RelationShape) -> String {
+        var text = "RelationShape(\(SwiftLiteral.string(relation.name)), to: \(SwiftLiteral.string(relation.target))"
+        if relation.isToMany { text += ", toMany: true" }
+        if let inverse = relation.inverse { text += ", inverse: \(SwiftLiteral.string(inverse))" }
+        if !relation.renamedFrom.isEmpty { text += ", renamedFrom: [\(relation.renamedFrom.map(SwiftLiteral.string).joined(separator: ", "))]" }
+        return text + ")"
     }
 }

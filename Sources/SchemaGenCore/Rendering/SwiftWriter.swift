@@ -48,9 +48,10 @@ struct SwiftWriter {
         line(closing)
     }
 
-    /// Appends a multi-line array literal: `header [`, one element per line with a trailing comma, `]`.
-    mutating func list(_ header: String, _ elements: [String]) {
-        block(opening: header + " [", closing: "]") { writer in
+    /// Appends a multi-line array literal: `header [`, one element per line with a trailing
+    /// comma, then `closing` (`],` inside an argument list).
+    mutating func list(_ header: String, _ elements: [String], closing: String = "]") {
+        block(opening: header + " [", closing: closing) { writer in
             for element in elements { writer.line(element + ",") }
         }
     }

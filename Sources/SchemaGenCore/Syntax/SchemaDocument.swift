@@ -59,6 +59,8 @@ public struct EntityDeclaration: Hashable, Sendable {
     public var mergeRules: [MergeDeclaration] = []
     /// `metadata updatedAt`: the runtime records when each entity was last saved.
     public var tracksUpdatedAt: Located<Bool>? = nil
+    /// `entity Message, renamedFrom: Post`: names the entity had before, so a store keeps its rows.
+    public var renamedFrom: [Located<String>] = []
     public var location: SourceLocation
 
     public init(name: Located<String>, location: SourceLocation) {
@@ -74,6 +76,8 @@ public struct FieldDeclaration: Hashable, Sendable {
     public var isMutable: Bool
     public var defaultValue: Located<DefaultValue>? = nil
     public var documentation: [String] = []
+    /// `var text: String, renamedFrom: body`: names the field had before (entity fields only).
+    public var renamedFrom: [Located<String>] = []
 }
 
 /// `relation chat: Chat, required, inverse: messages, onDelete: cascade`
@@ -87,6 +91,8 @@ public struct RelationDeclaration: Hashable, Sendable {
     public var inverse: Located<String>? = nil
     public var deleteRule: DeleteRule = .nullify
     public var documentation: [String] = []
+    /// `relation members: [User], renamedFrom: users`: names the relation had before.
+    public var renamedFrom: [Located<String>] = []
 }
 
 /// `index ordered(lastName, firstName desc)`, `index unique(email, onCollision: upsert)`

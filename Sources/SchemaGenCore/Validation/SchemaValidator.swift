@@ -54,6 +54,13 @@ public struct SchemaValidator {
             }
         }
         diagnostics.append(contentsOf: RequiredRelationCycles(entities: entities).diagnostics())
+        let structs = documents.flatMap { document in
+            document.declarations.compactMap { declaration -> StructDeclaration? in
+                if case .structure(let structure) = declaration { return structure }
+                return nil
+            }
+        }
+        diagnostics.append(contentsOf: FormerNameCheck.problems(entities: entities, structs: structs))
         return SchemaModel(files: files)
     }
 
@@ -211,7 +218,8 @@ public struct SchemaValidator {
             checkAccess(of: field.type.value, usedBy: owner, access: access, member: field.name.value, at: field.type.location)
             if let value = field.defaultValue { checkDefault(value, for: field.type.value, field: field.name.value) }
             var model = FieldModel(name: field.name.value, type: field.type.value, isMutable: field.isMutable,
-                                   defaultValue: field.defaultValue?.value, documentation: field.documentation)
+                                   defaultValue: field.defaultValue?.value, documentation: field.documentation,
+                                   formerNames: field.renamedFrom.map(\.value))
             if field.type.value.namedTypes.contains(where: { catalog.externals[$0] != nil }) { model.swiftOrigin = field.name.location }
             model.storage = FieldStorage.of(field.type.value, enums: Set(catalog.enums.keys))
             return model
@@ -265,6 +273,7 @@ public struct SchemaValidator {
 
         return EntityModel(
             name: entityName, access: entity.access, documentation: entity.documentation,
+            formerNames: entity.renamedFrom.map(\.value),
             fields: fields, relations: relations, indexes: indexes,
             defaultMerge: defaultMerge, fragmentMerge: fragmentMerge,
             patchFields: fields.filter { $0.isMutable && $0.type.isOptional }.map(\.name),
@@ -301,7 +310,8 @@ public struct SchemaValidator {
             if relation.isToMany { column = toManyColumn; toManyColumn += 1 } else { column = toOneColumn; toOneColumn += 1 }
             var model = RelationModel(name: relation.name.value, target: relation.target.value, isToMany: relation.isToMany,
                                       isRequired: relation.isRequired?.value ?? false, inverse: nil,
-                                      deleteRule: relation.deleteRule, column: column, documentation: relation.documentation)
+                                      deleteRule: relation.deleteRule, column: column, documentation: relation.documentation,
+                                      formerNames: relation.renamedFrom.map(\.value))
             if relation.isToMany, let required = relation.isRequired {
                 error("to-many relation '\(relation.name.value)' cannot be required", at: required.location,
                       hint: "remove 'required': an empty list already means no related entities")

@@ -20,4 +20,8 @@ public protocol PersistentSchema {
 
     /// Every entity of the schema, in schema order.
     static var entities: [any PersistentEntity.Type] { get }
+
+    /// What a store keeps of the schema, and what its parts were called before
+    /// (`renamedFrom:`): recorded in store files and compared on open to migrate them.
+    static var shape: SchemaShape { get }
 }

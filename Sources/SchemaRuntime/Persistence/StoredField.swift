@@ -13,23 +13,28 @@ public struct StoredField<Entity>: Sendable {
     public let isJSON: Bool
     /// The value to store for an entity.
     public let value: @Sendable (Entity) throws -> StoredValue
+    /// The schema's default value as stored, if the field has one: what rows already in a
+    /// store get when a migration adds the field or makes it required.
+    public let defaultValue: StoredValue?
 
     /// A field whose type has a column type of its own.
-    public static func column<Value: StorableValue>(_ name: String, _ keyPath: KeyPath<Entity, Value> & Sendable) -> StoredField {
-        StoredField(name: name, type: Value.storedType, isNullable: Value.isNullable, isJSON: false) { $0[keyPath: keyPath].storedValue }
+    public static func column<Value: StorableValue>(_ name: String, _ keyPath: KeyPath<Entity, Value> & Sendable, default defaultValue: Value? = nil) -> StoredField {
+        StoredField(name: name, type: Value.storedType, isNullable: Value.isNullable, isJSON: false,
+                    value: { $0[keyPath: keyPath].storedValue }, defaultValue: defaultValue?.storedValue)
     }
 
     /// A `Codable` field stored as JSON text (structs, arrays, dictionaries, external types).
-    public static func json<Value: Codable & Sendable>(_ name: String, _ keyPath: KeyPath<Entity, Value> & Sendable) -> StoredField {
-        StoredField(name: name, type: .text, isNullable: false, isJSON: true) { try StoredJSON.encode($0[keyPath: keyPath]) }
+    public static func json<Value: Codable & Sendable>(_ name: String, _ keyPath: KeyPath<Entity, Value> & Sendable, default defaultValue: Value? = nil) -> StoredField {
+        StoredField(name: name, type: .text, isNullable: false, isJSON: true,
+                    value: { try StoredJSON.encode($0[keyPath: keyPath]) }, defaultValue: defaultValue.flatMap { try? StoredJSON.encode($0) })
     }
 
     /// An optional `Codable` field stored as JSON text, NULL for nil.
-    public static func nullableJSON<Value: Codable & Sendable>(_ name: String, _ keyPath: KeyPath<Entity, Value?> & Sendable) -> StoredField {
-        StoredField(name: name, type: .text, isNullable: true, isJSON: true) { entity in
+    public static func nullableJSON<Value: Codable & Sendable>(_ name: String, _ keyPath: KeyPath<Entity, Value?> & Sendable, default defaultValue: Value? = nil) -> StoredField {
+        StoredField(name: name, type: .text, isNullable: true, isJSON: true, value: { entity in
             guard let value = entity[keyPath: keyPath] else { return .null }
             return try StoredJSON.encode(value)
-        }
+        }, defaultValue: defaultValue.flatMap { try? StoredJSON.encode($0) })
     }
 }
 

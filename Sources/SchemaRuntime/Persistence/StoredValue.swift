@@ -10,14 +10,6 @@ public enum StoredValue: Sendable, Hashable {
     case blob(Data)
 }
 
-/// The declared type of a stored column.
-public enum StoredType: String, Sendable, Hashable, Codable {
-    case integer = "INTEGER"
-    case real = "REAL"
-    case text = "TEXT"
-    case blob = "BLOB"
-}
-
 /// A stored value that cannot be read back as the field's type: the file was written by
 /// other code, edited by hand, or is damaged.
 public struct StoredValueError: Error, Sendable, Hashable, CustomStringConvertible {
