@@ -32,6 +32,18 @@ public struct TableLayout: Sendable {
     /// The storage of each relation.
     public let relations: [RelationPath: RelationStorage]
 
+    /// Every entity's first field and its table's primary key.
+    public static let idField = "id"
+
+    /// The column holding `metadata updatedAt` save times (a name no schema field can have).
+    public static let updatedAtColumn = "schemagen:updatedAt"
+
+    /// The SQL column names of an entity's table: its fields' names, `id` first, then the
+    /// save time column if it tracks one, made unique ignoring case.
+    public static func columnNames(of entity: EntityShape) -> [String] {
+        SQLNames.unique(entity.fields.map(\.name) + (entity.tracksUpdatedAt ? [updatedAtColumn] : []))
+    }
+
     /// The link table of a relation, if its links are stored in its own table.
     public func linkTable(_ path: RelationPath) -> String? {
         if case .stored(let table, _) = relations[path] { return table }

@@ -39,14 +39,15 @@ public struct StoredField<Entity>: Sendable {
 }
 
 /// JSON text for the values stored as JSON: sorted keys, so equal values store equal text.
-enum StoredJSON {
-    static func encode<Value: Encodable>(_ value: Value) throws -> StoredValue {
+@_spi(SchemaStore)
+public enum StoredJSON {
+    public static func encode<Value: Encodable>(_ value: Value) throws -> StoredValue {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return .text(String(decoding: try encoder.encode(value), as: UTF8.self))
     }
 
-    static func decode<Value: Decodable>(_ type: Value.Type, from stored: StoredValue) throws -> Value {
+    public static func decode<Value: Decodable>(_ type: Value.Type, from stored: StoredValue) throws -> Value {
         guard case .text(let text) = stored else { throw StoredValueError(expectedType: "\(Value.self) as JSON text", found: stored) }
         do {
             return try JSONDecoder().decode(Value.self, from: Data(text.utf8))

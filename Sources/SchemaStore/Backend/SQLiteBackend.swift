@@ -20,12 +20,14 @@ final class SQLiteBackend: StoreBackend, @unchecked Sendable {
     let location: String
     private let database: SQLiteDatabase
     private let durability: Store.Durability
+    private let readOnly: Bool
 
-    init(path: String, durability: Store.Durability, lockTimeout: TimeInterval) throws {
+    init(path: String, durability: Store.Durability, lockTimeout: TimeInterval, readOnly: Bool = false) throws {
         location = path
         self.durability = durability
+        self.readOnly = readOnly
         do {
-            database = try SQLiteDatabase(path: path)
+            database = try SQLiteDatabase(path: path, readOnly: readOnly, create: !readOnly)
         } catch let error as SQLiteError {
             throw StoreError.cannotOpen(path: path, reason: Self.openFailure(error, path: path))
         }
@@ -61,12 +63,18 @@ final class SQLiteBackend: StoreBackend, @unchecked Sendable {
 
     // MARK: Open
 
-    func open(_ layout: StoreLayout) throws {
+    func open(_ layout: StoreLayout, migrations: [Migration], policy: Store.MigrationPolicy) throws -> MigrationPlan? {
         try mapped {
+            if readOnly {
+                // Reading only: no lock taken, nothing written; a file needing more than that is refused.
+                let decision = try decide(layout, migrations: migrations, policy: policy)
+                if case .migrate = decision { preconditionFailure("a read-only open never migrates") }
+                return nil
+            }
             try database.execute("PRAGMA locking_mode = EXCLUSIVE")
-            // Refuse a file that is not this schema's store before anything below changes it
-            // (switching to WAL rewrites the file header).
-            try checkTables(layout, creating: false)
+            // Refuse a file that is not this schema's store, or that cannot be migrated, before
+            // anything below changes it (switching to WAL rewrites the file header).
+            _ = try decide(layout, migrations: migrations, policy: policy)
             let mode = try database.strings("PRAGMA journal_mode = WAL").first ?? ""
             guard mode == "wal" || mode == "memory" else {
                 throw StoreError.cannotOpen(path: location, reason: "the file cannot use a write-ahead log (journal mode is \(mode))")
@@ -75,8 +83,23 @@ final class SQLiteBackend: StoreBackend, @unchecked Sendable {
             // Taking the write lock now makes a second store on the file fail here, at open.
             try database.execute("BEGIN IMMEDIATE")
             do {
-                try checkTables(layout, creating: true)
+                var applied: MigrationPlan?
+                switch try decide(layout, migrations: migrations, policy: policy) {
+                case .create:
+                    try createTables(layout)
+                    try recordMetadata(layout, history: [layout.fingerprint])
+                case .current(let recordShape):
+                    if recordShape { try recordMetadata(layout, history: try readMetadata()?.history ?? [layout.fingerprint]) }
+                case .migrate(let plan):
+                    let byField = Dictionary(migrations.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
+                    try SQLiteMigrator(database: database, plan: plan, layout: layout, migrations: byField, path: location).run()
+                    try recordMetadata(layout, history: (try readMetadata()?.history ?? []) + [layout.fingerprint])
+                    applied = plan
+                case .readNewer:
+                    preconditionFailure("only a read-only open reads a newer store")
+                }
                 try database.execute("COMMIT")
+                return applied
             } catch {
                 try? database.execute("ROLLBACK")
                 throw error
@@ -84,58 +107,88 @@ final class SQLiteBackend: StoreBackend, @unchecked Sendable {
         }
     }
 
-    /// Checks that the file is empty or a store of `layout`'s schema, and with `creating`
-    /// creates the tables of an empty one.
-    private func checkTables(_ layout: StoreLayout, creating: Bool) throws {
+    /// The plan opening the file for writing would apply (nil if none), without writing.
+    func plan(for layout: StoreLayout, migrations: [Migration]) throws -> MigrationPlan? {
+        try mapped {
+            let metadata = try readMetadata()
+            guard let metadata, metadata.fingerprint != layout.fingerprint else { return nil }
+            guard let recorded = metadata.shape else {
+                throw StoreError.schemaMismatch(path: location, stored: metadata.fingerprint, expected: layout.fingerprint,
+                                                storedLayout: "(written before stores recorded their schema's shape)", expectedLayout: layout.description)
+            }
+            return MigrationPlanner.plan(from: recorded, to: layout.shape, migratedFields: Set(migrations.map(\.path)))
+        }
+    }
+
+    /// What opening does with the file: see ``OpenDecision``. Throws for a file that is not a
+    /// store, or one this code must not open.
+    private func decide(_ layout: StoreLayout, migrations: [Migration], policy: Store.MigrationPolicy) throws -> OpenDecision {
+        let metadata = try readMetadata()
+        if let metadata, metadata.format > Self.format {
+            throw StoreError.newerFormat(path: location, format: metadata.format, supported: Self.format)
+        }
+        return try OpenDecision.decide(metadata, layout: layout, migrations: migrations, policy: policy, readOnly: readOnly, path: location)
+    }
+
+    /// The recorded metadata; nil for an empty file. Throws for a file that is not a store.
+    private func readMetadata() throws -> StoreMetadata? {
         let tables = try database.strings("SELECT name FROM sqlite_master WHERE type = 'table'")
         guard tables.contains("schemagen:meta") else {
             guard tables.isEmpty else {
                 throw StoreError.notAStore(path: location, reason: "it holds tables (\(tables.sorted().prefix(5).joined(separator: ", "))) but no schemagen:meta table")
             }
-            if creating { try createTables(layout) }
-            return
+            return nil
         }
-        var meta: [String: String] = [:]
+        var values: [String: String] = [:]
         let statement = try database.statement("SELECT key, value FROM \(Self.metaTable)")
         while try statement.step() {
-            if case .text(let key) = statement.value(at: 0), case .text(let value) = statement.value(at: 1) { meta[key] = value }
+            if case .text(let key) = statement.value(at: 0), case .text(let value) = statement.value(at: 1) { values[key] = value }
         }
-        guard let format = meta["format"].flatMap(Int.init) else {
-            throw StoreError.notAStore(path: location, reason: "its schemagen:meta table records no format")
+        do {
+            guard let metadata = try StoreMetadata(values) else {
+                throw StoreError.notAStore(path: location, reason: "its schemagen:meta table records no format")
+            }
+            return metadata
+        } catch is DecodingError {
+            throw StoreError.corrupt(path: location, reason: "its recorded schema shape cannot be read")
         }
-        guard format <= Self.format else {
-            throw StoreError.newerFormat(path: location, format: format, supported: Self.format)
-        }
-        guard meta["fingerprint"] == layout.fingerprint else {
-            throw StoreError.schemaMismatch(path: location, stored: meta["fingerprint"] ?? "none", expected: layout.fingerprint,
-                                            storedLayout: meta["layout"] ?? "", expectedLayout: layout.description)
+    }
+
+    private func recordMetadata(_ layout: StoreLayout, history: [String]) throws {
+        let insert = try database.statement("INSERT OR REPLACE INTO \(Self.metaTable) (key, value) VALUES (?, ?)")
+        for (key, value) in StoreMetadata.values(for: layout, format: Self.format, history: history) {
+            try insert.run([.text(key), .text(value)])
         }
     }
 
     private func createTables(_ layout: StoreLayout) throws {
         try database.execute("CREATE TABLE \(Self.metaTable) (key TEXT NOT NULL PRIMARY KEY, value TEXT NOT NULL)")
-        for entity in layout.entities {
-            let columns = entity.columns.enumerated().map { index, column in
-                "\(quoted(column.name)) \(column.type.rawValue)\(column.isNullable ? "" : " NOT NULL")\(index == 0 ? " PRIMARY KEY" : "")"
-            }
-            try database.execute("CREATE TABLE \(quoted(entity.tableName)) (\(columns.joined(separator: ", ")))")
+        for entity in layout.entities { try Self.createTable(entity, in: database) }
+        for link in layout.links { try Self.createTable(link, in: database) }
+    }
+
+    static func createTable(_ entity: any AnyEntityPersister, in database: SQLiteDatabase) throws {
+        let columns = entity.columns.enumerated().map { index, column in
+            "\(quoted(column.name)) \(column.type.rawValue)\(column.isNullable ? "" : " NOT NULL")\(index == 0 ? " PRIMARY KEY" : "")"
         }
-        for link in layout.links {
-            let name = quoted(link.name)
-            if link.isToMany {
-                try database.execute("""
-                    CREATE TABLE \(name) (owner \(link.ownerEntity.idType.rawValue) NOT NULL, position INTEGER NOT NULL, \
-                    target \(link.targetEntity.idType.rawValue) NOT NULL, PRIMARY KEY (owner, target)) WITHOUT ROWID
-                    """)
-                try database.execute("CREATE UNIQUE INDEX \(quoted(link.name + ":order")) ON \(name) (owner, position)")
-            } else {
-                try database.execute("CREATE TABLE \(name) (owner \(link.ownerEntity.idType.rawValue) NOT NULL PRIMARY KEY, target \(link.targetEntity.idType.rawValue) NOT NULL)")
-            }
+        try database.execute("CREATE TABLE \(quoted(entity.tableName)) (\(columns.joined(separator: ", ")))")
+    }
+
+    static func createTable(_ link: LinkLayout, in database: SQLiteDatabase) throws {
+        let name = quoted(link.name)
+        if link.isToMany {
+            try database.execute("""
+                CREATE TABLE \(name) (owner \(link.ownerEntity.idType.rawValue) NOT NULL, position INTEGER NOT NULL, \
+                target \(link.targetEntity.idType.rawValue) NOT NULL, PRIMARY KEY (owner, target)) WITHOUT ROWID
+                """)
+            try createOrderIndex(link, in: database)
+        } else {
+            try database.execute("CREATE TABLE \(name) (owner \(link.ownerEntity.idType.rawValue) NOT NULL PRIMARY KEY, target \(link.targetEntity.idType.rawValue) NOT NULL)")
         }
-        let insert = try database.statement("INSERT INTO \(Self.metaTable) (key, value) VALUES (?, ?)")
-        for (key, value) in [("format", "\(Self.format)"), ("fingerprint", layout.fingerprint), ("layout", layout.description)] {
-            try insert.run([.text(key), .text(value)])
-        }
+    }
+
+    static func createOrderIndex(_ link: LinkLayout, in database: SQLiteDatabase) throws {
+        try database.execute("CREATE UNIQUE INDEX \(quoted(link.name + ":order")) ON \(quoted(link.name)) (owner, position)")
     }
 
     // MARK: Load

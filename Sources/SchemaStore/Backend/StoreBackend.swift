@@ -10,9 +10,10 @@ protocol StoreBackend: AnyObject, Sendable {
     /// The file or address, for error messages.
     var location: String { get }
 
-    /// Prepares the storage for `layout`: creates the tables of a new store; checks that an
-    /// existing one was written with the same schema.
-    func open(_ layout: StoreLayout) throws
+    /// Prepares the storage for `layout`: creates the tables of a new store; migrates one
+    /// written with an older schema (returning the plan it applied), in one transaction;
+    /// refuses one it must not open (see ``OpenDecision``), leaving it untouched.
+    func open(_ layout: StoreLayout, migrations: [Migration], policy: Store.MigrationPolicy) throws -> MigrationPlan?
 
     /// Every row of an entity table, columns in layout order.
     func loadRows(_ entity: any AnyEntityPersister, _ body: ([StoredValue]) throws -> Void) throws

@@ -10,6 +10,10 @@ protocol AnyEntityPersister: Sendable {
     var table: ObjectIdentifier { get }
     /// The stored columns, `id` first, then the save time for entities that track it.
     var columns: [ColumnLayout] { get }
+    /// The entity in the schema's shape.
+    var shape: EntityShape { get }
+    /// Per column: the schema default as stored, for rows a migration fills in.
+    var columnDefaults: [StoredValue?] { get }
     var idType: StoredType { get }
     var relations: [RelationInfo] { get }
 
@@ -42,19 +46,26 @@ struct ColumnLayout: Sendable, Hashable, Codable {
 }
 
 struct EntityPersister<Entity: PersistentEntity>: AnyEntityPersister {
-    /// The column holding `metadata updatedAt` save times (a name no schema field can have).
-    static var updatedAtColumn: String { "schemagen:updatedAt" }
-
     let fields = Entity.storedFields
+    let shape: EntityShape
     let tableName: String
     let columns: [ColumnLayout]
 
-    init(tableName: String) {
+    init(shape: EntityShape, tableName: String) {
+        self.shape = shape
         self.tableName = tableName
+        // The shape and the stored fields are generated together; a mismatch is hand-edited code.
+        precondition(shape.fields.map(\.name) == fields.map(\.name) && shape.fields.map(\.column) == fields.map(\.type)
+                     && shape.tracksUpdatedAt == Entity.tracksUpdatedAt,
+                     "the shape of \(Entity.entityName) does not match its stored fields: regenerate the schema code")
         var columns = fields.map { ColumnLayout(name: $0.name, type: $0.type, isNullable: $0.isNullable, isJSON: $0.isJSON) }
-        if Entity.tracksUpdatedAt { columns.append(ColumnLayout(name: Self.updatedAtColumn, type: .real, isNullable: true, isJSON: false)) }
-        for (index, name) in SQLNames.unique(columns.map(\.name)).enumerated() { columns[index].name = name }
+        if Entity.tracksUpdatedAt { columns.append(ColumnLayout(name: TableLayout.updatedAtColumn, type: .real, isNullable: true, isJSON: false)) }
+        for (index, name) in TableLayout.columnNames(of: shape).enumerated() { columns[index].name = name }
         self.columns = columns
+    }
+
+    var columnDefaults: [StoredValue?] {
+        fields.map(\.defaultValue) + (Entity.tracksUpdatedAt ? [nil] : [])
     }
 
     var entityName: String { Entity.entityName }

@@ -8,6 +8,8 @@ import SchemaRuntime
 struct LinkLayout: Sendable {
     /// The table's SQL name: `Entity.relation` (see ``SQLNames``).
     var name: String
+    /// The relation whose links these are.
+    var path: TableLayout.RelationPath
     /// The entity whose relation this is, and the one it links to.
     var ownerEntity: any AnyEntityPersister
     var targetEntity: any AnyEntityPersister

@@ -73,6 +73,11 @@ final class SQLiteDatabase {
         return SQLiteStatement(pointer, database: self)
     }
 
+    /// Forgets every cached statement (after tables were renamed or dropped).
+    func clearStatementCache() {
+        statements.removeAll()
+    }
+
     /// The rows of a query whose one column is text.
     func strings(_ sql: String) throws -> [String] {
         let statement = try statement(sql)

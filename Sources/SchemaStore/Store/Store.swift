@@ -43,19 +43,45 @@ public final class Store: @unchecked Sendable {
         case full
     }
 
+    /// What opening does with a file written with an older schema (docs/Persistence.md,
+    /// "Changing your schema").
+    public enum MigrationPolicy: Sendable, Hashable {
+        /// Applies the plan, including the deletions it lists (removed entities, fields and
+        /// relations): the schema file says they are gone. ``Store/appliedMigration`` holds it.
+        case automatic
+        /// Applies a plan only if it deletes nothing; otherwise throws
+        /// ``StoreError/migrationRefused(path:reason:plan:)`` listing what it would delete.
+        case keepEverything
+        /// Never migrates: a file written with another schema is refused.
+        case never
+    }
+
     public struct Options: Sendable {
         public var durability: Durability
         /// How long opening waits for another connection to release the file before failing
         /// with ``StoreError/locked(path:)``.
         public var lockTimeout: TimeInterval
+        public var migration: MigrationPolicy
+        /// Opens the file without writing to it (or locking it): writes throw
+        /// ``StoreError/readOnly(path:)``. A file written by a newer schema opens this way when
+        /// the part this code knows is intact; one needing a migration does not.
+        public var readOnly: Bool
 
-        public init(durability: Durability = .normal, lockTimeout: TimeInterval = 0.1) {
+        public init(durability: Durability = .normal, lockTimeout: TimeInterval = 0.1, migration: MigrationPolicy = .automatic,
+                    readOnly: Bool = false) {
             self.durability = durability
             self.lockTimeout = lockTimeout
+            self.migration = migration
+            self.readOnly = readOnly
         }
     }
 
     public let location: Location
+    /// The migration applied when the store opened, if the file was written with an older
+    /// schema: what changed, including anything deleted.
+    public let appliedMigration: MigrationPlan?
+    /// Whether writes are refused (``Options/readOnly``).
+    public let isReadOnly: Bool
     private let layout: StoreLayout
     private let backend: (any StoreBackend)?
     /// Guards `current`; held only to read or swap it, so readers never wait for a write.
@@ -70,20 +96,21 @@ public final class Store: @unchecked Sendable {
     /// concurrent synchronous writer can make one wait on `writeLock`.
     private let asyncWriters = WriterQueue()
 
-    /// Opens the store at `location` for `schema`, loading its graph.
+    /// Opens the store at `location` for `schema`, loading its graph. A file written with an
+    /// older schema is migrated first, in one transaction (see ``MigrationPolicy``);
+    /// `migrations` compute the changes a store cannot infer.
     ///
     /// Throws ``StoreError`` for a file that cannot be opened or created, one in use by
-    /// another store, a damaged file, and a file written with another schema; the file is
-    /// left untouched in every case.
-    public init(_ location: Location, schema: any PersistentSchema.Type, options: Options = Options()) throws {
+    /// another store, a damaged file, one written by a newer schema, and one whose migration
+    /// is not possible or fails; the file is left untouched in every case.
+    public init(_ location: Location, schema: any PersistentSchema.Type, migrations: [Migration] = [], options: Options = Options()) throws {
         let layout = StoreLayout(schema)
-        let backend: (any StoreBackend)? = switch location {
-        case .memory: nil
-        case .sqliteMemory: try SQLiteBackend(path: ":memory:", durability: options.durability, lockTimeout: options.lockTimeout)
-        case .file(let url): try SQLiteBackend(path: url.path, durability: options.durability, lockTimeout: options.lockTimeout)
+        for migration in migrations {
+            if let mismatch = migration.mismatch(in: layout.shape) { throw StoreError.invalidMigration(reason: mismatch) }
         }
+        let backend = try Self.backend(for: location, options: options)
         do {
-            try backend?.open(layout)
+            appliedMigration = try backend?.open(layout, migrations: migrations, policy: options.migration)
             current = try backend.map { try GraphLoader(layout: layout, backend: $0).load() } ?? Context()
         } catch {
             backend?.close()
@@ -92,6 +119,26 @@ public final class Store: @unchecked Sendable {
         self.location = location
         self.layout = layout
         self.backend = backend
+        self.isReadOnly = options.readOnly
+    }
+
+    private static func backend(for location: Location, options: Options) throws -> (any StoreBackend)? {
+        switch location {
+        case .memory: nil
+        case .sqliteMemory: try SQLiteBackend(path: ":memory:", durability: options.durability, lockTimeout: options.lockTimeout)
+        case .file(let url):
+            try SQLiteBackend(path: url.path, durability: options.durability, lockTimeout: options.lockTimeout, readOnly: options.readOnly)
+        }
+    }
+
+    /// The migration opening the file at `url` with `schema` would apply, without changing
+    /// the file: nil for a file written with `schema` (or no file yet). Throws what opening
+    /// would throw for a file it must refuse.
+    public static func migrationPlan(at url: URL, schema: any PersistentSchema.Type, migrations: [Migration] = []) throws -> MigrationPlan? {
+        guard FileManager.default.fileExists(atPath: url.path) else { return nil }
+        let backend = try SQLiteBackend(path: url.path, durability: .normal, lockTimeout: 0.1, readOnly: true)
+        defer { backend.close() }
+        return try backend.plan(for: StoreLayout(schema), migrations: migrations)
     }
 
     deinit { backend?.close() }
@@ -114,6 +161,7 @@ public final class Store: @unchecked Sendable {
         guard stateLock.withLock({ writingThread !== Thread.current }) else { throw StoreError.nestedWrite }
         return try writeLock.withLock {
             guard !isClosed else { throw StoreError.closed }
+            guard !isReadOnly else { throw StoreError.readOnly(path: backend?.location ?? "memory") }
             stateLock.withLock { writingThread = Thread.current }
             defer { stateLock.withLock { writingThread = nil } }
             var context = self.context

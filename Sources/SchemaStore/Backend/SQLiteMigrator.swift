@@ -1,0 +1,222 @@
+@_spi(SchemaStore) import SchemaRuntime
+
+/// Applies a ``MigrationPlan`` to an SQLite store, inside the transaction that opens it: a
+/// failure anywhere rolls everything back and the file is unchanged.
+///
+/// Every old table first moves aside under a temporary name, so new tables can take any
+/// name (renames may swap names, or differ only in case). Then each new table is the old one
+/// renamed back when its columns (or links) are unchanged, or a new table filled from the old
+/// rows (in their stored order, so load order is kept) with each column taken from its
+/// source in the plan. Tables nothing took are dropped last: removed entities, fields and
+/// relations, listed in the plan.
+struct SQLiteMigrator {
+    let database: SQLiteDatabase
+    let plan: MigrationPlan
+    let layout: StoreLayout
+    let migrations: [MigrationPlan.FieldPath: Migration]
+    let path: String
+
+    private typealias Links = [(owner: StoredValue, targets: [StoredValue])]
+
+    func run() throws {
+        let old = TableLayout(plan.old)
+        var aside: [String: String] = [:]
+        var oldTables = plan.old.entities.map { old.entityTables[$0.name]! }
+        for entity in plan.old.entities {
+            for relation in entity.relations {
+                if let table = old.linkTable(.init(entity.name, relation.name)) { oldTables.append(table) }
+            }
+        }
+        for (offset, table) in oldTables.enumerated() {
+            let temporary = "schemagen:migrating:\(offset)"
+            try database.execute("DROP INDEX IF EXISTS \(quoted(table + ":order"))")
+            try database.execute("ALTER TABLE \(quoted(table)) RENAME TO \(quoted(temporary))")
+            aside[table] = temporary
+        }
+        // Links are read before any table is taken: a new link table may need several old ones.
+        var linkContents: [String: Links] = [:]
+        var keptLinkTables: [String: String] = [:]
+        for link in layout.links {
+            if let kept = try keptTable(for: link, old: old, aside: aside) {
+                keptLinkTables[link.name] = kept
+            } else {
+                linkContents[link.name] = try content(of: link, old: old, aside: aside)
+            }
+        }
+        for entity in layout.entities {
+            guard let oldName = plan.entitySources[entity.entityName], let oldShape = plan.old.entity(oldName),
+                  let source = aside[old.entityTables[oldName]!] else {
+                try SQLiteBackend.createTable(entity, in: database)
+                continue
+            }
+            if isUnchanged(entity, from: oldShape) {
+                try database.execute("ALTER TABLE \(quoted(source)) RENAME TO \(quoted(entity.tableName))")
+            } else {
+                try SQLiteBackend.createTable(entity, in: database)
+                try copyRows(of: entity, from: oldShape, table: source)
+                try database.execute("DROP TABLE \(quoted(source))")
+            }
+            aside[old.entityTables[oldName]!] = nil
+        }
+        for link in layout.links {
+            if let kept = keptLinkTables[link.name] {
+                try database.execute("ALTER TABLE \(quoted(kept)) RENAME TO \(quoted(link.name))")
+                if link.isToMany { try SQLiteBackend.createOrderIndex(link, in: database) }
+                aside = aside.filter { $0.value != kept }
+            } else {
+                try SQLiteBackend.createTable(link, in: database)
+                try insert(linkContents[link.name] ?? [], into: link)
+            }
+        }
+        // What nothing took: removed entities and relations, and link tables rebuilt elsewhere.
+        for table in aside.values.sorted() { try database.execute("DROP TABLE \(quoted(table))") }
+        database.clearStatementCache()
+    }
+
+    // MARK: Entities
+
+    /// Whether the table can be kept as it is: same columns, each from itself.
+    private func isUnchanged(_ entity: any AnyEntityPersister, from old: EntityShape) -> Bool {
+        let sources = plan.columnSources[entity.entityName] ?? [:]
+        return old.fields.count == entity.shape.fields.count && old.tracksUpdatedAt == entity.shape.tracksUpdatedAt
+            && zip(old.fields, entity.shape.fields).allSatisfy { old, new in
+                old.name == new.name && old.column == new.column && old.isNullable == new.isNullable && sources[new.name] == .copy(from: old.name)
+            }
+    }
+
+    private func copyRows(of entity: any AnyEntityPersister, from old: EntityShape, table: String) throws {
+        let oldColumns = TableLayout.columnNames(of: old)
+        let select = try database.statement("SELECT \(oldColumns.map(quoted).joined(separator: ", ")) FROM \(quoted(table)) ORDER BY rowid")
+        let names = entity.columns.map { quoted($0.name) }
+        let insert = try database.statement("""
+            INSERT INTO \(quoted(entity.tableName)) (\(names.joined(separator: ", "))) \
+            VALUES (\(Array(repeating: "?", count: names.count).joined(separator: ", ")))
+            """)
+        let sources = plan.columnSources[entity.entityName] ?? [:]
+        let defaults = entity.columnDefaults
+        while try select.step() {
+            var values: [String: StoredValue] = [:]
+            for (offset, field) in old.fields.enumerated() { values[field.name] = select.value(at: Int32(offset)) }
+            let row = MigrationRow(entity: old.name, values: values)
+            var newValues: [StoredValue] = []
+            for (offset, field) in entity.shape.fields.enumerated() {
+                let value: StoredValue
+                switch sources[field.name] ?? .null {
+                case .copy(let from): value = values[from] ?? .null
+                case .copyReplacingNil(let from): value = values[from].flatMap { $0 == .null ? nil : $0 } ?? defaults[offset] ?? .null
+                case .defaultValue: value = defaults[offset] ?? .null
+                case .null: value = .null
+                case .migration: value = try migrate(row, field: field.name, of: entity)
+                }
+                if value == .null, !field.isNullable {
+                    throw StoreError.migrationFailed(path: path, reason: "\(entity.entityName).\(field.name) would be nil for id \(describe(row.id)), but it is required")
+                }
+                newValues.append(value)
+            }
+            if entity.shape.tracksUpdatedAt {
+                newValues.append(old.tracksUpdatedAt ? select.value(at: Int32(old.fields.count)) : .null)
+            }
+            try insert.run(newValues)
+        }
+    }
+
+    private func migrate(_ row: MigrationRow, field: String, of entity: any AnyEntityPersister) throws -> StoredValue {
+        guard let migration = migrations[.init(entity.entityName, field)] else {
+            preconditionFailure("the plan migrates \(entity.entityName).\(field), which has no migration")
+        }
+        do {
+            return try migration.transform(row)
+        } catch {
+            let reason = (error as? StoreError).map { if case .migrationFailed(_, let reason) = $0 { reason } else { "\($0)" } } ?? "\(error)"
+            throw StoreError.migrationFailed(path: path, reason: "the migration of \(entity.entityName).\(field) threw for id \(describe(row.id)): \(reason)")
+        }
+    }
+
+    // MARK: Links
+
+    /// The old table holding exactly this link's links, if there is one to keep as it is.
+    private func keptTable(for link: LinkLayout, old: TableLayout, aside: [String: String]) throws -> String? {
+        guard let source = plan.relationSources[link.path], let oldRelation = plan.old.entity(source.entity)?.relation(source.relation),
+              oldRelation.isToMany == link.isToMany, let table = old.linkTable(source) else { return nil }
+        return aside[table]
+    }
+
+    /// The links a new link table gets: its relation's old links, or else its inverse's read backwards.
+    private func content(of link: LinkLayout, old: TableLayout, aside: [String: String]) throws -> Links {
+        var links: Links = []
+        if let source = plan.relationSources[link.path] {
+            links = try oldLinks(source, old: old, aside: aside)
+        } else if let inverse = layout.shape.entity(link.path.entity)?.relation(link.path.relation)?.inverse,
+                  let source = plan.relationSources[.init(link.targetEntity.entityName, inverse)] {
+            links = reversed(try oldLinks(source, old: old, aside: aside))
+        }
+        if !link.isToMany, let crowded = links.first(where: { $0.targets.count > 1 }) {
+            throw StoreError.migrationFailed(path: path, reason: "\(link.path) is to-one now, but \(link.ownerEntity.entityName) "
+                + "\(describe(crowded.owner)) has \(crowded.targets.count) links; remove the extra links with the old schema first")
+        }
+        return links
+    }
+
+    /// The links of an old relation, from its own table or read backwards from its inverse's.
+    private func oldLinks(_ relation: TableLayout.RelationPath, old: TableLayout, aside: [String: String]) throws -> Links {
+        switch old.relations[relation] {
+        case .stored(let table, _):
+            guard let name = aside[table] else { return [] }
+            let isToMany = plan.old.entity(relation.entity)?.relation(relation.relation)?.isToMany ?? false
+            return try readLinks(name, ordered: isToMany)
+        case .derived(let inverse):
+            guard let table = old.linkTable(inverse), let name = aside[table] else { return [] }
+            let isToMany = plan.old.entity(inverse.entity)?.relation(inverse.relation)?.isToMany ?? false
+            return reversed(try readLinks(name, ordered: isToMany))
+        case nil:
+            return []
+        }
+    }
+
+    private func readLinks(_ table: String, ordered: Bool) throws -> Links {
+        let statement = try database.statement("SELECT owner, target FROM \(quoted(table)) ORDER BY owner\(ordered ? ", position" : "")")
+        var links: Links = []
+        while try statement.step() {
+            let owner = statement.value(at: 0), target = statement.value(at: 1)
+            if links.last?.owner == owner { links[links.count - 1].targets.append(target) } else { links.append((owner, [target])) }
+        }
+        return links
+    }
+
+    /// The same links from the other side, each owner's targets in the order they are met.
+    private func reversed(_ links: Links) -> Links {
+        var result: Links = []
+        var index: [StoredValue: Int] = [:]
+        for (owner, targets) in links {
+            for target in targets {
+                if let position = index[target] {
+                    result[position].targets.append(owner)
+                } else {
+                    index[target] = result.count
+                    result.append((target, [owner]))
+                }
+            }
+        }
+        return result
+    }
+
+    private func insert(_ links: Links, into link: LinkLayout) throws {
+        let sql = link.isToMany
+            ? "INSERT INTO \(quoted(link.name)) (owner, position, target) VALUES (?, ?, ?)"
+            : "INSERT INTO \(quoted(link.name)) (owner, target) VALUES (?, ?)"
+        let statement = try database.statement(sql)
+        for (owner, targets) in links {
+            for (position, target) in targets.enumerated() {
+                try statement.run(link.isToMany ? [owner, .integer(Int64(position)), target] : [owner, target])
+            }
+        }
+    }
+
+    private func describe(_ id: StoredValue) -> String {
+        switch id {
+        case .text(let text): text.debugDescription
+        case .integer(let value): "\(value)"
+        default: "\(id)"
+        }
+    }
+}
