@@ -8,6 +8,9 @@ import PackageDescription
 // SwiftPM accepts such a flag in a package used as a dependency.
 let generatorSettings: [SwiftSetting] = [.unsafeFlags(["-Onone"], .when(configuration: .release))]
 
+/// The schema versions of the evolution tests (Tests/EvolutionLadder).
+let ladderVersions = ["V1", "V2", "V3", "V4", "V5", "V6"]
+
 let nonApplePlatforms: [Platform] = [.linux, .android, .windows, .openbsd, .wasi]
 
 let package = Package(
@@ -96,8 +99,18 @@ let package = Package(
         .testTarget(name: "GeneratedCodeTests", dependencies: ["SchemaRuntime", "SchemaStore", "DeterministicRandom"], plugins: ["SchemaGenPlugin"]),
         .testTarget(name: "EndToEndTests", dependencies: []),
         .testTarget(name: "SchemaStoreTests", dependencies: ["SchemaStore", "ChatModels", "CatalogModels", "DeterministicRandom"]),
+        // Six versions of one schema, each compiled by the plugin into its own module: the
+        // evolution tests open one store file with each in turn.
+        .testTarget(
+            name: "SchemaEvolutionLadderTests",
+            dependencies: ["SchemaStore"] + ladderVersions.map { .target(name: "Ladder\($0)") }
+        ),
         // Commits numbered writes until killed: the crash-safety test's child process.
         .executableTarget(name: "store-crash-helper", dependencies: ["SchemaStore", "ChatModels"], path: "Tests/StoreCrashHelper"),
     ],
     swiftLanguageModes: [.v6]
 )
+
+package.targets += ladderVersions.map { version in
+    .target(name: "Ladder\(version)", dependencies: ["SchemaRuntime"], path: "Tests/EvolutionLadder/\(version)", plugins: ["SchemaGenPlugin"])
+}

@@ -33,6 +33,13 @@ public enum MigrationPlanner {
             guard let sourceName = plan.entitySources[entity.name], let source = old.entity(sourceName) else { continue }
             planRelations(of: entity, from: source, into: &plan)
         }
+        // A new relation whose inverse existed shares the inverse's links (known once every relation is matched).
+        plan.steps = plan.steps.map { step in
+            guard case let .addRelation(entityName, relationName) = step,
+                  let relation = new.entity(entityName)?.relation(relationName), let inverse = relation.inverse,
+                  plan.relationSources[.init(relation.target, inverse)] != nil else { return step }
+            return .addRelationFromInverse(entity: entityName, relation: relationName, inverse: "\(relation.target).\(inverse)")
+        }
         return plan
     }
 

@@ -23,8 +23,10 @@ public enum MigrationStep: Hashable, Sendable, CustomStringConvertible {
     /// An optional field became required: rows holding nil get `fill`.
     case makeRequired(entity: String, field: String, fill: Fill)
     case makeOptional(entity: String, field: String)
-    /// A new relation; its links come from its inverse where that already existed.
+    /// A new relation, with no links.
     case addRelation(entity: String, relation: String)
+    /// A new relation whose inverse existed: it gets the inverse's links read backwards.
+    case addRelationFromInverse(entity: String, relation: String, inverse: String)
     /// The relation's links are deleted.
     case removeRelation(entity: String, relation: String)
     case renameRelation(entity: String, from: String, to: String)
@@ -58,6 +60,7 @@ public enum MigrationStep: Hashable, Sendable, CustomStringConvertible {
         case let .makeRequired(entity, field, fill): "~ \(entity).\(field): now required; nil values become \(fill.spelling)"
         case let .makeOptional(entity, field): "~ \(entity).\(field): now optional"
         case let .addRelation(entity, relation): "+ \(entity).\(relation): new relation"
+        case let .addRelationFromInverse(entity, relation, inverse): "+ \(entity).\(relation): new relation, links read from its inverse \(inverse)"
         case let .removeRelation(entity, relation): "- \(entity).\(relation): removed; its links are deleted"
         case let .renameRelation(entity, from, to): "~ \(entity).\(from) renamed to \(to)"
         case let .changeCardinality(entity, relation, toMany):
