@@ -50,7 +50,12 @@ let package = Package(
         .target(name: "DeterministicRandom"),
 
         // Thin command-line front end over SchemaGenCore.
-        .executableTarget(name: "schemagen", dependencies: ["SchemaGenCore"], swiftSettings: generatorSettings),
+        // SQLite only to read a store file's recorded schema (`schemagen migrate-plan`).
+        .executableTarget(
+            name: "schemagen",
+            dependencies: ["SchemaGenCore", "SchemaEvolution", .target(name: "CSQLite", condition: .when(platforms: nonApplePlatforms))],
+            swiftSettings: generatorSettings
+        ),
 
         // Build-tool plugin: compiles the *.schema / *.schema.json files of a target at build time.
         .plugin(

@@ -29,6 +29,10 @@ enum SchemaGenCommand {
           convert <file> [--to dsl|json] [--output <file>]
                                                 Convert a schema between the DSL and JSON syntaxes
                                                 (default: to the other syntax, printed to standard output).
+          migrate-plan --store <file> <path>... Print the migration a store file written with an older schema
+                                                needs to follow the schema files at <path>, without changing it.
+                                                Exit 1 if some change needs a migration closure or a default.
+          diff <old> <new>                      Print the migration plan between two schema files or directories.
           json-schema                           Print the JSON Schema of the *.schema.json syntax (for editors).
           version                               Print the version.
 
@@ -55,6 +59,8 @@ enum SchemaGenCommand {
             case "generate": return try GenerateCommand.run(try ParsedArguments(rest, options: ["--output", "--schema-name"], flags: ["--quiet", "--keep-stale", "--full-source-paths"]))
             case "check": return try CheckCommand.run(try ParsedArguments(rest, options: ["--generated", "--schema-name"], flags: []))
             case "convert": return try ConvertCommand.run(try ParsedArguments(rest, options: ["--to", "--output"], flags: []))
+            case "migrate-plan": return try MigratePlanCommand.runMigratePlan(try ParsedArguments(rest, options: ["--store"], flags: []))
+            case "diff": return try MigratePlanCommand.runDiff(try ParsedArguments(rest, options: [], flags: []))
             case "json-schema":
                 print(SchemaFileFormat.jsonSchema)
                 return 0

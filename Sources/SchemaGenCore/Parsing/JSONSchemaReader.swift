@@ -116,8 +116,14 @@ public struct JSONSchemaReader {
     /// `"renamedFrom": "oldName"` or `["oldName", "olderName"]`.
     private mutating func formerNames(_ value: JSONValue?) -> [Located<String>] {
         guard let value else { return [] }
-        if case .string = value { return identifier(value, "'renamedFrom'").map { [$0] } ?? [] }
-        return array(value, "'renamedFrom'").compactMap { identifier($0, "a former name in 'renamedFrom'") }
+        switch value {
+        case .string: return identifier(value, "'renamedFrom'").map { [$0] } ?? []
+        case .array(let elements, _): return elements.compactMap { identifier($0, "a former name in 'renamedFrom'") }
+        default:
+            error("expected 'renamedFrom' to be a name or an array of names, found \(value.kindDescription)", at: value.location,
+                  hint: "write \"renamedFrom\": \"oldName\" or [\"oldName\", \"olderName\"]")
+            return []
+        }
     }
 
     private mutating func documentation(_ value: JSONValue?) -> [String] {

@@ -1,3 +1,5 @@
+import SchemaEvolution
+
 /// The generator pipeline: parse each file (DSL or JSON), validate all of a target's files
 /// together, then render one Swift file per schema file.
 ///
@@ -30,6 +32,21 @@ public enum SchemaGenerator {
         case .dsl: DSLParser.parse(text: source.text, path: source.path)
         case .json: JSONSchemaReader.parse(text: source.text, path: source.path)
         }
+    }
+
+    /// Parses and validates the schema files of one target and returns the shape a store
+    /// keeps of them (what `<Target>Schema.shape` holds), or nil with the errors.
+    public static func shape(_ sources: [SchemaSource]) -> (SchemaShape?, [Diagnostic]) {
+        var diagnostics = Diagnostics()
+        var documents: [SchemaDocument] = []
+        for source in sources {
+            let (document, problems) = parse(source)
+            documents.append(document)
+            diagnostics.append(contentsOf: problems)
+        }
+        let (model, problems) = SchemaValidator.validate(documents)
+        diagnostics.append(contentsOf: problems)
+        return (diagnostics.hasErrors ? nil : SchemaShapeBuilder.shape(of: model), diagnostics.sorted)
     }
 
     /// Runs the whole pipeline over the schema files of one target.

@@ -15,7 +15,7 @@ import SchemaRuntime
 final class SQLiteBackend: StoreBackend, @unchecked Sendable {
     /// The store format this code writes; a file with a higher one is refused.
     static let format = 1
-    static let metaTable = "\"schemagen:meta\""
+    static let metaTable = quoted(StoreMetadataKey.table)
 
     let location: String
     private let database: SQLiteDatabase
@@ -133,7 +133,7 @@ final class SQLiteBackend: StoreBackend, @unchecked Sendable {
     /// The recorded metadata; nil for an empty file. Throws for a file that is not a store.
     private func readMetadata() throws -> StoreMetadata? {
         let tables = try database.strings("SELECT name FROM sqlite_master WHERE type = 'table'")
-        guard tables.contains("schemagen:meta") else {
+        guard tables.contains(StoreMetadataKey.table) else {
             guard tables.isEmpty else {
                 throw StoreError.notAStore(path: location, reason: "it holds tables (\(tables.sorted().prefix(5).joined(separator: ", "))) but no schemagen:meta table")
             }

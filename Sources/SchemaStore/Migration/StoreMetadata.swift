@@ -12,10 +12,7 @@ struct StoreMetadata: Sendable {
     /// `fingerprint`: a code fingerprint found earlier in it means the file is newer than the code.
     var history: [String]
 
-    /// Keys of the `schemagen:meta` table.
-    enum Key {
-        static let format = "format", fingerprint = "fingerprint", layout = "layout", shape = "shape", history = "history"
-    }
+    private typealias Key = StoreMetadataKey
 
     /// Reads the recorded values; nil for a store without a recorded format.
     init?(_ values: [String: String]) throws {
