@@ -34,9 +34,8 @@ public enum SchemaGenerator {
         }
     }
 
-    /// Parses and validates the schema files of one target and returns the shape a store
-    /// keeps of them (what `<Target>Schema.shape` holds), or nil with the errors.
-    public static func shape(_ sources: [SchemaSource]) -> (SchemaShape?, [Diagnostic]) {
+    /// Parses every file, collecting the syntax errors of all of them.
+    private static func parseAll(_ sources: [SchemaSource]) -> ([SchemaDocument], Diagnostics) {
         var diagnostics = Diagnostics()
         var documents: [SchemaDocument] = []
         for source in sources {
@@ -44,6 +43,13 @@ public enum SchemaGenerator {
             documents.append(document)
             diagnostics.append(contentsOf: problems)
         }
+        return (documents, diagnostics)
+    }
+
+    /// Parses and validates the schema files of one target and returns the shape a store
+    /// keeps of them (what `<Target>Schema.shape` holds), or nil with the errors.
+    public static func shape(_ sources: [SchemaSource]) -> (SchemaShape?, [Diagnostic]) {
+        var (documents, diagnostics) = parseAll(sources)
         let (model, problems) = SchemaValidator.validate(documents)
         diagnostics.append(contentsOf: problems)
         return (diagnostics.hasErrors ? nil : SchemaShapeBuilder.shape(of: model), diagnostics.sorted)
@@ -57,13 +63,7 @@ public enum SchemaGenerator {
     /// passes `<Target>Schema`); it is rendered into `<schemaName>.generated.swift`.
     public static func generate(_ sources: [SchemaSource], sourcePaths: SourcePathStyle = .fileName,
                                 schemaName: String = defaultSchemaName) -> Output {
-        var syntax = Diagnostics()
-        var documents: [SchemaDocument] = []
-        for source in sources {
-            let (document, problems) = parse(source)
-            documents.append(document)
-            syntax.append(contentsOf: problems)
-        }
+        let (documents, syntax) = parseAll(sources)
         var semantic = Diagnostics()
         let (model, problems) = SchemaValidator.validate(documents)
         semantic.append(contentsOf: problems)
