@@ -67,7 +67,7 @@ final class SQLiteBackend: StoreBackend, @unchecked Sendable {
         try mapped {
             if readOnly {
                 // Reading only: no lock taken, nothing written; a file needing more than that is refused.
-                let decision = try decide(layout, migrations: migrations, policy: policy)
+                let (decision, _) = try decide(layout, migrations: migrations, policy: policy)
                 if case .migrate = decision { preconditionFailure("a read-only open never migrates") }
                 return nil
             }
@@ -84,16 +84,17 @@ final class SQLiteBackend: StoreBackend, @unchecked Sendable {
             try database.execute("BEGIN IMMEDIATE")
             do {
                 var applied: MigrationPlan?
-                switch try decide(layout, migrations: migrations, policy: policy) {
+                let (decision, metadata) = try decide(layout, migrations: migrations, policy: policy)
+                switch decision {
                 case .create:
                     try createTables(layout)
                     try recordMetadata(layout, history: [layout.fingerprint])
                 case .current(let recordShape):
-                    if recordShape { try recordMetadata(layout, history: try readMetadata()?.history ?? [layout.fingerprint]) }
+                    if recordShape { try recordMetadata(layout, history: metadata?.history ?? [layout.fingerprint]) }
                 case .migrate(let plan):
                     let byField = Dictionary(migrations.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
                     try SQLiteMigrator(database: database, plan: plan, layout: layout, migrations: byField, path: location).run()
-                    try recordMetadata(layout, history: (try readMetadata()?.history ?? []) + [layout.fingerprint])
+                    try recordMetadata(layout, history: (metadata?.history ?? []) + [layout.fingerprint])
                     applied = plan
                 case .readNewer:
                     preconditionFailure("only a read-only open reads a newer store")
@@ -110,24 +111,20 @@ final class SQLiteBackend: StoreBackend, @unchecked Sendable {
     /// The plan opening the file for writing would apply (nil if none), without writing.
     func plan(for layout: StoreLayout, migrations: [Migration]) throws -> MigrationPlan? {
         try mapped {
-            let metadata = try readMetadata()
-            guard let metadata, metadata.fingerprint != layout.fingerprint else { return nil }
-            guard let recorded = metadata.shape else {
-                throw StoreError.schemaMismatch(path: location, stored: metadata.fingerprint, expected: layout.fingerprint,
-                                                storedLayout: "(written before stores recorded their schema's shape)", expectedLayout: layout.description)
-            }
-            return MigrationPlanner.plan(from: recorded, to: layout.shape, migratedFields: Set(migrations.map(\.path)))
+            guard let metadata = try readMetadata(), metadata.fingerprint != layout.fingerprint else { return nil }
+            return try OpenDecision.plan(from: metadata, to: layout, migrations: migrations, path: location)
         }
     }
 
     /// What opening does with the file: see ``OpenDecision``. Throws for a file that is not a
     /// store, or one this code must not open.
-    private func decide(_ layout: StoreLayout, migrations: [Migration], policy: Store.MigrationPolicy) throws -> OpenDecision {
+    private func decide(_ layout: StoreLayout, migrations: [Migration], policy: Store.MigrationPolicy) throws -> (OpenDecision, StoreMetadata?) {
         let metadata = try readMetadata()
         if let metadata, metadata.format > Self.format {
             throw StoreError.newerFormat(path: location, format: metadata.format, supported: Self.format)
         }
-        return try OpenDecision.decide(metadata, layout: layout, migrations: migrations, policy: policy, readOnly: readOnly, path: location)
+        let decision = try OpenDecision.decide(metadata, layout: layout, migrations: migrations, policy: policy, readOnly: readOnly, path: location)
+        return (decision, metadata)
     }
 
     /// The recorded metadata; nil for an empty file. Throws for a file that is not a store.

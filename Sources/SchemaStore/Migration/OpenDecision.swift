@@ -21,16 +21,11 @@ enum OpenDecision {
             return .create
         }
         if metadata.fingerprint == layout.fingerprint { return .current(recordShape: !readOnly && metadata.shape != layout.shape) }
-        guard let recorded = metadata.shape else {
-            throw StoreError.schemaMismatch(path: path, stored: metadata.fingerprint, expected: layout.fingerprint,
-                                            storedLayout: "(written before stores recorded their schema's shape, so it cannot be migrated)",
-                                            expectedLayout: layout.description)
-        }
-        let plan = MigrationPlanner.plan(from: recorded, to: layout.shape, migratedFields: Set(migrations.map(\.path)))
-        if plan.entitySources.isEmpty, !recorded.entities.isEmpty {
+        let plan = try Self.plan(from: metadata, to: layout, migrations: migrations, path: path)
+        if plan.entitySources.isEmpty, !plan.old.entities.isEmpty {
             // Nothing in common: another app's store, or the wrong schema type, not an edit.
             throw StoreError.schemaMismatch(path: path, stored: metadata.fingerprint, expected: layout.fingerprint,
-                                            storedLayout: recorded.entities.map(\.name).joined(separator: ", ") + " (no entity in common with the code's schema)",
+                                            storedLayout: plan.old.entities.map(\.name).joined(separator: ", ") + " (no entity in common with the code's schema)",
                                             expectedLayout: layout.description)
         }
         if metadata.history.contains(layout.fingerprint) {
@@ -52,6 +47,16 @@ enum OpenDecision {
         default:
             return .migrate(plan)
         }
+    }
+
+    /// The plan from the recorded shape to the code's; throws for a file that records none.
+    static func plan(from metadata: StoreMetadata, to layout: StoreLayout, migrations: [Migration], path: String) throws -> MigrationPlan {
+        guard let recorded = metadata.shape else {
+            throw StoreError.schemaMismatch(path: path, stored: metadata.fingerprint, expected: layout.fingerprint,
+                                            storedLayout: "(written before stores recorded their schema's shape, so it cannot be migrated)",
+                                            expectedLayout: layout.description)
+        }
+        return MigrationPlanner.plan(from: recorded, to: layout.shape, migratedFields: Set(migrations.map(\.path)))
     }
 
     /// Whether every table and column the code reads is in the file under the same name,
