@@ -37,7 +37,7 @@ struct SQLiteMigrator {
         var linkContents: [String: Links] = [:]
         var keptLinkTables: [String: String] = [:]
         for link in layout.links {
-            if let kept = try keptTable(for: link, old: old, aside: aside) {
+            if let kept = keptTable(for: link, old: old, aside: aside) {
                 keptLinkTables[link.name] = kept
             } else {
                 linkContents[link.name] = try content(of: link, old: old, aside: aside)
@@ -135,7 +135,7 @@ struct SQLiteMigrator {
     // MARK: Links
 
     /// The old table holding exactly this link's links, if there is one to keep as it is.
-    private func keptTable(for link: LinkLayout, old: TableLayout, aside: [String: String]) throws -> String? {
+    private func keptTable(for link: LinkLayout, old: TableLayout, aside: [String: String]) -> String? {
         guard let source = plan.relationSources[link.path], let oldRelation = plan.old.entity(source.entity)?.relation(source.relation),
               oldRelation.isToMany == link.isToMany, let table = old.linkTable(source) else { return nil }
         return aside[table]

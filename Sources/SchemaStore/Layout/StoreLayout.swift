@@ -10,7 +10,6 @@ struct StoreLayout: Sendable {
     let entities: [any AnyEntityPersister]
     let links: [LinkLayout]
     let persisterByTable: [ObjectIdentifier: any AnyEntityPersister]
-    let persisterByName: [String: any AnyEntityPersister]
 
     init(_ schema: any PersistentSchema.Type) {
         fingerprint = schema.fingerprint
@@ -24,13 +23,10 @@ struct StoreLayout: Sendable {
         }
         entities = persisters
         var byTable: [ObjectIdentifier: any AnyEntityPersister] = [:]
-        var byName: [String: any AnyEntityPersister] = [:]
         for entity in entities {
             byTable[entity.table] = entity
-            byName[entity.entityName] = entity
         }
         persisterByTable = byTable
-        persisterByName = byName
         var links: [LinkLayout] = []
         for entity in entities {
             for relation in entity.relations {
