@@ -70,6 +70,11 @@ precondition(nested.count == min(100, userCount) && nested[0].messages?.count ==
 let floorNested = measure("  floor: the same nested query, plain dictionaries") { floor.nested(Array(0..<min(100, userCount))) }
 precondition(floorNested.count == nested.count && floorNested[0].messages?.first?.author?.id == nested[0].messages?.first?.author?.id)
 
+// Codable: the nested result (chats with their messages, authors and users) as JSON and back.
+let json = try measure("encode the nested result as JSON") { try JSONEncoder().encode(nested) }
+let decoded = try measure("decode it back") { try JSONDecoder().decode([Chat].self, from: json) }
+precondition(decoded == nested)
+
 // Index steps.
 let inRange = measure("filter messages by timestamp range (10%), indexed") {
     Message.filter(\.timestamp < 100_000_000, in: context).resolve()

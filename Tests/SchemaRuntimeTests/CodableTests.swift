@@ -62,4 +62,19 @@ import Testing
         let user = try JSONDecoder().decode(User.self, from: Data(json.utf8))
         #expect(user.age == 0 && user.status == .active && user.$chats.isNone)
     }
+
+    /// The encoded form is part of the contract: every field, nil as an explicit `null`, then
+    /// every relation as the strategy says, each under its schema name.
+    @Test func encodingWritesEveryFieldAndRelationUnderItsName() throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let message = Message(id: "1", text: "hi", timestamp: 5, tags: ["a"], author: .id("u"), chat: .relation(Chat(id: "c")),
+                              attachment: .null, replies: .ids(["2"]), viewedBy: .fragment([User(id: "v", name: "V")]))
+        let json = String(decoding: try encoder.encode(message), as: UTF8.self)
+        let expected = #"{"attachment":null,"author":{"id":"u"},"chat":{"admins":null,"id":"c","messages":null,"title":null,"users":null},"#
+            + #""editedAt":null,"id":"1","replies":[{"id":"2"}],"replyTo":null,"tags":["a"],"text":"hi","timestamp":5,"#
+            + #""viewedBy":[{"adminOf":null,"age":0,"avatar":null,"chats":null,"email":null,"id":"v","isCurrent":null,"name":"V","#
+            + #""profile":null,"status":"active","username":null}]}"#
+        #expect(json == expected)
+    }
 }
