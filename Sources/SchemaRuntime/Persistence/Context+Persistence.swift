@@ -16,6 +16,11 @@ extension Context {
         storageIfPresent(table)?.entityName
     }
 
+    /// The key `id` is interned as, if the context has seen it.
+    public func internedKey<Entity: EntityModelProtocol>(of id: Entity.ID, _ type: Entity.Type) -> Int32? {
+        key(of: id, type)
+    }
+
     /// The id interned as `key` (also for keys whose id was forgotten since).
     public func storedID<Entity: EntityModelProtocol>(_ type: Entity.Type, key: Int32) -> Entity.ID {
         id(type, key)

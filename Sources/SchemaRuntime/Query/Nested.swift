@@ -19,6 +19,9 @@ public struct Nesting<Entity: EntityModelProtocol> {
     @usableFromInline typealias Step = (inout Entity, Int32, Context) -> Void
 
     @usableFromInline var steps: [Step] = []
+    /// The tables the steps read, besides the resolved entity's own row and link slots: the
+    /// related entities' tables, at every depth (what a live query watches, ``QueryReach``).
+    @usableFromInline var reachedTables: Set<ObjectIdentifier> = []
 
     @usableFromInline init() {}
 
@@ -30,7 +33,23 @@ public struct Nesting<Entity: EntityModelProtocol> {
         nesting.steps.append { entity, key, context in
             for relation in Entity.relations { relation.resolveBulk(&entity, key, context, levels) }
         }
+        nesting.reachedTables = tables(reachedFrom: Entity.self, depth: levels.count)
         return nesting
+    }
+
+    /// The tables of the entities related to `type` within `depth` relation steps.
+    private static func tables(reachedFrom type: any EntityModelProtocol.Type, depth: Int) -> Set<ObjectIdentifier> {
+        func targets<Source: EntityModelProtocol>(_: Source.Type) -> [any EntityModelProtocol.Type] { Source.relations.map(\.target) }
+        var reached: Set<ObjectIdentifier> = []
+        var level: [any EntityModelProtocol.Type] = [type]
+        for _ in 0..<depth {
+            var next: [any EntityModelProtocol.Type] = []
+            for source in level {
+                for target in targets(source) where reached.insert(ObjectIdentifier(target)).inserted { next.append(target) }
+            }
+            level = next
+        }
+        return reached
     }
 }
 

@@ -6,10 +6,14 @@ public protocol NestedQuery {
 }
 
 extension NestedQuery {
+    /// The query with one more nesting step, which reads `table` (the related entities') and
+    /// the tables `nested` reaches from there.
     @usableFromInline
-    func adding(_ step: @escaping Nesting<Entity>.Step) -> Self {
+    func adding(_ step: @escaping Nesting<Entity>.Step, reading table: ObjectIdentifier, _ nested: Set<ObjectIdentifier> = []) -> Self {
         var copy = self
         copy.nesting.steps.append(step)
+        copy.nesting.reachedTables.insert(table)
+        copy.nesting.reachedTables.formUnion(nested)
         return copy
     }
 
@@ -57,11 +61,11 @@ extension NestedQuery {
     ) -> Self {
         let column = Entity.relation(for: keyPath).slot.column
         let source = ObjectIdentifier(Entity.self)
-        return adding { entity, key, context in
+        return adding({ entity, key, context in
             if let target = context.liveTarget(source, column, key, Target.self) {
                 entity[keyPath: keyPath] = .id(context.id(Target.self, target))
             }
-        }
+        }, reading: ObjectIdentifier(Target.self))
     }
 
     /// Resolves a to-many relation as the related ids only.
@@ -71,17 +75,19 @@ extension NestedQuery {
     ) -> Self {
         let column = Entity.relation(for: keyPath).slot.column
         let source = ObjectIdentifier(Entity.self)
-        return adding { entity, key, context in
+        return adding({ entity, key, context in
             let targets = context.liveTargets(source, column, key, Target.self)
             entity[keyPath: keyPath] = .ids(targets.map { context.id(Target.self, $0) })
-        }
+        }, reading: ObjectIdentifier(Target.self))
     }
 
     /// Resolves every relation, level by level: `.with(.entities, .fragments, .ids)`.
     @inlinable
     public func with(_ levels: Nested...) -> Self {
         var copy = self
-        copy.nesting.steps += Nesting<Entity>.bulk(levels[...]).steps
+        let bulk = Nesting<Entity>.bulk(levels[...])
+        copy.nesting.steps += bulk.steps
+        copy.nesting.reachedTables.formUnion(bulk.reachedTables)
         return copy
     }
 
@@ -94,12 +100,12 @@ extension NestedQuery {
         let column = Entity.relation(for: keyPath).slot.column
         let source = ObjectIdentifier(Entity.self)
         let inner = nested(Query<Target>()).nesting
-        return adding { entity, key, context in
+        return adding({ entity, key, context in
             if let target = context.liveTarget(source, column, key, Target.self),
                let resolved = context.resolve(Target.self, key: target, nesting: inner) {
                 entity[keyPath: keyPath] = wrap(resolved)
             }
-        }
+        }, reading: ObjectIdentifier(Target.self), inner.reachedTables)
     }
 
     @inlinable
@@ -113,7 +119,7 @@ extension NestedQuery {
         // The template's `.all` stands for the related entities when it runs (`base`).
         let inner = nested(QueryList<Target>(context: nil, source: .all))
         let refines = inner.isRefined
-        return adding { entity, key, context in
+        return adding({ entity, key, context in
             var links = Array(context.storageIfPresent(source)?.toManyLinks(column, key).keys ?? [])
             if refines { links = inner.execute(in: context, base: links).keys }
             var resolved: [Target] = []
@@ -122,6 +128,6 @@ extension NestedQuery {
                 if let value = context.resolve(Target.self, key: target, nesting: inner.nesting) { resolved.append(value) }
             }
             entity[keyPath: keyPath] = wrap(resolved)
-        }
+        }, reading: ObjectIdentifier(Target.self), inner.nesting.reachedTables)
     }
 }

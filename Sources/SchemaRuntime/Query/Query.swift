@@ -16,6 +16,8 @@ public struct Query<Entity: EntityModelProtocol>: NestedQuery {
     let context: Context?
     /// Finds the key in the context the query resolves in, when `id` cannot be known before.
     private var derivedKey: ((Context) -> Int32?)?
+    /// For a derived query, what finding its key depends on (``QueryReach``).
+    var originReach: ((Context) -> QueryReach)?
     public var nesting = Nesting<Entity>()
 
     /// A query for `id` in `context`.
@@ -37,10 +39,11 @@ public struct Query<Entity: EntityModelProtocol>: NestedQuery {
         self.id = nil
     }
 
-    private init(derivedKey: @escaping (Context) -> Int32?) {
+    private init(derivedKey: @escaping (Context) -> Int32?, originReach: @escaping (Context) -> QueryReach) {
         self.context = nil
         self.id = nil
         self.derivedKey = derivedKey
+        self.originReach = originReach
     }
 
     /// The entity in the query's context, shaped by the nested relations, or nil if not stored.
@@ -55,7 +58,7 @@ public struct Query<Entity: EntityModelProtocol>: NestedQuery {
     }
 
     /// The queried entity's key in `context`, if the context has seen it.
-    private func key(in context: Context) -> Int32? {
+    func key(in context: Context) -> Int32? {
         if let derivedKey { return derivedKey(context) }
         guard let id else { return nil }
         return context.key(of: id, Entity.self)
@@ -68,10 +71,12 @@ public struct Query<Entity: EntityModelProtocol>: NestedQuery {
         let column = Entity.relation(for: keyPath).slot.column
         let source = ObjectIdentifier(Entity.self)
         let parent = self
-        return QueryList(context: context, source: .derived { context in
+        var list = QueryList<Target>(context: context, source: .derived { context in
             guard let key = parent.key(in: context) else { return [] }
             return context.liveTargets(source, column, key, Target.self)
         })
+        list.originReach = { context in parent.reach(in: context) }
+        return list
     }
 
     /// The entity this one links to through a to-one relation. With a context, nil if
@@ -85,7 +90,7 @@ public struct Query<Entity: EntityModelProtocol>: NestedQuery {
             guard let key = parent.key(in: context) else { return nil }
             return context.liveTarget(source, column, key, Target.self)
         }
-        guard let context else { return Query<Target>(derivedKey: target) }
+        guard let context else { return Query<Target>(derivedKey: target, originReach: { context in parent.reach(in: context) }) }
         guard let key = target(context) else { return nil }
         return Query<Target>(context: context, id: context.id(Target.self, key))
     }

@@ -24,6 +24,9 @@ public struct QueryList<Entity: EntityModelProtocol>: NestedQuery {
     var sortKeys: [SortKey<Entity>] = []
     var limit: Int?
     var offset = 0
+    /// For a `.derived` source, what finding its keys depends on besides the keys themselves
+    /// (the entity a `related(_:)` list starts from; ``QueryReach``).
+    var originReach: ((Context) -> QueryReach)?
 
     @usableFromInline
     init(context: Context?, source: Source) {
@@ -107,6 +110,11 @@ extension EntityModelProtocol {
     /// A query for the entities with `ids` in `context`, in the order of `ids`.
     public static func query(_ ids: [ID], in context: Context) -> QueryList<Self> {
         QueryList(context: context, source: .ids(ids))
+    }
+
+    /// A query for the entities with `ids`, in the order of `ids`, resolved later with `resolve(in:)`.
+    public static func query(_ ids: [ID]) -> QueryList<Self> {
+        QueryList(context: nil, source: .ids(ids))
     }
 
     /// A query for every stored entity of this type, in context order.

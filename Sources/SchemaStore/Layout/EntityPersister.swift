@@ -21,6 +21,8 @@ protocol AnyEntityPersister: Sendable {
     func rowValues(_ key: Int32, in context: Context) throws -> [StoredValue]?
     /// The id of `key` as stored.
     func idValue(_ key: Int32, in context: Context) -> StoredValue
+    /// The id of `key` (also once forgotten), type-erased for ``StoreChanges``.
+    func anyID(_ key: Int32, in context: Context) -> any Hashable & Sendable
     /// Reads a row back into `context`.
     func loadRow(_ values: [StoredValue], into context: inout Context) throws
     /// The key of a stored id, interned if new.
@@ -89,6 +91,10 @@ struct EntityPersister<Entity: PersistentEntity>: AnyEntityPersister {
 
     func idValue(_ key: Int32, in context: Context) -> StoredValue {
         context.storedID(Entity.self, key: key).storedValue
+    }
+
+    func anyID(_ key: Int32, in context: Context) -> any Hashable & Sendable {
+        context.storedID(Entity.self, key: key)
     }
 
     func loadRow(_ values: [StoredValue], into context: inout Context) throws {

@@ -95,6 +95,8 @@ public final class Store: @unchecked Sendable {
     /// Queues async writers, so they wait for each other without blocking threads; only a
     /// concurrent synchronous writer can make one wait on `writeLock`.
     private let asyncWriters = WriterQueue()
+    /// Who follows the commits (``changes()``, ``observe(_:)``).
+    let observers = ObserverRegistry()
 
     /// Opens the store at `location` for `schema`, loading its graph. A file written with an
     /// older schema is migrated first, in one transaction (see ``MigrationPolicy``);
@@ -141,7 +143,10 @@ public final class Store: @unchecked Sendable {
         return try backend.plan(for: StoreLayout(schema), migrations: migrations)
     }
 
-    deinit { backend?.close() }
+    deinit {
+        backend?.close()
+        observers.close()
+    }
 
     /// The current graph: an O(1) snapshot that later writes never change.
     public var context: Context {
@@ -164,7 +169,8 @@ public final class Store: @unchecked Sendable {
             guard !isReadOnly else { throw StoreError.readOnly(path: backend?.location ?? "memory") }
             stateLock.withLock { writingThread = Thread.current }
             defer { stateLock.withLock { writingThread = nil } }
-            var context = self.context
+            let before = self.context
+            var context = before
             let (result, changes) = try context.trackingChanges(body)
             if !changes.isEmpty {
                 // With or without a database, only the schema's entities can be kept.
@@ -174,6 +180,7 @@ public final class Store: @unchecked Sendable {
                 }
             }
             stateLock.withLock { current = context }
+            observers.deliver(changes, before: before, after: context, layout: layout)
             return result
         }
     }
@@ -182,19 +189,21 @@ public final class Store: @unchecked Sendable {
     /// runs `body` on the latest graph in this task and commits it. In async code the compiler
     /// picks this one.
     @discardableResult
-    public func write<Result>(_ body: (inout Context) throws -> Result) async throws -> Result {
+    nonisolated(nonsending) public func write<Result>(_ body: (inout Context) throws -> Result) async throws -> Result {
         await asyncWriters.enter()
         let result = Swift.Result { try writeBlocking(body) }
         await asyncWriters.leave()
         return try result.get()
     }
 
-    /// Closes the file. Reads keep returning the last graph; writes throw ``StoreError/closed``.
+    /// Closes the file. Reads keep returning the last graph; writes throw ``StoreError/closed``;
+    /// observations end (their streams finish).
     public func close() {
         writeLock.withLock {
             guard !isClosed else { return }
             isClosed = true
             backend?.close()
         }
+        observers.close()
     }
 }

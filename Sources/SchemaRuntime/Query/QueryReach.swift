@@ -1,0 +1,104 @@
+/// What a query's result depends on in the context it was resolved in: the tables where any
+/// change may change it, and the rows (by key) of other tables where a change may. A store
+/// re-runs a live query after a commit only when the commit's ``ChangeSet`` touches its
+/// reach, so a query over one chat's messages is not re-run for writes to other chats.
+///
+/// The reach over-approximates: a commit it lets through may leave the result as it was
+/// (the query is then re-run for nothing), but a commit it filters out cannot change the
+/// result. It holds for the context it was computed in and for every later context reached
+/// by commits it filtered out, since those leave everything it depends on as it was.
+@_spi(SchemaStore)
+public struct QueryReach: Sendable {
+    /// Tables where any row or link change may change the result.
+    public private(set) var tables: Set<ObjectIdentifier> = []
+    /// Per table: the keys whose row or links may change the result.
+    public private(set) var keys: [ObjectIdentifier: Set<Int32>] = [:]
+
+    public init() {}
+
+    mutating func watch(_ table: ObjectIdentifier) {
+        tables.insert(table)
+        keys[table] = nil
+    }
+
+    mutating func watch<Keys: Sequence<Int32>>(_ keys: Keys, of table: ObjectIdentifier) {
+        guard !tables.contains(table) else { return }
+        self.keys[table, default: []].formUnion(keys)
+    }
+
+    mutating func formUnion(_ other: QueryReach) {
+        for table in other.tables { watch(table) }
+        for (table, keys) in other.keys { watch(keys, of: table) }
+    }
+
+    /// Whether the committed `changes` may have changed the result. O(changed keys).
+    public func isAffected(by changes: ChangeSet) -> Bool {
+        func touches<Keys: Sequence<Int32>>(_ table: ObjectIdentifier, _ changed: Keys) -> Bool {
+            if tables.contains(table) { return true }
+            guard let watched = keys[table], !watched.isEmpty else { return false }
+            return changed.contains { watched.contains($0) }
+        }
+        for (table, changed) in changes.rows where touches(table, changed) { return true }
+        for (slot, changed) in changes.toOne where touches(slot.table, changed) { return true }
+        for (slot, changed) in changes.toMany where touches(slot.table, changed.keys) { return true }
+        return false
+    }
+}
+
+extension QueryList {
+    /// What the result in `context` depends on: the source's candidates (or the whole table
+    /// for a query over every entity), the entity a `related(_:)` list starts from, and the
+    /// tables the nested relations read. O(candidates).
+    @_spi(SchemaStore)
+    public func reach(in context: Context) -> QueryReach {
+        var reach = sourceReach(in: context)
+        for table in nesting.reachedTables { reach.watch(table) }
+        return reach
+    }
+
+    private func sourceReach(in context: Context) -> QueryReach {
+        let table = ObjectIdentifier(Entity.self)
+        var reach = QueryReach()
+        switch source {
+        case .all:
+            reach.watch(table)
+        case .ids(let ids):
+            // An id without a row can be saved later under a key no one knows yet.
+            let keys = ids.map { context.key(of: $0, Entity.self) }
+            if keys.allSatisfy({ $0.map { context.hasRow(Entity.self, $0) } ?? false }) {
+                reach.watch(keys.compactMap { $0 }, of: table)
+            } else {
+                reach.watch(table)
+            }
+        case .keys(let keys):
+            reach.watch(keys, of: table)
+        case .derived(let keys):
+            guard let originReach else {
+                reach.watch(table)
+                break
+            }
+            reach.formUnion(originReach(context))
+            reach.watch(keys(context), of: table)
+        case .union(let branches):
+            for branch in branches { reach.formUnion(branch.sourceReach(in: context)) }
+        }
+        return reach
+    }
+}
+
+extension Query {
+    /// What the result in `context` depends on: the entity's row and links (or its whole
+    /// table while it is not stored), the entity a derived query starts from, and the tables
+    /// the nested relations read.
+    @_spi(SchemaStore)
+    public func reach(in context: Context) -> QueryReach {
+        var reach = originReach?(context) ?? QueryReach()
+        if let key = key(in: context), context.hasRow(Entity.self, key) {
+            reach.watch([key], of: ObjectIdentifier(Entity.self))
+        } else {
+            reach.watch(ObjectIdentifier(Entity.self))
+        }
+        for table in nesting.reachedTables { reach.watch(table) }
+        return reach
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+@_spi(SchemaStore) import SchemaRuntime
+
+/// The observers of one store, and the delivery of its commits to them.
+///
+/// The store delivers each commit while it still holds its write lock, after making the
+/// commit's graph current: observers see commits in commit order, each once. Observers only
+/// enqueue (a stream's `yield`) or run a cheap test, so delivery adds little to a write;
+/// nothing is computed for a commit when no one observes.
+final class ObserverRegistry: @unchecked Sendable {
+    /// One commit, as observers receive it. Its ``StoreChanges`` are built on first use, so
+    /// live queries, which need only the ``ChangeSet``, do not pay for them.
+    final class Commit: @unchecked Sendable {
+        let number: Int
+        let changeSet: ChangeSet
+        let before: Context
+        let after: Context
+        private let layout: StoreLayout
+        private var built = false
+        private var cached: StoreChanges?
+
+        init(number: Int, changeSet: ChangeSet, before: Context, after: Context, layout: StoreLayout) {
+            self.number = number
+            self.changeSet = changeSet
+            self.before = before
+            self.after = after
+            self.layout = layout
+        }
+
+        /// The commit's changes; nil when it changed nothing. Only read during delivery, which
+        /// one thread runs at a time.
+        var changes: StoreChanges? {
+            if !built {
+                built = true
+                // The commit wrote these same rows to the store already, so reading them cannot fail.
+                cached = try? StoreChanges(commit: number, changeSet: changeSet, before: before, after: after, layout: layout)
+            }
+            return cached
+        }
+    }
+
+    private struct Observer {
+        let receive: @Sendable (Commit) -> Void
+        let finish: @Sendable () -> Void
+    }
+
+    private let lock = NSLock()
+    private var observers: [Int: Observer] = [:]
+    private var nextID = 0
+    private var isClosed = false
+    private var commits = 0
+
+    /// The number of registered observers.
+    var count: Int { lock.withLock { observers.count } }
+
+    /// Registers an observer; `start` runs under the registry's lock, so no commit is
+    /// delivered between it and the first delivery to the observer. Returns nil, after
+    /// calling `finish`, when the store is closed.
+    func add(receive: @escaping @Sendable (Commit) -> Void, finish: @escaping @Sendable () -> Void, start: () -> Void = {}) -> Int? {
+        let id: Int? = lock.withLock {
+            guard !isClosed else { return nil }
+            nextID += 1
+            observers[nextID] = Observer(receive: receive, finish: finish)
+            start()
+            return nextID
+        }
+        if id == nil { finish() }
+        return id
+    }
+
+    func remove(_ id: Int) {
+        lock.withLock { _ = observers.removeValue(forKey: id) }
+    }
+
+    /// Delivers a committed write to every observer. Called by the writer holding the
+    /// store's write lock; a write that wrote nothing is not a commit.
+    func deliver(_ changeSet: ChangeSet, before: Context, after: Context, layout: StoreLayout) {
+        lock.withLock {
+            guard !changeSet.isEmpty else { return }
+            commits += 1
+            guard !observers.isEmpty else { return }
+            let commit = Commit(number: commits, changeSet: changeSet, before: before, after: after, layout: layout)
+            for id in observers.keys.sorted() { observers[id]!.receive(commit) }
+        }
+    }
+
+    /// Ends every observation: streams finish. Later registrations finish at once.
+    func close() {
+        let finishing: [Observer] = lock.withLock {
+            isClosed = true
+            defer { observers = [:] }
+            return Array(observers.values)
+        }
+        // Outside the lock: finishing a stream runs its termination handler, which removes it.
+        for observer in finishing { observer.finish() }
+    }
+}
+
+/// Keeps an observation registered while a stream or its iterator exists.
+final class ObservationToken: Sendable {
+    private let registry: ObserverRegistry
+    private let id: Int?
+
+    init(registry: ObserverRegistry, id: Int?) {
+        self.registry = registry
+        self.id = id
+    }
+
+    deinit {
+        if let id { registry.remove(id) }
+    }
+}

@@ -1,0 +1,85 @@
+@_spi(SchemaStore) import SchemaRuntime
+
+extension StoreChanges {
+    /// The changes of a commit, from its ``ChangeSet`` and the graphs before and after it;
+    /// nil when nothing changed. Rows are compared column by column and links target by
+    /// target, so a write that stores what was there reports nothing. O(changed rows ×
+    /// columns + changed links), plus the length of each to-many list the write replaced.
+    init?(commit: Int, changeSet: ChangeSet, before: Context, after: Context, layout: StoreLayout) throws {
+        var byTable: [ObjectIdentifier: AnyEntityChanges] = [:]
+        var deletedKeys: [ObjectIdentifier: Set<Int32>] = [:]
+        for (table, keys) in changeSet.rows {
+            guard let persister = layout.persisterByTable[table] else { continue }
+            var changes = AnyEntityChanges()
+            for key in keys {
+                let old = try persister.rowValues(key, in: before), new = try persister.rowValues(key, in: after)
+                switch (old, new) {
+                case (nil, .some): changes.inserted.append(persister.anyID(key, in: after))
+                case (.some, nil):
+                    changes.deleted.append(persister.anyID(key, in: after))
+                    deletedKeys[table, default: []].insert(key)
+                case let (.some(old), .some(new)) where old != new: changes.updated.append(persister.anyID(key, in: after))
+                default: break
+                }
+            }
+            byTable[table] = changes
+        }
+        // Per table and key, the relations whose links changed, in the order of the slots.
+        var relinked: [ObjectIdentifier: [Int32: Set<LinkSlot>]] = [:]
+        var order: [ObjectIdentifier: [Int32]] = [:]
+        func note(_ table: ObjectIdentifier, _ key: Int32, _ slot: LinkSlot) {
+            guard deletedKeys[table]?.contains(key) != true, layout.persisterByTable[table] != nil else { return }
+            if relinked[table, default: [:]][key, default: []].insert(slot).inserted, relinked[table]![key]!.count == 1 {
+                order[table, default: []].append(key)
+            }
+        }
+        for (slot, keys) in changeSet.toOne {
+            for key in keys where before.linkedKey(slot.table, slot.slot, of: key) != after.linkedKey(slot.table, slot.slot, of: key) {
+                note(slot.table, key, slot.slot)
+            }
+        }
+        for (slot, lists) in changeSet.toMany {
+            guard let keys = changeSet.toManyOrder[slot] else { continue }
+            for key in keys {
+                guard let change = lists[key] else { continue }
+                if Self.listChanged(change, slot, key, before: before, after: after) { note(slot.table, key, slot.slot) }
+            }
+        }
+        for (table, keys) in order {
+            guard let persister = layout.persisterByTable[table] else { continue }
+            for key in keys where after.hasStoredRow(table, key: key, persister) {
+                let slots = relinked[table]![key]!
+                let names = persister.relations.filter { slots.contains($0.slot) }.map(\.name)
+                byTable[table, default: AnyEntityChanges()].relinked.append((persister.anyID(key, in: after), names))
+            }
+        }
+        var entities: [String: AnyEntityChanges] = [:]
+        var names: [String] = []
+        for persister in layout.entities {
+            guard let changes = byTable[persister.table], !changes.isEmpty else { continue }
+            entities[persister.entityName] = changes
+            names.append(persister.entityName)
+        }
+        guard !names.isEmpty else { return nil }
+        self.commit = commit
+        self.context = after
+        self.entityNames = names
+        self.entities = entities
+    }
+
+    /// Whether a to-many list differs after the write: compared whole when the write replaced
+    /// it, else at the targets it appended or removed (O(1) each, whatever the list's length).
+    private static func listChanged(_ change: ChangeSet.ListChange, _ slot: ChangeSet.Slot, _ key: Int32, before: Context, after: Context) -> Bool {
+        if change.isReplaced {
+            return before.linkedKeys(slot.table, slot.slot, of: key) != after.linkedKeys(slot.table, slot.slot, of: key)
+        }
+        let targets = change.removed.union(change.appended)
+        return targets.contains { before.links(slot.table, slot.slot, of: key, to: $0) != after.links(slot.table, slot.slot, of: key, to: $0) }
+    }
+}
+
+private extension Context {
+    func hasStoredRow(_ table: ObjectIdentifier, key: Int32, _ persister: any AnyEntityPersister) -> Bool {
+        (try? persister.rowValues(key, in: self)) != nil
+    }
+}
