@@ -162,3 +162,77 @@ for index in 0..<100 {
 }
 report("1 message in its own write, durability .full (median of 100)", [median(durableWrites)])
 durable.close()
+
+// 8. Observation: 100 live queries over the messages of 100 chats (the newest 20 of each),
+//    then the same plus a stream of every commit, while single-message writes go to one of
+//    those chats. Blocks of 200 writes alternate without observers, with the live queries,
+//    and with both; consumers run in tasks of their own. Medians per write.
+let observed = try Store(.file(storeURL), schema: BenchModelsSchema.self)
+let watchedChats = Array((userCount - 100)..<userCount)
+let writtenChat = watchedChats[0]
+var nextMessage = messageCount + 100_000
+
+/// CPU time of the calling thread, in milliseconds: what a write costs the writer, without
+/// the consumers' work on the other core.
+func threadMilliseconds() -> Double {
+    var time = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+    return Double(time.tv_sec) * 1000 + Double(time.tv_nsec) / 1e6
+}
+
+struct WriteTimes {
+    var wall: [Double] = []
+    var cpu: [Double] = []
+}
+
+@MainActor func singleWrites(_ count: Int, into times: inout WriteTimes) throws {
+    for _ in 0..<count {
+        nextMessage += 1
+        let id = nextMessage
+        let start = threadMilliseconds()
+        times.wall.append(try milliseconds {
+            try observed.write { try Message(id: id, text: "observed", timestamp: id, chat: .id(writtenChat), author: .id(0)).save(to: &$0) }
+        })
+        times.cpu.append(threadMilliseconds() - start)
+    }
+}
+
+var unobserved = WriteTimes(), liveOnly = WriteTimes(), liveAndStream = WriteTimes()
+var writtenReruns = 0, otherReruns = 0, commitsSeen = 0, liveWrites = 0
+for _ in 0..<Swift.max(rounds, 3) {
+    try singleWrites(200, into: &unobserved)
+    for withStream in [false, true] {
+        let live = watchedChats.map { observed.observe(Chat.query($0).related(\.$messages).sorted(by: \.timestamp.desc).limit(20)) }
+        let consumers = live.map { results in Task.detached { for await _ in results {} } }
+        let commitCounter: Task<Int, Never>? = withStream ? {
+            let commits = observed.changes()
+            return Task.detached { var count = 0; for await _ in commits { count += 1 }; return count }
+        }() : nil
+        // Every live query has its first result before the writes start.
+        while live.contains(where: { $0.evaluationCount == 0 }) { try await Task.sleep(nanoseconds: 1_000_000) }
+        let before = live.map(\.evaluationCount)
+        if withStream { try singleWrites(200, into: &liveAndStream) } else { try singleWrites(200, into: &liveOnly) }
+        // Let the consumers catch up with the last commit before counting.
+        var settled: [Int] = []
+        while settled != live.map(\.evaluationCount) {
+            settled = live.map(\.evaluationCount)
+            try await Task.sleep(nanoseconds: 20_000_000)
+        }
+        writtenReruns += settled[0] - before[0]
+        otherReruns += zip(settled, before).dropFirst().reduce(0) { $0 + $1.0 - $1.1 }
+        liveWrites += 200
+        for consumer in consumers { consumer.cancel() }
+        commitCounter?.cancel()
+        commitsSeen += await commitCounter?.value ?? 0
+    }
+}
+report("1 message in its own write, no observers (median)", [median(unobserved.wall)])
+report("  with 100 live queries (median)", [median(liveOnly.wall)])
+report("  with 100 live queries and a stream of every commit", [median(liveAndStream.wall)])
+@MainActor func overhead(_ times: WriteTimes) -> String {
+    String(format: "%+.0f%% time, %+.0f%% writer CPU", (median(times.wall) / median(unobserved.wall) - 1) * 100,
+           (median(times.cpu) / median(unobserved.cpu) - 1) * 100)
+}
+print("  observers add: live queries \(overhead(liveOnly)); with the commit stream \(overhead(liveAndStream))")
+print("  \(liveWrites) writes to one of the 100 chats re-ran its query \(writtenReruns) times (latest result wins), the other 99 queries \(otherReruns) times; \(commitsSeen) commits streamed")
+observed.close()

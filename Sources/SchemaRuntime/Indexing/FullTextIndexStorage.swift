@@ -14,7 +14,9 @@ struct FullTextIndexStorage: Sendable {
 
     @usableFromInline init() {}
 
-    private(set) var postings: [String: PostingList] = [:]
+    /// Sharded like a table's id map: a write to an index shared with a snapshot (a reader's
+    /// context, an observer's) copies one shard of the token directory, not all of it.
+    private(set) var postings = ShardedDictionary<String, PostingList>()
     /// key -> number of tokens, or -1 when the entity is not indexed. Chunked like a table's
     /// columns, so a write to an index shared with a snapshot copies one chunk of it.
     private var lengths = ChunkedArray<Int32>()
@@ -73,10 +75,11 @@ struct FullTextIndexStorage: Sendable {
         documentCount -= 1
         totalLength -= length
         for (term, _) in Self.termCounts(text).terms {
-            guard let index = postings.index(forKey: term) else { continue }
+            let shard = ShardedDictionary<String, PostingList>.shard(of: term)
+            guard let index = postings.shards[shard].index(forKey: term) else { continue }
             // Removed in place: the dictionary's storage is the list's only owner.
-            postings.values[index].remove(entity)
-            if postings.values[index].isEmpty { postings.remove(at: index) }
+            postings.shards[shard].values[index].remove(entity)
+            if postings.shards[shard].values[index].isEmpty { postings.shards[shard].remove(at: index) }
         }
     }
 

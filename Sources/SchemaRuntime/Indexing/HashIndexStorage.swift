@@ -4,7 +4,9 @@
 /// field) costs no more to update than a small one.
 @usableFromInline
 struct HashIndexStorage: Sendable {
-    private(set) var buckets: [IndexKey: ChunkedKeyList<Void>] = [:]
+    /// Sharded, so a write to an index shared with a snapshot copies one shard of the
+    /// directory (see ``ShardedDictionary``).
+    private(set) var buckets = ShardedDictionary<IndexKey, ChunkedKeyList<Void>>()
 
     @usableFromInline init() {}
 
@@ -15,9 +17,10 @@ struct HashIndexStorage: Sendable {
 
     @usableFromInline
     mutating func remove(_ key: IndexKey, _ entity: Int32) {
-        guard let index = buckets.index(forKey: key) else { return }
-        buckets.values[index].remove(entity)
-        if buckets.values[index].isEmpty { buckets.remove(at: index) }
+        let shard = ShardedDictionary<IndexKey, ChunkedKeyList<Void>>.shard(of: key)
+        guard let index = buckets.shards[shard].index(forKey: key) else { return }
+        buckets.shards[shard].values[index].remove(entity)
+        if buckets.shards[shard].values[index].isEmpty { buckets.shards[shard].remove(at: index) }
     }
 
     /// The entities with `key`, ascending.

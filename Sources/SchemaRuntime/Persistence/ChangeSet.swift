@@ -49,6 +49,16 @@ public struct ChangeSet: Sendable {
     /// Per to-many slot: the keys of `toMany`, in the order of their first change.
     public private(set) var toManyOrder: [Slot: Keys] = [:]
 
+    /// Per table, the keys whose row or links the write touched (each key once per kind of
+    /// change). O(changed keys).
+    public var touchedKeys: [ObjectIdentifier: [Int32]] {
+        var touched: [ObjectIdentifier: [Int32]] = [:]
+        for (table, keys) in rows { touched[table, default: []].append(contentsOf: keys.ordered) }
+        for (slot, keys) in toOne { touched[slot.table, default: []].append(contentsOf: keys.ordered) }
+        for (slot, lists) in toMany { touched[slot.table, default: []].append(contentsOf: lists.keys) }
+        return touched
+    }
+
     /// Whether the write changed nothing.
     public var isEmpty: Bool { rows.isEmpty && toOne.isEmpty && toMany.isEmpty }
 

@@ -33,14 +33,17 @@ public struct QueryReach: Sendable {
 
     /// Whether the committed `changes` may have changed the result. O(changed keys).
     public func isAffected(by changes: ChangeSet) -> Bool {
-        func touches<Keys: Sequence<Int32>>(_ table: ObjectIdentifier, _ changed: Keys) -> Bool {
+        isAffected(by: changes.touchedKeys)
+    }
+
+    /// ``isAffected(by:)`` for changes summarized once by ``ChangeSet/touchedKeys``, for
+    /// testing many queries against one commit. O(touched keys).
+    public func isAffected(by touched: [ObjectIdentifier: [Int32]]) -> Bool {
+        for (table, changed) in touched {
             if tables.contains(table) { return true }
-            guard let watched = keys[table], !watched.isEmpty else { return false }
-            return changed.contains { watched.contains($0) }
+            guard let watched = keys[table], !watched.isEmpty else { continue }
+            if changed.contains(where: { watched.contains($0) }) { return true }
         }
-        for (table, changed) in changes.rows where touches(table, changed) { return true }
-        for (slot, changed) in changes.toOne where touches(slot.table, changed) { return true }
-        for (slot, changed) in changes.toMany where touches(slot.table, changed.keys) { return true }
         return false
     }
 }

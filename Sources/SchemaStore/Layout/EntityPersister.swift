@@ -19,6 +19,10 @@ protocol AnyEntityPersister: Sendable {
 
     /// The column values of the row under `key`, or nil if no entity is stored there.
     func rowValues(_ key: Int32, in context: Context) throws -> [StoredValue]?
+    /// Whether an entity is stored under `key`.
+    func hasRow(_ key: Int32, in context: Context) -> Bool
+    /// How the row under `key` differs between two graphs of one store (``StoreChanges``).
+    func rowChange(_ key: Int32, before: Context, after: Context) throws -> RowChange
     /// The id of `key` as stored.
     func idValue(_ key: Int32, in context: Context) -> StoredValue
     /// The id of `key` (also once forgotten), type-erased for ``StoreChanges``.
@@ -27,6 +31,11 @@ protocol AnyEntityPersister: Sendable {
     func loadRow(_ values: [StoredValue], into context: inout Context) throws
     /// The key of a stored id, interned if new.
     func loadKey(_ value: StoredValue, into context: inout Context) throws -> Int32
+}
+
+/// What happened to one row between two graphs.
+enum RowChange {
+    case inserted, updated, deleted, unchanged
 }
 
 /// A relation as the store sees it.
@@ -49,6 +58,14 @@ struct ColumnLayout: Sendable, Hashable, Codable {
 
 struct EntityPersister<Entity: PersistentEntity>: AnyEntityPersister {
     let fields = Entity.storedFields
+    /// `==` of the entity type when it is `Equatable` (generated entities are, unless a field's
+    /// type is not): comparing two rows this way is much cheaper than encoding their columns.
+    let equal: (@Sendable (Entity, Entity) -> Bool)? = {
+        func equality<Equatable: Swift.Equatable & Sendable>(_: Equatable.Type) -> @Sendable (Entity, Entity) -> Bool {
+            { ($0 as! Equatable) == ($1 as! Equatable) }
+        }
+        return (Entity.self as? any (Equatable & Sendable).Type).map { equality($0) }
+    }()
     let shape: EntityShape
     let tableName: String
     let columns: [ColumnLayout]
@@ -74,10 +91,8 @@ struct EntityPersister<Entity: PersistentEntity>: AnyEntityPersister {
     var table: ObjectIdentifier { ObjectIdentifier(Entity.self) }
     var idType: StoredType { Entity.ID.storedType }
 
-    var relations: [RelationInfo] {
-        Entity.relations.map {
-            RelationInfo(name: $0.name, slot: $0.slot, target: ObjectIdentifier($0.target), targetName: $0.target.entityName, inverse: $0.inverse)
-        }
+    let relations: [RelationInfo] = Entity.relations.map {
+        RelationInfo(name: $0.name, slot: $0.slot, target: ObjectIdentifier($0.target), targetName: $0.target.entityName, inverse: $0.inverse)
     }
 
     func rowValues(_ key: Int32, in context: Context) throws -> [StoredValue]? {
@@ -91,6 +106,24 @@ struct EntityPersister<Entity: PersistentEntity>: AnyEntityPersister {
 
     func idValue(_ key: Int32, in context: Context) -> StoredValue {
         context.storedID(Entity.self, key: key).storedValue
+    }
+
+    func hasRow(_ key: Int32, in context: Context) -> Bool {
+        context.storedRow(Entity.self, key: key) != nil
+    }
+
+    func rowChange(_ key: Int32, before: Context, after: Context) throws -> RowChange {
+        switch (before.storedRow(Entity.self, key: key), after.storedRow(Entity.self, key: key)) {
+        case (nil, nil): return .unchanged
+        case (nil, .some): return .inserted
+        case (.some, nil): return .deleted
+        case let (.some(old), .some(new)):
+            if let equal {
+                let same = equal(old, new) && before.savedAt(Entity.self, key: key) == after.savedAt(Entity.self, key: key)
+                return same ? .unchanged : .updated
+            }
+            return try rowValues(key, in: before) == rowValues(key, in: after) ? .unchanged : .updated
+        }
     }
 
     func anyID(_ key: Int32, in context: Context) -> any Hashable & Sendable {

@@ -9,9 +9,12 @@ import Foundation
 /// (``QueryReach``: the query's candidates, the entity a `related(_:)` list starts from, the
 /// tables its nested relations read); commits that cannot change it do not re-run it.
 /// Buffering: latest wins. If several commits arrive before the consumer asks again, it gets
-/// one result, for the latest graph. The sequence ends as ``StoreObservation`` does.
+/// one result, for the latest graph: a waiting live query holds no graph, only a flag, so it
+/// never makes the writer copy what a snapshot would share. The sequence ends as
+/// ``StoreObservation`` does.
 public struct LiveResults<Value: Sendable>: AsyncSequence, Sendable {
-    let contexts: AsyncStream<Context>
+    let signals: AsyncStream<Void>
+    let current: @Sendable () -> Context?
     let state: LiveQueryState<Value>
     let token: ObservationToken
 
@@ -20,67 +23,51 @@ public struct LiveResults<Value: Sendable>: AsyncSequence, Sendable {
     public var evaluationCount: Int { state.evaluationCount }
 
     public struct AsyncIterator: AsyncIteratorProtocol {
-        var base: AsyncStream<Context>.Iterator
+        var base: AsyncStream<Void>.Iterator
+        let current: @Sendable () -> Context?
         let state: LiveQueryState<Value>
         let token: ObservationToken
 
         public mutating func next() async -> Value? {
-            guard let context = await base.next() else { return nil }
-            return state.evaluate(in: context)
+            guard await base.next() != nil else { return nil }
+            return state.evaluate { current() }
         }
     }
 
     public func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(base: contexts.makeAsyncIterator(), state: state, token: token)
+        AsyncIterator(base: signals.makeAsyncIterator(), current: current, state: state, token: token)
     }
 }
 
-/// The shared state of a live query: what its last result depends on, and whether a graph
-/// waits to be evaluated. The writer tests commits against it; the consumer evaluates.
+/// A live query's consumer side: how to run the query, and the registry that decides, from
+/// what the last result depends on, which commits signal it (``LiveQueryIndex``).
 final class LiveQueryState<Value: Sendable>: @unchecked Sendable {
     /// Runs the query in a graph: its result, and what the result depends on.
     typealias Evaluate = @Sendable (Context) -> (Value, QueryReach)
 
     private let run: Evaluate
+    private let registry: ObserverRegistry
+    /// The registration, nil when the store was closed.
+    private let id: Int?
     private let lock = NSLock()
-    /// What the last result depends on; nil before the first.
-    private var reach: QueryReach?
-    /// A graph was handed to the consumer and not evaluated yet.
-    private var isPending = true
-    /// The consumer is evaluating: any commit now may postdate the graph it evaluates.
-    private var isEvaluating = false
     private var evaluations = 0
 
-    init(_ run: @escaping Evaluate) {
+    init(_ run: @escaping Evaluate, registry: ObserverRegistry, id: Int?) {
         self.run = run
+        self.registry = registry
+        self.id = id
     }
 
     var evaluationCount: Int { lock.withLock { evaluations } }
 
-    /// Called for each commit, in order, by the writer: whether to hand its graph over.
-    /// O(changed keys) for the reach test.
-    func shouldDeliver(_ changes: ChangeSet) -> Bool {
-        lock.withLock {
-            if isPending || isEvaluating || reach.map({ $0.isAffected(by: changes) }) ?? true {
-                isPending = true
-                return true
-            }
-            return false
-        }
-    }
-
-    /// Runs the query on a graph the consumer took.
-    func evaluate(in context: Context) -> Value {
-        lock.withLock {
-            isPending = false
-            isEvaluating = true
-        }
+    /// Runs the query on the current graph, read after the registry marks the query as
+    /// evaluating: a commit after that read signals it again. Nil when the store is gone.
+    func evaluate(_ current: () -> Context?) -> Value? {
+        if let id { registry.beginEvaluation(id) }
+        guard let context = current() else { return nil }
         let (value, reach) = run(context)
-        lock.withLock {
-            self.reach = reach
-            isEvaluating = false
-            evaluations += 1
-        }
+        if let id { registry.endEvaluation(id, reach: reach) }
+        lock.withLock { evaluations += 1 }
         return value
     }
 }
@@ -113,16 +100,14 @@ extension Store {
     }
 
     private func observe<Value: Sendable>(_ run: @escaping LiveQueryState<Value>.Evaluate) -> LiveResults<Value> {
-        let (stream, continuation) = AsyncStream.makeStream(of: Context.self, bufferingPolicy: .bufferingNewest(1))
-        let state = LiveQueryState(run)
-        let id = observers.add(receive: { commit in
-            if state.shouldDeliver(commit.changeSet) { continuation.yield(commit.after) }
-        }, finish: { continuation.finish() }, start: {
-            // Under the registry's lock: no commit can slip between this graph and the first delivery.
-            continuation.yield(context)
-        })
+        let (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        // The first result: pending from the start.
+        continuation.yield()
+        let id = observers.addLiveQuery(signal: { _ in continuation.yield() }, finish: { continuation.finish() })
+        let state = LiveQueryState(run, registry: observers, id: id)
         let registry = observers
         if let id { continuation.onTermination = { _ in registry.remove(id) } }
-        return LiveResults(contexts: stream, state: state, token: ObservationToken(registry: observers, id: id))
+        return LiveResults(signals: stream, current: { [weak self] in self?.context }, state: state,
+                           token: ObservationToken(registry: observers, id: id))
     }
 }

@@ -18,6 +18,8 @@ final class ObserverRegistry: @unchecked Sendable {
         private let layout: StoreLayout
         private var built = false
         private var cached: StoreChanges?
+        /// The keys the commit touched per table, for live queries (``QueryReach``).
+        private(set) lazy var touchedKeys = changeSet.touchedKeys
 
         init(number: Int, changeSet: ChangeSet, before: Context, after: Context, layout: StoreLayout) {
             self.number = number
@@ -45,13 +47,17 @@ final class ObserverRegistry: @unchecked Sendable {
     }
 
     private let lock = NSLock()
-    private var observers: [Int: Observer] = [:]
+    /// In registration order, which is delivery order.
+    private var observers: [(id: Int, observer: Observer)] = []
+    /// Live queries: how to signal each, and what each watches.
+    private var liveQueries: [Int: Observer] = [:]
+    private var liveIndex = LiveQueryIndex()
     private var nextID = 0
     private var isClosed = false
     private var commits = 0
 
     /// The number of registered observers.
-    var count: Int { lock.withLock { observers.count } }
+    var count: Int { lock.withLock { observers.count + liveQueries.count } }
 
     /// Registers an observer; `start` runs under the registry's lock, so no commit is
     /// delivered between it and the first delivery to the observer. Returns nil, after
@@ -60,7 +66,7 @@ final class ObserverRegistry: @unchecked Sendable {
         let id: Int? = lock.withLock {
             guard !isClosed else { return nil }
             nextID += 1
-            observers[nextID] = Observer(receive: receive, finish: finish)
+            observers.append((nextID, Observer(receive: receive, finish: finish)))
             start()
             return nextID
         }
@@ -69,7 +75,39 @@ final class ObserverRegistry: @unchecked Sendable {
     }
 
     func remove(_ id: Int) {
-        lock.withLock { _ = observers.removeValue(forKey: id) }
+        lock.withLock {
+            observers.removeAll { $0.id == id }
+            liveQueries[id] = nil
+            liveIndex.remove(id)
+        }
+    }
+
+    /// Registers a live query, pending: its consumer is about to evaluate it. `signal` runs
+    /// (under the lock) for each commit that may change its result. Returns nil, after
+    /// calling `finish`, when the store is closed.
+    func addLiveQuery(signal: @escaping @Sendable (Commit) -> Void, finish: @escaping @Sendable () -> Void) -> Int? {
+        let id: Int? = lock.withLock {
+            guard !isClosed else { return nil }
+            nextID += 1
+            liveQueries[nextID] = Observer(receive: signal, finish: finish)
+            liveIndex.add(nextID)
+            return nextID
+        }
+        if id == nil { finish() }
+        return id
+    }
+
+    /// The consumer of live query `id` is about to read the current graph.
+    func beginEvaluation(_ id: Int) {
+        lock.withLock { liveIndex.beginEvaluation(id) }
+    }
+
+    /// The consumer of live query `id` has a result depending on `reach`.
+    func endEvaluation(_ id: Int, reach: QueryReach) {
+        lock.withLock {
+            guard liveQueries[id] != nil else { return }
+            liveIndex.endEvaluation(id, reach: reach)
+        }
     }
 
     /// Delivers a committed write to every observer. Called by the writer holding the
@@ -78,9 +116,12 @@ final class ObserverRegistry: @unchecked Sendable {
         lock.withLock {
             guard !changeSet.isEmpty else { return }
             commits += 1
-            guard !observers.isEmpty else { return }
+            guard !observers.isEmpty || !liveQueries.isEmpty else { return }
             let commit = Commit(number: commits, changeSet: changeSet, before: before, after: after, layout: layout)
-            for id in observers.keys.sorted() { observers[id]!.receive(commit) }
+            for entry in observers { entry.observer.receive(commit) }
+            if !liveQueries.isEmpty {
+                for id in liveIndex.signalled(by: commit.touchedKeys) { liveQueries[id]?.receive(commit) }
+            }
         }
     }
 
@@ -88,8 +129,12 @@ final class ObserverRegistry: @unchecked Sendable {
     func close() {
         let finishing: [Observer] = lock.withLock {
             isClosed = true
-            defer { observers = [:] }
-            return Array(observers.values)
+            defer {
+                observers = []
+                liveQueries = [:]
+                liveIndex = LiveQueryIndex()
+            }
+            return observers.map(\.observer) + liveQueries.values
         }
         // Outside the lock: finishing a stream runs its termination handler, which removes it.
         for observer in finishing { observer.finish() }

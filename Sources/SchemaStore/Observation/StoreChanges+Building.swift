@@ -2,9 +2,9 @@
 
 extension StoreChanges {
     /// The changes of a commit, from its ``ChangeSet`` and the graphs before and after it;
-    /// nil when nothing changed. Rows are compared column by column and links target by
-    /// target, so a write that stores what was there reports nothing. O(changed rows ×
-    /// columns + changed links), plus the length of each to-many list the write replaced.
+    /// nil when nothing changed. Rows are compared with `==` (column by column for a
+    /// type that is not `Equatable`) and links target by target, so a write that stores what
+    /// was there reports nothing. O(changed rows × fields + changed links), plus the length of each to-many list the write replaced.
     init?(commit: Int, changeSet: ChangeSet, before: Context, after: Context, layout: StoreLayout) throws {
         var byTable: [ObjectIdentifier: AnyEntityChanges] = [:]
         var deletedKeys: [ObjectIdentifier: Set<Int32>] = [:]
@@ -12,14 +12,13 @@ extension StoreChanges {
             guard let persister = layout.persisterByTable[table] else { continue }
             var changes = AnyEntityChanges()
             for key in keys {
-                let old = try persister.rowValues(key, in: before), new = try persister.rowValues(key, in: after)
-                switch (old, new) {
-                case (nil, .some): changes.inserted.append(persister.anyID(key, in: after))
-                case (.some, nil):
+                switch try persister.rowChange(key, before: before, after: after) {
+                case .inserted: changes.inserted.append(persister.anyID(key, in: after))
+                case .deleted:
                     changes.deleted.append(persister.anyID(key, in: after))
                     deletedKeys[table, default: []].insert(key)
-                case let (.some(old), .some(new)) where old != new: changes.updated.append(persister.anyID(key, in: after))
-                default: break
+                case .updated: changes.updated.append(persister.anyID(key, in: after))
+                case .unchanged: break
                 }
             }
             byTable[table] = changes
@@ -47,7 +46,7 @@ extension StoreChanges {
         }
         for (table, keys) in order {
             guard let persister = layout.persisterByTable[table] else { continue }
-            for key in keys where after.hasStoredRow(table, key: key, persister) {
+            for key in keys where persister.hasRow(key, in: after) {
                 let slots = relinked[table]![key]!
                 let names = persister.relations.filter { slots.contains($0.slot) }.map(\.name)
                 byTable[table, default: AnyEntityChanges()].relinked.append((persister.anyID(key, in: after), names))
@@ -75,11 +74,5 @@ extension StoreChanges {
         }
         let targets = change.removed.union(change.appended)
         return targets.contains { before.links(slot.table, slot.slot, of: key, to: $0) != after.links(slot.table, slot.slot, of: key, to: $0) }
-    }
-}
-
-private extension Context {
-    func hasStoredRow(_ table: ObjectIdentifier, key: Int32, _ persister: any AnyEntityPersister) -> Bool {
-        (try? persister.rowValues(key, in: self)) != nil
     }
 }
