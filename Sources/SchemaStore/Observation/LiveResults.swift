@@ -103,7 +103,7 @@ extension Store {
         let (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         // The first result: pending from the start.
         continuation.yield()
-        let id = observers.addLiveQuery(signal: { _ in continuation.yield() }, finish: { continuation.finish() })
+        let id = observers.addLiveQuery(signal: { continuation.yield() }, finish: { continuation.finish() })
         let state = LiveQueryState(run, registry: observers, id: id)
         let registry = observers
         if let id { continuation.onTermination = { _ in registry.remove(id) } }

@@ -59,15 +59,27 @@ final class ObserverRegistry: @unchecked Sendable {
     /// The number of registered observers.
     var count: Int { lock.withLock { observers.count + liveQueries.count } }
 
-    /// Registers an observer; `start` runs under the registry's lock, so no commit is
-    /// delivered between it and the first delivery to the observer. Returns nil, after
+    /// Registers an observer of every commit. Returns nil, after calling `finish`, when the
+    /// store is closed.
+    func add(receive: @escaping @Sendable (Commit) -> Void, finish: @escaping @Sendable () -> Void) -> Int? {
+        register(finish: finish) { id in observers.append((id, Observer(receive: receive, finish: finish))) }
+    }
+
+    /// Registers a live query, pending: its consumer is about to evaluate it. `signal` runs
+    /// (under the lock) for each commit that may change its result. Returns nil, after
     /// calling `finish`, when the store is closed.
-    func add(receive: @escaping @Sendable (Commit) -> Void, finish: @escaping @Sendable () -> Void, start: () -> Void = {}) -> Int? {
+    func addLiveQuery(signal: @escaping @Sendable () -> Void, finish: @escaping @Sendable () -> Void) -> Int? {
+        register(finish: finish) { id in
+            liveQueries[id] = Observer(receive: { _ in signal() }, finish: finish)
+            liveIndex.add(id)
+        }
+    }
+
+    private func register(finish: () -> Void, _ add: (Int) -> Void) -> Int? {
         let id: Int? = lock.withLock {
             guard !isClosed else { return nil }
             nextID += 1
-            observers.append((nextID, Observer(receive: receive, finish: finish)))
-            start()
+            add(nextID)
             return nextID
         }
         if id == nil { finish() }
@@ -80,21 +92,6 @@ final class ObserverRegistry: @unchecked Sendable {
             liveQueries[id] = nil
             liveIndex.remove(id)
         }
-    }
-
-    /// Registers a live query, pending: its consumer is about to evaluate it. `signal` runs
-    /// (under the lock) for each commit that may change its result. Returns nil, after
-    /// calling `finish`, when the store is closed.
-    func addLiveQuery(signal: @escaping @Sendable (Commit) -> Void, finish: @escaping @Sendable () -> Void) -> Int? {
-        let id: Int? = lock.withLock {
-            guard !isClosed else { return nil }
-            nextID += 1
-            liveQueries[nextID] = Observer(receive: signal, finish: finish)
-            liveIndex.add(nextID)
-            return nextID
-        }
-        if id == nil { finish() }
-        return id
     }
 
     /// The consumer of live query `id` is about to read the current graph.
