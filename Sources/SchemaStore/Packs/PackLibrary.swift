@@ -1,0 +1,203 @@
+import Foundation
+import SchemaRuntime
+
+/// The packs installed in a directory, for one schema: install, update, remove, list.
+///
+/// Layout: each installed pack is a folder of its own (`<id>-<version>-<nonce>.pack`), and
+/// `packs.json` lists the installed ones. Installing copies the pack into a new folder, then
+/// replaces `packs.json` atomically (write and rename), then deletes the folder it replaced:
+/// a reader sees the old set of packs or the new one, never a mix. A folder that cannot be
+/// deleted (a file in use) is listed in `pending-deletions.json` and deleted when a library
+/// is next opened on the directory.
+///
+/// Id collisions: a pack may not share an entity id (within one entity type) with another
+/// installed pack or with the user store given to ``install(from:force:userStore:)``; the
+/// install throws ``PackError/idCollision(pack:with:ids:)`` listing them. (Once installed, a
+/// user-store entity with a pack entity's id is an override of it, by design.)
+public final class PackLibrary: @unchecked Sendable {
+    /// What installing did.
+    public enum InstallOutcome: Sendable, Equatable {
+        /// The pack was not installed before.
+        case installed
+        /// An installed pack with the same id (and this version) was replaced.
+        case updated(from: PackVersion)
+    }
+
+    public let directory: URL
+    public let schema: any PersistentSchema.Type
+    private let lock = NSLock()
+
+    private static let indexFileName = "packs.json"
+    private static let pendingFileName = "pending-deletions.json"
+
+    private struct Entry: Codable, Hashable {
+        var id: UUID
+        var folder: String
+    }
+
+    /// Opens (creating it if needed) the packs directory at `directory`, and deletes the
+    /// folders earlier removals could not.
+    public init(directory: URL, schema: any PersistentSchema.Type) throws {
+        self.directory = directory
+        self.schema = schema
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try lock.withLock { try retryPendingDeletions() }
+    }
+
+    /// The installed packs, in installation order.
+    public var installed: [Pack] {
+        get throws {
+            try lock.withLock { try readIndex().map { try Pack.open(at: directory.appendingPathComponent($0.folder)) } }
+        }
+    }
+
+    /// Installs the pack folder at `url`, or updates the installed pack with its id: a
+    /// lower or equal installed version is replaced; a higher one is kept unless `force`.
+    /// Checks the manifest, the store file, the schema, and id collisions with the other
+    /// installed packs and with `userStore`.
+    @discardableResult
+    public func install(from url: URL, force: Bool = false, userStore: Store? = nil) throws -> InstallOutcome {
+        let pack = try Pack.open(at: url)
+        let incoming = try Self.ids(of: pack, schema: schema)
+        return try lock.withLock {
+            var index = try readIndex()
+            let previous = index.firstIndex { $0.id == pack.manifest.id }
+            var outcome = InstallOutcome.installed
+            if let previous {
+                let installed = try Pack.open(at: directory.appendingPathComponent(index[previous].folder))
+                if installed.manifest.version > pack.manifest.version, !force {
+                    throw PackError.newerVersionInstalled(id: pack.manifest.id, installed: installed.manifest.version, offered: pack.manifest.version)
+                }
+                outcome = .updated(from: installed.manifest.version)
+            }
+            for entry in index where entry.id != pack.manifest.id {
+                let other = try Pack.open(at: directory.appendingPathComponent(entry.folder))
+                try Self.checkCollisions(incoming, pack: pack.manifest.id, with: try Self.ids(of: other, schema: schema),
+                                         named: "pack \(other.manifest.id) (\(other.manifest.title))")
+            }
+            if let userStore {
+                try Self.checkCollisions(incoming, pack: pack.manifest.id, with: Self.ids(in: userStore.context, schema: schema), named: "the user store")
+            }
+            let folder = "\(pack.manifest.id.uuidString)-\(pack.manifest.version)-\(UUID().uuidString.prefix(8)).pack"
+            try copy(pack, to: directory.appendingPathComponent(folder))
+            let replaced = previous.map { index[$0].folder }
+            let entry = Entry(id: pack.manifest.id, folder: folder)
+            if let previous { index[previous] = entry } else { index.append(entry) }
+            do {
+                try writeIndex(index)
+            } catch {
+                try? FileManager.default.removeItem(at: directory.appendingPathComponent(folder))
+                throw error
+            }
+            if let replaced { deleteOrQueue(replaced) }
+            return outcome
+        }
+    }
+
+    /// Uninstalls the pack with `id`.
+    public func remove(id: UUID) throws {
+        try lock.withLock {
+            var index = try readIndex()
+            guard let position = index.firstIndex(where: { $0.id == id }) else { throw PackError.notInstalled(id: id) }
+            let folder = index.remove(at: position).folder
+            try writeIndex(index)
+            deleteOrQueue(folder)
+        }
+    }
+
+    // MARK: Files
+
+    private func readIndex() throws -> [Entry] {
+        let url = directory.appendingPathComponent(Self.indexFileName)
+        guard FileManager.default.fileExists(atPath: url.path) else { return [] }
+        do {
+            return try JSONDecoder().decode([Entry].self, from: Data(contentsOf: url))
+        } catch {
+            throw PackError.badManifest(path: url.path, reason: "the list of installed packs is unreadable (\(error))")
+        }
+    }
+
+    private func writeIndex(_ index: [Entry]) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        // `.atomic` writes a temporary file and renames it over the index.
+        try encoder.encode(index).write(to: directory.appendingPathComponent(Self.indexFileName), options: .atomic)
+    }
+
+    /// Copies the manifest and the store files; the copy is built under a temporary name
+    /// and renamed, so a half-copied folder never carries a pack's name.
+    private func copy(_ pack: Pack, to destination: URL) throws {
+        let files = FileManager.default
+        let staging = directory.appendingPathComponent(".\(destination.lastPathComponent).partial")
+        try files.createDirectory(at: staging, withIntermediateDirectories: true)
+        do {
+            for name in [Pack.manifestFileName] + pack.storeFiles {
+                try files.copyItem(at: pack.url.appendingPathComponent(name), to: staging.appendingPathComponent(name))
+            }
+            try files.moveItem(at: staging, to: destination)
+        } catch {
+            try? files.removeItem(at: staging)
+            throw error
+        }
+    }
+
+    private func deleteOrQueue(_ folder: String) {
+        do {
+            try FileManager.default.removeItem(at: directory.appendingPathComponent(folder))
+        } catch {
+            var pending = (try? readPending()) ?? []
+            pending.append(folder)
+            try? writePending(pending)
+        }
+    }
+
+    private func retryPendingDeletions() throws {
+        let pending = try readPending()
+        guard !pending.isEmpty else { return }
+        let remaining = pending.filter { folder in
+            let url = directory.appendingPathComponent(folder)
+            return FileManager.default.fileExists(atPath: url.path) && (try? FileManager.default.removeItem(at: url)) == nil
+        }
+        try writePending(remaining)
+    }
+
+    private func readPending() throws -> [String] {
+        let url = directory.appendingPathComponent(Self.pendingFileName)
+        guard FileManager.default.fileExists(atPath: url.path) else { return [] }
+        return (try? JSONDecoder().decode([String].self, from: Data(contentsOf: url))) ?? []
+    }
+
+    private func writePending(_ folders: [String]) throws {
+        let url = directory.appendingPathComponent(Self.pendingFileName)
+        if folders.isEmpty {
+            try? FileManager.default.removeItem(at: url)
+        } else {
+            try JSONEncoder().encode(folders).write(to: url, options: .atomic)
+        }
+    }
+
+    // MARK: Ids
+
+    /// Per entity name, the ids stored in a pack.
+    private static func ids(of pack: Pack, schema: any PersistentSchema.Type) throws -> [String: Set<AnyHashable>] {
+        let store = try pack.openStore(schema: schema)
+        defer { store.close() }
+        return ids(in: store.context, schema: schema)
+    }
+
+    private static func ids(in context: Context, schema: any PersistentSchema.Type) -> [String: Set<AnyHashable>] {
+        func ids<Entity: PersistentEntity>(_ type: Entity.Type) -> Set<AnyHashable> { Set(context.ids(of: type).map { AnyHashable($0) }) }
+        var result: [String: Set<AnyHashable>] = [:]
+        for type in schema.entities { result[type.entityName] = ids(type) }
+        return result
+    }
+
+    private static func checkCollisions(_ incoming: [String: Set<AnyHashable>], pack: UUID, with other: [String: Set<AnyHashable>], named name: String) throws {
+        var colliding: [String: [String]] = [:]
+        for (entity, ids) in incoming {
+            let shared = ids.intersection(other[entity] ?? [])
+            if !shared.isEmpty { colliding[entity] = shared.map { "\($0.base)" }.sorted() }
+        }
+        if !colliding.isEmpty { throw PackError.idCollision(pack: pack, with: name, ids: colliding) }
+    }
+}
