@@ -135,4 +135,34 @@ import Testing
         #expect(PackVersion(text)?.components == [3, 0, 1])
         #expect(("1.0.0" as PackVersion).description == "1")
     }
+
+    @Test func exportKeepsTheSelectedEntitiesAndTheLinksAmongThem() throws {
+        var source = Context()
+        try Chat(id: "c1", title: "Team", users: .relation([User(id: "a", name: "Ann"), User(id: "b", name: "Bob"), User(id: "z", name: "Zed")]),
+                 messages: .relation([Message(id: "m1", text: "hi", author: .id("a")), Message(id: "m2", text: "yo", author: .id("z"))]))
+            .save(to: &source)
+        let selection = PackSelection()
+            .including(Chat.self, ids: ["c1"])
+            .including(User.self, ids: ["a", "b"])
+            .including(Message.self, ids: ["m1"])
+        let pack = try Pack.export(at: folder.file("team.pack"), manifest: PackManifest(title: "Team", version: "1"),
+                                   schema: ChatModelsSchema.self, from: source, selecting: selection)
+        let store = try pack.openStore(schema: ChatModelsSchema.self)
+        defer { store.close() }
+        let chat = try #require(Chat.query("c1", in: store.context).with(\.$users).with(\.$messages) { $0.with(\.$author) }.resolve())
+        #expect(chat.title == "Team")
+        #expect(chat.users?.map(\.id) == ["a", "b"])
+        #expect(chat.messages?.map { "\($0.id) by \($0.author?.name ?? "-")" } == ["m1 by Ann"])
+        #expect(User.query("a", in: store.context).with(\.$chats).resolve()?.chats?.map(\.id) == ["c1"])
+        #expect(store.context.ids(of: User.self).sorted() == ["a", "b"])
+
+        // A message without its required author cannot be exported, and no folder is left.
+        let broken = PackSelection().including(Chat.self, ids: ["c1"]).including(Message.self, ids: ["m1"])
+        #expect(throws: (any Error).self) {
+            try Pack.export(at: folder.file("broken.pack"), manifest: PackManifest(title: "Broken", version: "1"),
+                            schema: ChatModelsSchema.self, from: source, selecting: broken)
+        }
+        #expect(!FileManager.default.fileExists(atPath: folder.file("broken.pack").path))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).filter { $0.hasSuffix(".partial") }.isEmpty)
+    }
 }

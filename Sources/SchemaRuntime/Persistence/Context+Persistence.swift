@@ -57,6 +57,14 @@ extension Context {
         storageIfPresent(table)?.toManyLinks(slot.column, key).contains(target) ?? false
     }
 
+    /// `entity` with the id links to entities this context does not store dropped (relations
+    /// held as ids; others are left as they are).
+    public func keepingStoredTargets<Entity: EntityModelProtocol>(_ entity: Entity) -> Entity {
+        var kept = entity
+        for relation in Entity.relations { relation.keepStoredTargets(&kept, self) }
+        return kept
+    }
+
     // MARK: Loading
 
     /// The key of `id`, interned if new.
