@@ -53,35 +53,46 @@ public final class PackLibrary: @unchecked Sendable {
 
     /// Installs the pack folder at `url`, or updates the installed pack with its id: a
     /// lower or equal installed version is replaced; a higher one is kept unless `force`.
-    /// Checks the manifest, the store file, the schema, and id collisions with the other
-    /// installed packs and with `userStore`.
+    /// Checks the manifest, the store file, and id collisions with the other installed packs
+    /// and with `userStore`. A pack written with an older schema is migrated as it is
+    /// installed (the installed copy is; the pack at `url` is never written), as a store
+    /// opening it would be (docs/Persistence.md, "Changing your schema"); one that cannot be
+    /// migrated is refused with the store's error.
     @discardableResult
     public func install(from url: URL, force: Bool = false, userStore: Store? = nil) throws -> InstallOutcome {
-        let pack = try Pack.open(at: url)
-        let incoming = try Self.ids(of: pack, schema: schema)
+        let source = try Pack.open(at: url)
+        let id = source.manifest.id
         return try lock.withLock {
             var index = try readIndex()
-            let previous = index.firstIndex { $0.id == pack.manifest.id }
+            let previous = index.firstIndex { $0.id == id }
             var outcome = InstallOutcome.installed
             if let previous {
                 let installed = try Pack.open(at: directory.appendingPathComponent(index[previous].folder))
-                if installed.manifest.version > pack.manifest.version, !force {
-                    throw PackError.newerVersionInstalled(id: pack.manifest.id, installed: installed.manifest.version, offered: pack.manifest.version)
+                if installed.manifest.version > source.manifest.version, !force {
+                    throw PackError.newerVersionInstalled(id: id, installed: installed.manifest.version, offered: source.manifest.version)
                 }
                 outcome = .updated(from: installed.manifest.version)
             }
-            for entry in index where entry.id != pack.manifest.id {
-                let other = try Pack.open(at: directory.appendingPathComponent(entry.folder))
-                try Self.checkCollisions(incoming, pack: pack.manifest.id, with: try Self.ids(of: other, schema: schema),
-                                         named: "pack \(other.manifest.id) (\(other.manifest.title))")
+            let folder = "\(id.uuidString)-\(source.manifest.version)-\(UUID().uuidString.prefix(8)).pack"
+            let staging = directory.appendingPathComponent(".\(folder).partial")
+            do {
+                let pack = try stage(source, at: staging)
+                let incoming = try Self.ids(of: pack, schema: schema)
+                for entry in index where entry.id != id {
+                    let other = try Pack.open(at: directory.appendingPathComponent(entry.folder))
+                    try Self.checkCollisions(incoming, pack: id, with: try Self.ids(of: other, schema: schema),
+                                             named: "pack \(other.manifest.id) (\(other.manifest.title))")
+                }
+                if let userStore {
+                    try Self.checkCollisions(incoming, pack: id, with: Self.ids(in: userStore.context, schema: schema), named: "the user store")
+                }
+                try FileManager.default.moveItem(at: staging, to: directory.appendingPathComponent(folder))
+            } catch {
+                try? FileManager.default.removeItem(at: staging)
+                throw error
             }
-            if let userStore {
-                try Self.checkCollisions(incoming, pack: pack.manifest.id, with: Self.ids(in: userStore.context, schema: schema), named: "the user store")
-            }
-            let folder = "\(pack.manifest.id.uuidString)-\(pack.manifest.version)-\(UUID().uuidString.prefix(8)).pack"
-            try copy(pack, to: directory.appendingPathComponent(folder))
             let replaced = previous.map { index[$0].folder }
-            let entry = Entry(id: pack.manifest.id, folder: folder)
+            let entry = Entry(id: id, folder: folder)
             if let previous { index[previous] = entry } else { index.append(entry) }
             do {
                 try writeIndex(index)
@@ -124,21 +135,22 @@ public final class PackLibrary: @unchecked Sendable {
         try encoder.encode(index).write(to: directory.appendingPathComponent(Self.indexFileName), options: .atomic)
     }
 
-    /// Copies the manifest and the store files; the copy is built under a temporary name
-    /// and renamed, so a half-copied folder never carries a pack's name.
-    private func copy(_ pack: Pack, to destination: URL) throws {
+    /// Copies the manifest and the store files to `staging` (a folder no reader looks at),
+    /// migrating the copy when the pack was written with another schema.
+    private func stage(_ pack: Pack, at staging: URL) throws -> Pack {
         let files = FileManager.default
-        let staging = directory.appendingPathComponent(".\(destination.lastPathComponent).partial")
         try files.createDirectory(at: staging, withIntermediateDirectories: true)
-        do {
-            for name in [Pack.manifestFileName] + pack.storeFiles {
-                try files.copyItem(at: pack.url.appendingPathComponent(name), to: staging.appendingPathComponent(name))
-            }
-            try files.moveItem(at: staging, to: destination)
-        } catch {
-            try? files.removeItem(at: staging)
-            throw error
+        for name in [Pack.manifestFileName] + pack.storeFiles {
+            try files.copyItem(at: pack.url.appendingPathComponent(name), to: staging.appendingPathComponent(name))
         }
+        let copy = Pack(url: staging, manifest: pack.manifest)
+        guard pack.manifest.schemaFingerprint != schema.fingerprint else { return copy }
+        let store = try Store(.file(copy.storeURL), schema: schema)
+        store.close()
+        var manifest = pack.manifest
+        manifest.schemaFingerprint = schema.fingerprint
+        try manifest.write(to: staging.appendingPathComponent(Pack.manifestFileName))
+        return Pack(url: staging, manifest: manifest)
     }
 
     private func deleteOrQueue(_ folder: String) {
