@@ -195,8 +195,8 @@ extension QueryList {
         // 4. Limit.
         if offset > 0 || limit != nil {
             planner.plan.steps.append("limit")
-            let start = min(offset, keys.count)
-            let end = limit.map { start + min($0, keys.count - start) } ?? keys.count
+            let start = Swift.min(offset, keys.count)
+            let end = limit.map { start + Swift.min($0, keys.count - start) } ?? keys.count
             keys = Array(keys[start..<end])
         }
         return (keys, planner.plan)
