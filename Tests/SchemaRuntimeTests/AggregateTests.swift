@@ -18,7 +18,7 @@ import Testing
         for index in 0..<users * 2 {
             try Message(id: "m\(index)", text: "t", timestamp: Int.random(in: -50..<50, using: &random),
                         editedAt: Bool.random(using: &random) ? Date(timeIntervalSinceReferenceDate: Double(Int.random(in: 0..<9, using: &random))) : nil,
-                        author: .id("u\(Int.random(in: 0..<Swift.max(users, 1), using: &random))"), chat: .id("c")).save(to: &context)
+                        author: .id("u\(Int.random(in: 0..<Swift.max(users, 1) + 2, using: &random))"), chat: .id("c")).save(to: &context)
         }
         return context
     }
@@ -51,6 +51,13 @@ import Testing
         let edited = resolved.compactMap(\.editedAt)
         #expect(messages.min(\.editedAt) == edited.min() && messages.max(\.editedAt) == edited.max())
         #expect(messages.distinct(\.editedAt).count == Set(resolved.map(\.editedAt)).count)
+
+        // By a relation: the author each message links to (nil when that user is not stored).
+        let byAuthor = Message.query(in: context).with(\.$author)
+        let expected = byAuthor.resolve().map { ($0.id, $0.author?.id) }
+        let groups = byAuthor.grouped(by: \.$author)
+        #expect(groups.map(\.key) == expected.map(\.1).reduce(into: [String?]()) { if !$0.contains($1) { $0.append($1) } })
+        for group in groups { #expect(group.entities.map(\.id) == expected.filter { $0.1 == group.key }.map(\.0)) }
     }
 
     @Test func aQueryWithoutAContextAggregatesInTheGivenOne() throws {

@@ -87,6 +87,31 @@ extension QueryList {
         return groups
     }
 
+    /// The result's entities grouped by what a to-one relation links them to (`nil`: not
+    /// linked, or linked to an entity that is not stored): messages by chat, by author. Read
+    /// from the link column, without resolving the related entities. Same order as
+    /// ``grouped(by:in:)``.
+    public func grouped<Target, Directionality, Constraint>(
+        by relation: KeyPath<Entity, ToOne<Target, Directionality, Constraint>>, in context: Context? = nil
+    ) -> [(key: Target.ID?, entities: [Entity])] {
+        let context = context ?? self.context ?? Context()
+        let column = Entity.relation(for: relation).slot.column
+        let table = ObjectIdentifier(Entity.self)
+        var positions: [Target.ID?: Int] = [:]
+        var groups: [(key: Target.ID?, entities: [Entity])] = []
+        for key in execute(in: context).keys {
+            guard let entity = context.row(Entity.self, key) else { continue }
+            let target = context.liveTarget(table, column, key, Target.self).map { context.id(Target.self, $0) }
+            if let position = positions[target] {
+                groups[position].entities.append(entity)
+            } else {
+                positions[target] = groups.count
+                groups.append((target, [entity]))
+            }
+        }
+        return groups
+    }
+
     private static func mean(_ values: [Double]) -> Double? {
         values.isEmpty ? nil : values.reduce(0, +) / Double(values.count)
     }
