@@ -120,6 +120,21 @@ nonisolated(nonsending) func eventually(_ condition: () -> Bool) async -> Bool {
         #expect(upsert.inserted == ["v"] && upsert.deleted == ["u"])
     }
 
+    @Test func aListWhoseOrderChangesIsRelinked() async throws {
+        let store = try Store(.memory, schema: ChatModelsSchema.self)
+        try await store.write { try Chat(id: "c", users: .relation([User(id: "a", name: "A"), User(id: "b", name: "B")])).save(to: &$0) }
+        let collector = Collector(store.changes())
+        // Removing Ann takes her out of the chat's list; saving her back appends her at its end.
+        try await store.write { context in
+            try User(id: "a", name: "A").delete(from: &context)
+            try User(id: "a", name: "A", chats: .appending(ids: ["c"])).save(to: &context)
+        }
+        #expect(await collector.wait { !$0.isEmpty })
+        let chats = try #require(collector.values.first?.changes(Chat.self))
+        #expect(chats.relinked["c"] == ["users"])
+        #expect(Chat.query("c", in: store.context).with(\.$users).resolve()?.users?.map(\.id) == ["b", "a"])
+    }
+
     @Test func changesOfOneTypeAndOneEntity() async throws {
         let store = try Store(.memory, schema: ChatModelsSchema.self)
         let chats = Collector(store.changes(to: Chat.self))

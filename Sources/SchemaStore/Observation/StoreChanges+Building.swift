@@ -2,9 +2,10 @@
 
 extension StoreChanges {
     /// The changes of a commit, from its ``ChangeSet`` and the graphs before and after it;
-    /// nil when nothing changed. Rows are compared with `==` (column by column for a
-    /// type that is not `Equatable`) and links target by target, so a write that stores what
-    /// was there reports nothing. O(changed rows × fields + changed links), plus the length of each to-many list the write replaced.
+    /// nil when nothing changed. Rows are compared with `==` (column by column for a type
+    /// that is not `Equatable`) and links target by target, so a write that stores what was
+    /// there reports nothing. O(changed rows × fields + changed links), plus the length of
+    /// each to-many list the write replaced or reordered.
     init?(commit: Int, changeSet: ChangeSet, before: Context, after: Context, layout: StoreLayout) throws {
         var byTable: [ObjectIdentifier: AnyEntityChanges] = [:]
         var deletedKeys: [ObjectIdentifier: Set<Int32>] = [:]
@@ -28,9 +29,8 @@ extension StoreChanges {
         var order: [ObjectIdentifier: [Int32]] = [:]
         func note(_ table: ObjectIdentifier, _ key: Int32, _ slot: LinkSlot) {
             guard deletedKeys[table]?.contains(key) != true, layout.persisterByTable[table] != nil else { return }
-            if relinked[table, default: [:]][key, default: []].insert(slot).inserted, relinked[table]![key]!.count == 1 {
-                order[table, default: []].append(key)
-            }
+            if relinked[table]?[key] == nil { order[table, default: []].append(key) }
+            relinked[table, default: [:]][key, default: []].insert(slot)
         }
         for (slot, keys) in changeSet.toOne {
             for key in keys where before.linkedKey(slot.table, slot.slot, of: key) != after.linkedKey(slot.table, slot.slot, of: key) {
@@ -67,9 +67,10 @@ extension StoreChanges {
     }
 
     /// Whether a to-many list differs after the write: compared whole when the write replaced
-    /// it, else at the targets it appended or removed (O(1) each, whatever the list's length).
+    /// it or removed and appended one target (which moves it to the end), else at the targets
+    /// it appended or removed (O(1) each, whatever the list's length).
     private static func listChanged(_ change: ChangeSet.ListChange, _ slot: ChangeSet.Slot, _ key: Int32, before: Context, after: Context) -> Bool {
-        if change.isReplaced {
+        if change.isReplaced || change.appended.contains(where: change.removed.contains) {
             return before.linkedKeys(slot.table, slot.slot, of: key) != after.linkedKeys(slot.table, slot.slot, of: key)
         }
         let targets = change.removed.union(change.appended)
