@@ -181,6 +181,16 @@ nonisolated(nonsending) func eventually(_ condition: () -> Bool) async -> Bool {
         #expect(await results.wait { $0.last?.isEmpty == true })
     }
 
+    @Test func aRelatedListSeesALinkedEntityOnceItIsStored() async throws {
+        let store = try Store(.memory, schema: ChatModelsSchema.self)
+        try await store.write { try Chat(id: "c", users: .ids(["later"])).save(to: &$0) }
+        let results = Collector(store.observe(Chat.query("c").related(\.$users)))
+        #expect(await results.wait { $0.count == 1 })
+        #expect(results.values.first?.isEmpty == true)
+        try await store.write { try User(id: "later", name: "Late").save(to: &$0) }
+        #expect(await results.wait { $0.last?.map(\.id) == ["later"] })
+    }
+
     /// Random writes; after each, every live query's latest result equals the query run again.
     @Test(arguments: [4, 5] as [UInt64])
     func liveQueriesEqualRerunningTheQuery(seed: UInt64) async throws {

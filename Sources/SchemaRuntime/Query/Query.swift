@@ -75,7 +75,14 @@ public struct Query<Entity: EntityModelProtocol>: NestedQuery {
             guard let key = parent.key(in: context) else { return [] }
             return context.liveTargets(source, column, key, Target.self)
         })
-        list.originReach = { context in parent.reach(in: context) }
+        // Every linked key, stored or not: saving a linked entity that was not stored adds it.
+        list.originReach = { context in
+            var reach = parent.reach(in: context)
+            if let key = parent.key(in: context), let links = context.storageIfPresent(source)?.toManyLinks(column, key) {
+                reach.watch(links.keys, of: ObjectIdentifier(Target.self))
+            }
+            return reach
+        }
         return list
     }
 

@@ -21,6 +21,7 @@ public struct QueryReach: Sendable {
         keys[table] = nil
     }
 
+    @usableFromInline
     mutating func watch<Keys: Sequence<Int32>>(_ keys: Keys, of table: ObjectIdentifier) {
         guard !tables.contains(table) else { return }
         self.keys[table, default: []].formUnion(keys)
@@ -75,13 +76,13 @@ extension QueryList {
             }
         case .keys(let keys):
             reach.watch(keys, of: table)
-        case .derived(let keys):
+        case .derived:
+            // `originReach` covers the keys too (all linked ones, not only the stored).
             guard let originReach else {
                 reach.watch(table)
                 break
             }
             reach.formUnion(originReach(context))
-            reach.watch(keys(context), of: table)
         case .union(let branches):
             for branch in branches { reach.formUnion(branch.sourceReach(in: context)) }
         }
