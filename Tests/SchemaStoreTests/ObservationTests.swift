@@ -191,6 +191,27 @@ nonisolated(nonsending) func eventually(_ condition: () -> Bool) async -> Bool {
         #expect(await results.wait { $0.last?.map(\.id) == ["later"] })
     }
 
+    /// Relevance order depends on every message (how common each word is), not only on the
+    /// ones in the result.
+    @Test func aRankedQueryFollowsTheWholeTablesStatistics() async throws {
+        let store = try Store(.memory, schema: ChatModelsSchema.self)
+        try await store.write { context in
+            try User(id: "u", name: "U").save(to: &context)
+            try Message(id: "m1", text: "apple apple pear", author: .id("u"), chat: .id("a")).save(to: &context)
+            try Message(id: "m2", text: "apple pear pear", author: .id("u"), chat: .id("a")).save(to: &context)
+        }
+        let query = Message.query(["m1", "m2"]).filter(.string(\.text, matches: "apple pear"))
+        let results = Collector(store.observe(query))
+        #expect(await results.wait { $0.count == 1 })
+        // Many other messages with "apple" make it the common word: "pear" now ranks higher.
+        try await store.write { context in
+            for index in 0..<30 { try Message(id: "x\(index)", text: "apple", author: .id("u"), chat: .id("b")).save(to: &context) }
+        }
+        let expected = query.resolve(in: store.context).map(\.id)
+        #expect(expected != results.values.first?.map(\.id), "the writes were meant to reorder the result")
+        #expect(await results.wait { $0.last?.map(\.id) == expected })
+    }
+
     /// Random writes; after each, every live query's latest result equals the query run again.
     @Test(arguments: [4, 5] as [UInt64])
     func liveQueriesEqualRerunningTheQuery(seed: UInt64) async throws {

@@ -57,6 +57,11 @@ extension QueryList {
     public func reach(in context: Context) -> QueryReach {
         var reach = sourceReach(in: context)
         for table in nesting.reachedTables { reach.watch(table) }
+        // BM25 ranking reads the whole table's statistics (document count, lengths, how
+        // many entities hold each word): any write to the table can reorder the result.
+        if sortKeys.isEmpty, let predicate, Self.rankingCondition(predicate.node) != nil {
+            reach.watch(ObjectIdentifier(Entity.self))
+        }
         return reach
     }
 
