@@ -10,8 +10,13 @@
 extension QueryList {
     /// The stored rows of the result, in the query's order. O(result) after the query.
     func rows(in context: Context?) -> [Entity] {
+        keyedRows(in: context).rows.map(\.entity)
+    }
+
+    /// The result's keys with their stored rows, in the query's order, and the context read.
+    private func keyedRows(in context: Context?) -> (context: Context, rows: [(key: Int32, entity: Entity)]) {
         let context = context ?? self.context ?? Context()
-        return execute(in: context).keys.compactMap { context.row(Entity.self, $0) }
+        return (context, execute(in: context).keys.compactMap { key in context.row(Entity.self, key).map { (key, $0) } })
     }
 
     /// The sum of a field over the result (zero for an empty result).
@@ -73,18 +78,7 @@ extension QueryList {
     /// The result's entities grouped by a field: one group per value, groups in the order of
     /// their first entity, entities in the query's order (relations `.none`).
     public func grouped<Key: Hashable>(by field: KeyPath<Entity, Key>, in context: Context? = nil) -> [(key: Key, entities: [Entity])] {
-        var positions: [Key: Int] = [:]
-        var groups: [(key: Key, entities: [Entity])] = []
-        for entity in rows(in: context) {
-            let key = entity[keyPath: field]
-            if let position = positions[key] {
-                groups[position].entities.append(entity)
-            } else {
-                positions[key] = groups.count
-                groups.append((key, [entity]))
-            }
-        }
-        return groups
+        Self.group(rows(in: context).lazy.map { ($0[keyPath: field], $0) })
     }
 
     /// The result's entities grouped by what a to-one relation links them to (`nil`: not
@@ -94,19 +88,24 @@ extension QueryList {
     public func grouped<Target, Directionality, Constraint>(
         by relation: KeyPath<Entity, ToOne<Target, Directionality, Constraint>>, in context: Context? = nil
     ) -> [(key: Target.ID?, entities: [Entity])] {
-        let context = context ?? self.context ?? Context()
+        let (context, rows) = keyedRows(in: context)
         let column = Entity.relation(for: relation).slot.column
         let table = ObjectIdentifier(Entity.self)
-        var positions: [Target.ID?: Int] = [:]
-        var groups: [(key: Target.ID?, entities: [Entity])] = []
-        for key in execute(in: context).keys {
-            guard let entity = context.row(Entity.self, key) else { continue }
-            let target = context.liveTarget(table, column, key, Target.self).map { context.id(Target.self, $0) }
-            if let position = positions[target] {
+        return Self.group(rows.lazy.map { row in
+            (context.liveTarget(table, column, row.key, Target.self).map { context.id(Target.self, $0) }, row.entity)
+        })
+    }
+
+    /// Entities grouped by key: groups in the order of their first entity, entities in order.
+    private static func group<Key: Hashable>(_ items: some Sequence<(Key, Entity)>) -> [(key: Key, entities: [Entity])] {
+        var positions: [Key: Int] = [:]
+        var groups: [(key: Key, entities: [Entity])] = []
+        for (key, entity) in items {
+            if let position = positions[key] {
                 groups[position].entities.append(entity)
             } else {
-                positions[target] = groups.count
-                groups.append((target, [entity]))
+                positions[key] = groups.count
+                groups.append((key, [entity]))
             }
         }
         return groups

@@ -74,7 +74,7 @@ final class LiveQueryState<Value: Sendable>: @unchecked Sendable {
 
 /// A query value handed to the consumer's side. Queries are immutable; their closures read
 /// only the graph they are given (key paths, columns, nested templates).
-private struct SendableQuery<Query>: @unchecked Sendable {
+struct SendableQuery<Query>: @unchecked Sendable {
     let query: Query
 }
 

@@ -16,10 +16,13 @@ final class ObserverRegistry: @unchecked Sendable {
         let before: Context
         let after: Context
         private let layout: StoreLayout
-        private var built = false
-        private var cached: StoreChanges?
         /// The keys the commit touched per table, for live queries (``QueryReach``).
         private(set) lazy var touchedKeys = changeSet.touchedKeys
+        /// The commit's changes; nil when it changed nothing. Read only during delivery, which
+        /// one thread runs at a time. The commit wrote these same rows to the store already,
+        /// so reading them cannot fail.
+        private(set) lazy var changes: StoreChanges? =
+            try? StoreChanges(commit: number, changeSet: changeSet, before: before, after: after, layout: layout)
 
         init(number: Int, changeSet: ChangeSet, before: Context, after: Context, layout: StoreLayout) {
             self.number = number
@@ -27,17 +30,6 @@ final class ObserverRegistry: @unchecked Sendable {
             self.before = before
             self.after = after
             self.layout = layout
-        }
-
-        /// The commit's changes; nil when it changed nothing. Only read during delivery, which
-        /// one thread runs at a time.
-        var changes: StoreChanges? {
-            if !built {
-                built = true
-                // The commit wrote these same rows to the store already, so reading them cannot fail.
-                cached = try? StoreChanges(commit: number, changeSet: changeSet, before: before, after: after, layout: layout)
-            }
-            return cached
         }
     }
 

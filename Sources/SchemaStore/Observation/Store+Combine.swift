@@ -21,15 +21,9 @@ extension Store {
 
     /// The result of `query`, now and after every commit that can change it (``observe(_:)-(QueryList<Entity>)``).
     public func publisher<Entity: EntityModelProtocol>(for query: QueryList<Entity>) -> AnyPublisher<[Entity], Never> {
-        let query = UncheckedQuery(query)
-        return ObservationPublisher { [weak self] in self?.observe(query.value) }.eraseToAnyPublisher()
+        let sendable = SendableQuery(query: query)
+        return ObservationPublisher { [weak self] in self?.observe(sendable.query) }.eraseToAnyPublisher()
     }
-}
-
-/// A query captured for a subscription made later; queries are immutable values.
-private struct UncheckedQuery<Value>: @unchecked Sendable {
-    let value: Value
-    init(_ value: Value) { self.value = value }
 }
 
 /// Publishes what an observation yields, one observation per subscriber.
