@@ -1,3 +1,5 @@
+import Foundation
+
 /// A normalized, in-memory store of entities and the links between them.
 ///
 /// `Context` is a value: copying it is O(1) and the copy is an independent snapshot.
@@ -12,6 +14,8 @@ public struct Context: Sendable {
     @usableFromInline var journal: Journal? = nil
     /// How many embedded entities deep the running save is (see ``saveEmbedded(_:options:)``).
     @usableFromInline var embeddingDepth = 0
+    /// The packs whose entities this context holds, numbered from 1 in ``TableStorage/origins``.
+    @usableFromInline var packSources: [UUID] = []
 
     /// An empty context.
     public init() {}

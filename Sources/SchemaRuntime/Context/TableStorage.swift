@@ -17,6 +17,9 @@ class TableStorage: @unchecked Sendable {
     /// Per key: how many links are stored at it plus how many point to it, from any table.
     /// A key with no row and no references is unused: its id is forgotten (see ``forget(_:)``).
     @usableFromInline final var references = ChunkedArray<Int32>()
+    /// Per key: the number of its ``EntitySource`` in ``Context/packSources`` (0, the user, for
+    /// keys past the end).
+    @usableFromInline final var origins = ChunkedArray<UInt16>()
     /// Per to-one column: whether it is a `required` relation, which every stored entity
     /// must hold a link in at the end of each write.
     @usableFromInline final let isRequiredToOne: [Bool]
@@ -36,6 +39,7 @@ class TableStorage: @unchecked Sendable {
         toOne = other.toOne
         toMany = other.toMany
         references = other.references
+        origins = other.origins
         isRequiredToOne = other.isRequiredToOne
         hasRequiredToOne = other.hasRequiredToOne
     }
@@ -413,6 +417,10 @@ final class EntityTable<Entity: EntityModelProtocol>: TableStorage, @unchecked S
                 copy.updateIndexes(key: new, old: nil, new: row)
             }
             if let time = savedAt(Int32(old)) { copy.setSavedAt(new, time) }
+            if old < origins.count, origins[old] != 0 {
+                copy.origins.append(contentsOf: repeatElement(0, count: Int(new) + 1 - copy.origins.count))
+                copy.origins[Int(new)] = origins[old]
+            }
         }
         return copy
     }

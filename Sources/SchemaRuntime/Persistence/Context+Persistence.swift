@@ -93,4 +93,35 @@ extension Context {
         precondition(!isInTransaction, "loading runs outside transactions")
         replaceToMany(table, slot.column, key, LinkList(deduplicating: targets), target: targetTable)
     }
+
+    // MARK: Layering (packs)
+
+    /// Sets a link slot of `key` to `targets` (at most one for a to-one slot; none clears it),
+    /// keeping the `inverse` slot of each target in step as a save would: a target leaving the
+    /// slot loses its inverse link, a target joining it gains one (moved from any other owner
+    /// of a to-one inverse). Both ends must be interned. Journaled inside a transaction.
+    public mutating func setLinks(_ table: ObjectIdentifier, _ slot: LinkSlot, of key: Int32, to targets: [Int32],
+                                  targetTable: ObjectIdentifier, inverse: LinkSlot?) {
+        switch slot.cardinality {
+        case .toOne:
+            setToOne(table, slot.column, key, to: targets.first ?? -1, targetTable, inverse: inverse)
+        case .toMany:
+            setToMany(table, slot.column, key, to: targets, appending: false, targetTable, inverse: inverse)
+        }
+    }
+
+    /// Removes the row under `key` (a pack entity the user deleted), leaving its links.
+    public mutating func removeLoadedRow<Entity: EntityModelProtocol>(_ type: Entity.Type, key: Int32) {
+        precondition(!isInTransaction, "loading runs outside transactions")
+        removeRow(EntityKey<Entity>(key))
+    }
+
+    /// Stores `entity` (normalized) as it was in a pack, with its save time: a save that
+    /// replaces the stored row, applying unique indexes' collision policies. Inside a
+    /// transaction: undone with it if it throws.
+    public mutating func restoreRow<Entity: EntityModelProtocol>(_ entity: Entity, savedAt: Double?) throws {
+        let key = try upsert(entity, options: .replace)
+        // The row write above recorded the save time it replaced, so rollback restores it.
+        table(Entity.self).setSavedAt(key.rawValue, savedAt)
+    }
 }

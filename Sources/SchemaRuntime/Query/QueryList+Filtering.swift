@@ -26,7 +26,7 @@ extension QueryList {
     /// `updated(since:)`, sort and limit; inside a nested query both sides run over the
     /// related entities.
     public func or(_ other: QueryList) -> QueryList {
-        if case .all = source, case .all = other.source, !hasOrderOrLimit, !other.hasOrderOrLimit {
+        if case .all = source, case .all = other.source, sources == other.sources, !hasOrderOrLimit, !other.hasOrderOrLimit {
             // One filter over the same entities: the planner can still use indexes.
             var copy = self
             if let mine = predicate, let theirs = other.predicate { copy.predicate = mine || theirs } else { copy.predicate = nil }
@@ -41,6 +41,28 @@ extension QueryList {
     }
 
     var hasOrderOrLimit: Bool { !sortKeys.isEmpty || limit != nil || offset > 0 }
+
+    /// Keeps the entities from `sources` only (``EntitySource``): `.from(.user)` for the
+    /// user's own entities, `.from(.pack(id))` for a pack's (edited ones included). Several
+    /// calls intersect. O(1) per candidate.
+    public func from(_ sources: EntitySource...) -> QueryList {
+        from(Set(sources))
+    }
+
+    /// Keeps the entities from `sources` only; see ``from(_:)-swift.method``.
+    public func from(_ sources: Set<EntitySource>) -> QueryList {
+        var copy = self
+        copy.sources = self.sources.map { $0.intersection(sources) } ?? sources
+        return copy
+    }
+
+    /// Whether `key` passes the source restriction, or nil without one.
+    private func sourceFilter(in context: Context) -> ((Int32) -> Bool)? {
+        guard let sources else { return nil }
+        let numbers = context.sourceNumbers(sources)
+        let table = ObjectIdentifier(Entity.self)
+        return { numbers.contains(context.sourceNumber(ofKey: $0, in: table)) }
+    }
 
     /// Sorts by one key; `\.age.desc` sorts descending. Stable: ties keep their order.
     /// Optional keys sort `nil` first (last when descending).
@@ -119,6 +141,7 @@ extension QueryList {
         let needed = limit.map { $0 > Int.max - offset ? Int.max : $0 + offset } ?? Int.max
         var keys: [Int32]
         var fromIndexOrder = false
+        let admits = sourceFilter(in: context)
 
         // 1. Candidates.
         switch (source, base) {
@@ -131,7 +154,7 @@ extension QueryList {
                 planner.plan.steps.append("scan index \(Entity.entityName).\(descriptor.name)\(reversed ? " reversed" : "")")
                 keys = []
                 table.ordered[table.indexSlots[position]].visit(reversed: reversed) { key in
-                    keys.append(key)
+                    if admits?(key) ?? true { keys.append(key) }
                     return keys.count < needed
                 }
                 fromIndexOrder = true
@@ -150,6 +173,11 @@ extension QueryList {
         default:
             keys = self.keys(in: context).filter { context.hasRow(Entity.self, $0) }
             planner.plan.steps.append("lookup \(keys.count) ids")
+        }
+
+        if let admits, !fromIndexOrder {
+            planner.plan.steps.append("keep sources \(sources!.map(String.init(describing:)).sorted().joined(separator: ", "))")
+            keys = keys.filter(admits)
         }
 
         // 2. Filter: every candidate is checked against the whole predicate.

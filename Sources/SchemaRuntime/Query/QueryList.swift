@@ -24,6 +24,8 @@ public struct QueryList<Entity: EntityModelProtocol>: NestedQuery {
     var sortKeys: [SortKey<Entity>] = []
     var limit: Int?
     var offset = 0
+    /// The sources the result is restricted to (``from(_:)-swift.method``), nil for all.
+    var sources: Set<EntitySource>?
     /// For a `.derived` source, what finding its keys depends on besides the keys themselves
     /// (the entity a `related(_:)` list starts from; ``QueryReach``).
     var originReach: ((Context) -> QueryReach)?
@@ -71,7 +73,7 @@ public struct QueryList<Entity: EntityModelProtocol>: NestedQuery {
 
     /// The number of entities the query resolves to in `context`, without resolving them.
     public func count(in context: Context) -> Int {
-        if case .all = source, predicate == nil, limit == nil, offset == 0 { return context.count(of: Entity.self) }
+        if case .all = source, predicate == nil, sources == nil, limit == nil, offset == 0 { return context.count(of: Entity.self) }
         return execute(in: context).keys.count
     }
 
@@ -79,7 +81,7 @@ public struct QueryList<Entity: EntityModelProtocol>: NestedQuery {
     @usableFromInline
     var isRefined: Bool {
         if case .union = source { return true }
-        return predicate != nil || hasOrderOrLimit
+        return predicate != nil || sources != nil || hasOrderOrLimit
     }
 
     /// The source's keys in source order, each once (stored or not).

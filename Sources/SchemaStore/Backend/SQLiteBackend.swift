@@ -16,6 +16,8 @@ final class SQLiteBackend: StoreBackend, @unchecked Sendable {
     /// The store format this code writes; a file with a higher one is refused.
     static let format = 1
     static let metaTable = quoted(StoreMetadataKey.table)
+    /// The user's edits of pack entities (``OverlayRecord``); created by the first edit.
+    static let overlayTable = quoted("schemagen:overlay")
 
     let location: String
     private let database: SQLiteDatabase
@@ -214,6 +216,20 @@ final class SQLiteBackend: StoreBackend, @unchecked Sendable {
             targets.append(statement.value(at: 1))
         }
         if let owner { try body(owner, targets) }
+    }
+
+    func loadOverlay(_ body: (OverlayRecord) throws -> Void) throws {
+        let exists = try mapped { try database.strings("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'schemagen:overlay'") }
+        guard !exists.isEmpty else { return }
+        let statement = try mapped { try database.statement("SELECT kind, name, id, pack FROM \(Self.overlayTable) ORDER BY rowid") }
+        while try mapped({ try statement.step() }) {
+            guard case .text(let kind) = statement.value(at: 0), let kind = OverlayRecord.Kind(rawValue: kind),
+                  case .text(let name) = statement.value(at: 1), case .text(let pack) = statement.value(at: 3),
+                  let pack = UUID(uuidString: pack) else {
+                throw StoreError.corrupt(path: location, reason: "a record of schemagen:overlay is unreadable")
+            }
+            try body(OverlayRecord(kind: kind, name: name, id: statement.value(at: 2), pack: pack))
+        }
     }
 
     // MARK: Write

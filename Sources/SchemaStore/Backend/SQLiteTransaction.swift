@@ -50,4 +50,24 @@ struct SQLiteTransaction: StoreTransaction {
             next += 1
         }
     }
+
+    func addOverlay(_ record: OverlayRecord) throws {
+        try createOverlayTable()
+        try database.statement(cacheKey: "overlay add", "INSERT OR REPLACE INTO \(SQLiteBackend.overlayTable) (kind, name, id, pack) VALUES (?, ?, ?, ?)")
+            .run([.text(record.kind.rawValue), .text(record.name), record.id, .text(record.pack.uuidString)])
+    }
+
+    func removeOverlay(_ kind: OverlayRecord.Kind, name: String, id: StoredValue) throws {
+        try createOverlayTable()
+        try database.statement(cacheKey: "overlay remove", "DELETE FROM \(SQLiteBackend.overlayTable) WHERE kind = ? AND name = ? AND id = ?")
+            .run([.text(kind.rawValue), .text(name), id])
+    }
+
+    /// Created on first use: stores that never edit pack content never have the table.
+    private func createOverlayTable() throws {
+        try database.statement(cacheKey: "overlay table", """
+            CREATE TABLE IF NOT EXISTS \(SQLiteBackend.overlayTable) (kind TEXT NOT NULL, name TEXT NOT NULL, id NOT NULL, \
+            pack TEXT NOT NULL, PRIMARY KEY (kind, name, id))
+            """).run()
+    }
 }

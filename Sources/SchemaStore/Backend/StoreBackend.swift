@@ -21,6 +21,10 @@ protocol StoreBackend: AnyObject, Sendable {
     /// Every link of a link table, grouped by owner, each owner's targets in order.
     func loadLinks(_ link: LinkLayout, _ body: (_ owner: StoredValue, _ targets: [StoredValue]) throws -> Void) throws
 
+    /// Every record of the user's edits of pack entities (none in a store never opened with
+    /// packs).
+    func loadOverlay(_ body: (OverlayRecord) throws -> Void) throws
+
     /// Runs `body` in one transaction: all of its writes are kept, or none.
     func transaction(_ body: (any StoreTransaction) throws -> Void) throws
 
@@ -40,4 +44,8 @@ protocol StoreTransaction {
     func removeLink(_ link: LinkLayout, owner: StoredValue, target: StoredValue) throws
     /// Appends to-many links after the owner's last one, in order.
     func appendLinks(_ link: LinkLayout, owner: StoredValue, targets: [StoredValue]) throws
+    /// Adds `record`, replacing one of the same kind, name and id.
+    func addOverlay(_ record: OverlayRecord) throws
+    /// Removes the record of this kind, name and id, if any.
+    func removeOverlay(_ kind: OverlayRecord.Kind, name: String, id: StoredValue) throws
 }

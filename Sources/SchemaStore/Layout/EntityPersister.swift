@@ -31,6 +31,24 @@ protocol AnyEntityPersister: Sendable {
     func loadRow(_ values: [StoredValue], into context: inout Context) throws
     /// The key of a stored id, interned if new.
     func loadKey(_ value: StoredValue, into context: inout Context) throws -> Int32
+
+    // Packs (EntityPersister+Packs.swift)
+
+    /// The key of a stored id in `context`, if interned.
+    func key(of value: StoredValue, in context: Context) throws -> Int32?
+    /// The keys holding rows, in context order.
+    func rowKeys(in context: Context) -> [Int32]
+    func source(of key: Int32, in context: Context) -> EntitySource
+    func setSource(_ source: EntitySource, of key: Int32, in context: inout Context)
+    /// Removes a loaded row (a pack entity the user deleted), leaving its links.
+    func removeLoadedRow(_ key: Int32, in context: inout Context)
+    /// Whether the row under `key` in `context` equals the one under `otherKey` in `other`,
+    /// save time included.
+    func sameRow(_ key: Int32, in context: Context, as otherKey: Int32, in other: Context) throws -> Bool
+    /// Saves the row of `otherKey` in `other` (a pack) under `key` in `context`, with its save time.
+    func restoreRow(_ key: Int32, in context: inout Context, from otherKey: Int32, in other: Context) throws
+    /// How this type's entities differ between two separately loaded graphs, by id.
+    func changes(from before: Context, to after: Context, targets: [ObjectIdentifier: any AnyEntityPersister]) -> AnyEntityChanges
 }
 
 /// What happened to one row between two graphs.

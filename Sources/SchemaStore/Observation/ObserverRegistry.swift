@@ -12,19 +12,22 @@ final class ObserverRegistry: @unchecked Sendable {
     /// live queries, which need only the ``ChangeSet``, do not pay for them.
     final class Commit: @unchecked Sendable {
         let number: Int
-        let changeSet: ChangeSet
+        /// The write's change set; nil when the whole graph was loaded again (a pack
+        /// installed or removed), so keys of `before` and `after` do not correspond.
+        let changeSet: ChangeSet?
         let before: Context
         let after: Context
         private let layout: StoreLayout
         /// The keys the commit touched per table, for live queries (``QueryReach``).
-        private(set) lazy var touchedKeys = changeSet.touchedKeys
+        private(set) lazy var touchedKeys = changeSet?.touchedKeys ?? [:]
         /// The commit's changes; nil when it changed nothing. Read only during delivery, which
         /// one thread runs at a time. The commit wrote these same rows to the store already,
         /// so reading them cannot fail.
-        private(set) lazy var changes: StoreChanges? =
-            try? StoreChanges(commit: number, changeSet: changeSet, before: before, after: after, layout: layout)
+        private(set) lazy var changes: StoreChanges? = changeSet.map {
+            try? StoreChanges(commit: number, changeSet: $0, before: before, after: after, layout: layout)
+        } ?? StoreChanges(commit: number, reloadedFrom: before, to: after, layout: layout)
 
-        init(number: Int, changeSet: ChangeSet, before: Context, after: Context, layout: StoreLayout) {
+        init(number: Int, changeSet: ChangeSet?, before: Context, after: Context, layout: StoreLayout) {
             self.number = number
             self.changeSet = changeSet
             self.before = before
@@ -111,6 +114,19 @@ final class ObserverRegistry: @unchecked Sendable {
             if !liveQueries.isEmpty {
                 for id in liveIndex.signalled(by: commit.touchedKeys) { liveQueries[id]?.receive(commit) }
             }
+        }
+    }
+
+    /// Delivers a graph loaded afresh (packs installed or removed) as one commit: changes
+    /// compared by id over the whole graph, and every live query signalled. Nothing is
+    /// delivered when nothing changed.
+    func deliverReload(before: Context, after: Context, layout: StoreLayout) {
+        lock.withLock {
+            let commit = Commit(number: commits + 1, changeSet: nil, before: before, after: after, layout: layout)
+            guard commit.changes != nil else { return }
+            commits += 1
+            for entry in observers { entry.observer.receive(commit) }
+            for id in liveQueries.keys.sorted() { liveQueries[id]?.receive(commit) }
         }
     }
 

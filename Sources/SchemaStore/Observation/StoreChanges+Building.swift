@@ -77,3 +77,24 @@ extension StoreChanges {
         return targets.contains { before.links(slot.table, slot.slot, of: key, to: $0) != after.links(slot.table, slot.slot, of: key, to: $0) }
     }
 }
+
+extension StoreChanges {
+    /// The changes between two graphs loaded separately (keys do not correspond), compared
+    /// by id: every entity of every type, rows with `==` and every relation's targets by id.
+    /// O(size of both graphs); for packs installed or removed. Nil when they agree.
+    init?(commit: Int, reloadedFrom before: Context, to after: Context, layout: StoreLayout) {
+        var entities: [String: AnyEntityChanges] = [:]
+        var names: [String] = []
+        for persister in layout.entities {
+            let changes = persister.changes(from: before, to: after, targets: layout.persisterByTable)
+            guard !changes.isEmpty else { continue }
+            entities[persister.entityName] = changes
+            names.append(persister.entityName)
+        }
+        guard !names.isEmpty else { return nil }
+        self.commit = commit
+        self.context = after
+        self.entityNames = names
+        self.entities = entities
+    }
+}

@@ -17,6 +17,10 @@ public enum PackError: Error, Sendable, Equatable, CustomStringConvertible {
     case idCollision(pack: UUID, with: String, ids: [String: [String]])
     /// No installed pack has this id.
     case notInstalled(id: UUID)
+    /// A pack operation on a store opened without a packs directory.
+    case noPacks
+    /// Reverting an entity no installed pack provides.
+    case notAPackEntity(entity: String, id: String)
 
     public var description: String {
         switch self {
@@ -30,6 +34,8 @@ public enum PackError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .idCollision(pack, other, ids):
             "pack \(pack) has ids that \(other) also has: " + ids.keys.sorted().map { "\($0) \(ids[$0]!.joined(separator: ", "))" }.joined(separator: "; ")
         case let .notInstalled(id): "no installed pack has id \(id)"
+        case .noPacks: "the store was opened without a packs directory: open it with Store(_:schema:packs:)"
+        case let .notAPackEntity(entity, id): "\(entity) \(id) does not come from an installed pack; there is nothing to revert to"
         }
     }
 }

@@ -41,7 +41,10 @@ public final class PackLibrary: @unchecked Sendable {
         self.directory = directory
         self.schema = schema
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        try lock.withLock { try retryPendingDeletions() }
+        try lock.withLock {
+            try retryPendingDeletions()
+            try migrateInstalled()
+        }
     }
 
     /// The installed packs, in installation order.
@@ -60,6 +63,12 @@ public final class PackLibrary: @unchecked Sendable {
     /// migrated is refused with the store's error.
     @discardableResult
     public func install(from url: URL, force: Bool = false, userStore: Store? = nil) throws -> InstallOutcome {
+        try install(from: url, force: force, userStore: userStore, validate: nil)
+    }
+
+    /// ``install(from:force:userStore:)``; `validate` runs last, with the packs as they
+    /// would be installed (the new one staged), and can refuse the install by throwing.
+    func install(from url: URL, force: Bool, userStore: Store?, validate: (([Pack]) throws -> Void)?) throws -> InstallOutcome {
         let source = try Pack.open(at: url)
         let id = source.manifest.id
         return try lock.withLock {
@@ -84,7 +93,13 @@ public final class PackLibrary: @unchecked Sendable {
                                              named: "pack \(other.manifest.id) (\(other.manifest.title))")
                 }
                 if let userStore {
-                    try Self.checkCollisions(incoming, pack: id, with: Self.ids(in: userStore.context, schema: schema), named: "the user store")
+                    try Self.checkCollisions(incoming, pack: id, with: Self.ids(in: userStore.context, schema: schema, source: .user),
+                                             named: "the user store")
+                }
+                if let validate {
+                    var packs = try index.map { try Pack.open(at: directory.appendingPathComponent($0.folder)) }
+                    if let previous { packs[previous] = pack } else { packs.append(pack) }
+                    try validate(packs)
                 }
                 try FileManager.default.moveItem(at: staging, to: directory.appendingPathComponent(folder))
             } catch {
@@ -153,6 +168,21 @@ public final class PackLibrary: @unchecked Sendable {
         return Pack(url: staging, manifest: manifest)
     }
 
+    /// Brings installed packs written with an older schema (the app's schema changed since
+    /// they were installed) to this one, as installing them now would. Only the installed
+    /// copies are written; a migration that fails leaves its pack as it was and throws.
+    private func migrateInstalled() throws {
+        for entry in try readIndex() {
+            let pack = try Pack.open(at: directory.appendingPathComponent(entry.folder))
+            guard pack.manifest.schemaFingerprint != schema.fingerprint else { continue }
+            let store = try Store(.file(pack.storeURL), schema: schema)
+            store.close()
+            var manifest = pack.manifest
+            manifest.schemaFingerprint = schema.fingerprint
+            try manifest.write(to: pack.url.appendingPathComponent(Pack.manifestFileName))
+        }
+    }
+
     private func deleteOrQueue(_ folder: String) {
         do {
             try FileManager.default.removeItem(at: directory.appendingPathComponent(folder))
@@ -197,8 +227,12 @@ public final class PackLibrary: @unchecked Sendable {
         return ids(in: store.context, schema: schema)
     }
 
-    private static func ids(in context: Context, schema: any PersistentSchema.Type) -> [String: Set<AnyHashable>] {
-        func ids<Entity: PersistentEntity>(_ type: Entity.Type) -> Set<AnyHashable> { Set(context.ids(of: type).map { AnyHashable($0) }) }
+    /// Per entity name, the ids stored in `context` (from `source` only, when given: a store
+    /// over packs holds pack entities too, which are not the user's).
+    private static func ids(in context: Context, schema: any PersistentSchema.Type, source: EntitySource? = nil) -> [String: Set<AnyHashable>] {
+        func ids<Entity: PersistentEntity>(_ type: Entity.Type) -> Set<AnyHashable> {
+            Set(context.ids(of: type).filter { source == nil || context.source(of: type, id: $0) == source }.map { AnyHashable($0) })
+        }
         var result: [String: Set<AnyHashable>] = [:]
         for type in schema.entities { result[type.entityName] = ids(type) }
         return result

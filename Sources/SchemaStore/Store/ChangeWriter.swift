@@ -1,18 +1,27 @@
+import Foundation
 @_spi(SchemaStore) import SchemaRuntime
 
 /// Turns a write's change set into backend writes: rows upserted or deleted, links set,
 /// removed and appended. O(changed rows + changed links), whatever the size of the graph.
+///
+/// With packs (`layers`), an entity or link slot a pack provides is never written to the
+/// pack: the user store records how the unified view differs from the pack there (an
+/// override row, a tombstone, a replacement slot; ``OverlayRecord``), or removes its record
+/// when they agree again. So reverting an edit is writing the pack's values back.
 struct ChangeWriter {
     let layout: StoreLayout
     let context: Context
     let transaction: any StoreTransaction
+    var layers: PackLayers?
 
     /// Call ``checkEntities(_:layout:context:)`` first: rows of other types are skipped here.
     func write(_ changes: ChangeSet) throws {
         for (table, keys) in changes.rows.sorted(by: { order($0.key) < order($1.key) }) {
             guard let entity = layout.persisterByTable[table] else { continue }
             for key in keys {
-                if let values = try entity.rowValues(key, in: context) {
+                if let layers, let (pack, baseKey) = layers.packEntity(entity, id: entity.idValue(key, in: context)) {
+                    try writePackRow(entity, key, pack: pack, baseKey: baseKey, base: layers.base)
+                } else if let values = try entity.rowValues(key, in: context) {
                     try transaction.upsertRow(entity, values)
                 } else {
                     try transaction.deleteRow(entity, id: entity.idValue(key, in: context))
@@ -23,9 +32,63 @@ struct ChangeWriter {
             let slot = ChangeSet.Slot(table: link.owner, slot: link.slot)
             if link.isToMany {
                 guard let order = changes.toManyOrder[slot], let lists = changes.toMany[slot] else { continue }
-                for key in order { try writeList(link, key, lists[key]!) }
+                for key in order where !(try writePackSlot(link, key)) { try writeList(link, key, lists[key]!) }
             } else if let keys = changes.toOne[slot] {
-                for key in keys { try writeLink(link, key) }
+                for key in keys where !(try writePackSlot(link, key)) { try writeLink(link, key) }
+            }
+        }
+    }
+
+    /// A pack entity's row: no record when it equals the pack's, else an override row or a
+    /// tombstone.
+    private func writePackRow(_ entity: any AnyEntityPersister, _ key: Int32, pack: UUID, baseKey: Int32, base: Context) throws {
+        let id = entity.idValue(key, in: context)
+        if !entity.hasRow(key, in: context) {
+            try transaction.deleteRow(entity, id: id)
+            try transaction.removeOverlay(.row, name: entity.entityName, id: id)
+            try transaction.addOverlay(OverlayRecord(kind: .tombstone, name: entity.entityName, id: id, pack: pack))
+        } else if try entity.sameRow(key, in: context, as: baseKey, in: base) {
+            try transaction.deleteRow(entity, id: id)
+            try transaction.removeOverlay(.row, name: entity.entityName, id: id)
+            try transaction.removeOverlay(.tombstone, name: entity.entityName, id: id)
+        } else {
+            try transaction.upsertRow(entity, try entity.rowValues(key, in: context)!)
+            try transaction.addOverlay(OverlayRecord(kind: .row, name: entity.entityName, id: id, pack: pack))
+            try transaction.removeOverlay(.tombstone, name: entity.entityName, id: id)
+        }
+    }
+
+    /// A link slot of a pack entity: kept whole in the user store while it differs from the
+    /// pack's (O(list) per write to it), no record once it agrees. Returns false for a slot
+    /// of a user entity, which is written as usual.
+    private func writePackSlot(_ link: LinkLayout, _ key: Int32) throws -> Bool {
+        guard let layers else { return false }
+        let owner = ownerID(link, key)
+        guard let (pack, baseKey) = layers.packEntity(link.ownerEntity, id: owner) else { return false }
+        let targets = PackLayers.targetIDs(link, of: key, in: context)
+        try transaction.removeLinks(link, owner: owner)
+        if targets == PackLayers.targetIDs(link, of: baseKey, in: layers.base) {
+            try transaction.removeOverlay(.links, name: link.name, id: owner)
+        } else {
+            if link.isToMany {
+                try transaction.appendLinks(link, owner: owner, targets: targets)
+            } else if let target = targets.first {
+                try transaction.setLink(link, owner: owner, target: target)
+            }
+            try transaction.addOverlay(OverlayRecord(kind: .links, name: link.name, id: owner, pack: pack))
+        }
+        return true
+    }
+
+    /// Marks the pack entities the write stored under new keys (deleted, then saved again)
+    /// as their pack's, as loading the store would.
+    static func markPackSources(_ changes: ChangeSet, layout: StoreLayout, layers: PackLayers, in context: inout Context) {
+        for (table, keys) in changes.rows {
+            guard let entity = layout.persisterByTable[table] else { continue }
+            for key in keys where entity.source(of: key, in: context) == .user {
+                if let (pack, _) = layers.packEntity(entity, id: entity.idValue(key, in: context)) {
+                    entity.setSource(.pack(pack), of: key, in: &context)
+                }
             }
         }
     }

@@ -8,10 +8,18 @@ struct GraphLoader {
 
     func load() throws -> Context {
         var context = Context()
+        try load(into: &context, source: .user)
+        return context
+    }
+
+    /// Loads the graph into `context` (a pack's, beside other packs' entities), marking each
+    /// stored entity as coming from `source`.
+    func load(into context: inout Context, source: EntitySource) throws {
         for entity in layout.entities {
             try backend.loadRows(entity) { values in
                 do {
                     try entity.loadRow(values, into: &context)
+                    if source != .user { entity.setSource(source, of: try entity.loadKey(values[0], into: &context), in: &context) }
                 } catch let error as StoredValueError {
                     throw StoreError.unreadableRow(path: backend.location, entity: entity.entityName, reason: "\(error)")
                 } catch let error as UniqueConstraintViolation {
@@ -38,6 +46,5 @@ struct GraphLoader {
                 }
             }
         }
-        return context
     }
 }

@@ -82,14 +82,18 @@ public final class Store: @unchecked Sendable {
     public let appliedMigration: MigrationPlan?
     /// Whether writes are refused (``Options/readOnly``).
     public let isReadOnly: Bool
-    private let layout: StoreLayout
-    private let backend: (any StoreBackend)?
+    let layout: StoreLayout
+    let backend: (any StoreBackend)?
+    /// The installed packs, for a store opened over a packs directory.
+    let library: PackLibrary?
     /// Guards `current`; held only to read or swap it, so readers never wait for a write.
-    private let stateLock = NSLock()
+    let stateLock = NSLock()
     /// Serializes writers, and guards `isClosed`.
-    private let writeLock = NSLock()
-    private var current: Context
-    private var isClosed = false
+    let writeLock = NSLock()
+    var current: Context
+    /// The loaded packs, under `stateLock`; nil without a packs directory.
+    var layers: PackLayers?
+    var isClosed = false
     /// The thread running a write's closure, guarded by `stateLock`.
     private var writingThread: Thread?
     /// Queues async writers, so they wait for each other without blocking threads; only a
@@ -105,15 +109,37 @@ public final class Store: @unchecked Sendable {
     /// Throws ``StoreError`` for a file that cannot be opened or created, one in use by
     /// another store, a damaged file, one written by a newer schema, and one whose migration
     /// is not possible or fails; the file is left untouched in every case.
-    public init(_ location: Location, schema: any PersistentSchema.Type, migrations: [Migration] = [], options: Options = Options()) throws {
+    public convenience init(_ location: Location, schema: any PersistentSchema.Type, migrations: [Migration] = [], options: Options = Options()) throws {
+        try self.init(location, schema: schema, packsDirectory: nil, migrations: migrations, options: options)
+    }
+
+    /// Opens the store at `location` over the content packs installed in `packs` (created if
+    /// missing): reads see the union, writes go to the user store only, and edits of pack
+    /// entities become overrides and tombstones there (docs/Packs.md). Also throws
+    /// ``PackError`` for an installed pack that cannot be read.
+    public convenience init(_ location: Location, schema: any PersistentSchema.Type, packs: URL, migrations: [Migration] = [],
+                            options: Options = Options()) throws {
+        try self.init(location, schema: schema, packsDirectory: packs, migrations: migrations, options: options)
+    }
+
+    private init(_ location: Location, schema: any PersistentSchema.Type, packsDirectory: URL?, migrations: [Migration], options: Options) throws {
         let layout = StoreLayout(schema)
         for migration in migrations {
             if let mismatch = migration.mismatch(in: layout.shape) { throw StoreError.invalidMigration(reason: mismatch) }
         }
+        let library = try packsDirectory.map { try PackLibrary(directory: $0, schema: schema) }
         let backend = try Self.backend(for: location, options: options)
         do {
             appliedMigration = try backend?.open(layout, migrations: migrations, policy: options.migration)
-            current = try backend.map { try GraphLoader(layout: layout, backend: $0).load() } ?? Context()
+            if let library {
+                let layers = try PackLayers.load(try library.installed, layout: layout)
+                let graph = try Self.loadUnified(layers, layout: layout, backend: backend)
+                if !options.readOnly { Self.deleteStale(graph.stale, layout: layout, backend: backend) }
+                current = graph.context
+                self.layers = layers
+            } else {
+                current = try backend.map { try GraphLoader(layout: layout, backend: $0).load() } ?? Context()
+            }
         } catch {
             backend?.close()
             throw error
@@ -121,6 +147,7 @@ public final class Store: @unchecked Sendable {
         self.location = location
         self.layout = layout
         self.backend = backend
+        self.library = library
         self.isReadOnly = options.readOnly
     }
 
@@ -162,6 +189,28 @@ public final class Store: @unchecked Sendable {
     }
 
     private func writeBlocking<Result>(_ body: (inout Context) throws -> Result) throws -> Result {
+        try exclusively {
+            let before = self.context
+            var context = before
+            let (result, changes) = try context.trackingChanges(body)
+            if !changes.isEmpty {
+                // With or without a database, only the schema's entities can be kept.
+                try ChangeWriter.checkEntities(changes, layout: layout, context: context)
+                let layers = stateLock.withLock { self.layers }
+                try backend?.transaction { transaction in
+                    try ChangeWriter(layout: layout, context: context, transaction: transaction, layers: layers).write(changes)
+                }
+                if let layers { ChangeWriter.markPackSources(changes, layout: layout, layers: layers, in: &context) }
+            }
+            stateLock.withLock { current = context }
+            observers.deliver(changes, before: before, after: context, layout: layout)
+            return result
+        }
+    }
+
+    /// Runs `body` as the only writer: the checks every write makes (not nested in a
+    /// write's closure, not closed, not read-only), then `body` under the write lock.
+    func exclusively<Result>(_ body: () throws -> Result) throws -> Result {
         // A write from inside a write's closure would wait for itself forever.
         guard stateLock.withLock({ writingThread !== Thread.current }) else { throw StoreError.nestedWrite }
         return try writeLock.withLock {
@@ -169,19 +218,7 @@ public final class Store: @unchecked Sendable {
             guard !isReadOnly else { throw StoreError.readOnly(path: backend?.location ?? "memory") }
             stateLock.withLock { writingThread = Thread.current }
             defer { stateLock.withLock { writingThread = nil } }
-            let before = self.context
-            var context = before
-            let (result, changes) = try context.trackingChanges(body)
-            if !changes.isEmpty {
-                // With or without a database, only the schema's entities can be kept.
-                try ChangeWriter.checkEntities(changes, layout: layout, context: context)
-                try backend?.transaction { transaction in
-                    try ChangeWriter(layout: layout, context: context, transaction: transaction).write(changes)
-                }
-            }
-            stateLock.withLock { current = context }
-            observers.deliver(changes, before: before, after: context, layout: layout)
-            return result
+            return try body()
         }
     }
 
