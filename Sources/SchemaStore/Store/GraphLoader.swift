@@ -32,11 +32,18 @@ struct GraphLoader {
             try backend.loadLinks(link) { ownerID, targetIDs in
                 do {
                     let key = try owner.loadKey(ownerID, into: &context)
-                    let targets = try targetIDs.map { try target.loadKey($0, into: &context) }
+                    var targets = try targetIDs.map { try target.loadKey($0, into: &context) }
                     if link.isToMany {
+                        // Packs loaded together can each store links of one entity (a pack's
+                        // chat listing another pack's user stores that user's `chats` too):
+                        // the slot holds them all, earlier packs' first.
+                        let earlier = context.linkedKeys(link.owner, link.slot, of: key)
+                        if !earlier.isEmpty { targets = Array(earlier) + targets }
                         context.loadLinks(link.owner, link.slot, of: key, to: targets, targetTable: link.target)
-                    } else {
+                    } else if context.linkedKey(link.owner, link.slot, of: key) < 0 {
                         context.loadLink(link.owner, link.slot, of: key, to: targets[0], targetTable: link.target)
+                    } else {
+                        return
                     }
                     if let inverse = link.derivedInverse {
                         for targetKey in targets { context.loadLink(link.target, inverse, of: targetKey, to: key, targetTable: link.owner) }
