@@ -13,6 +13,21 @@ import SchemaStore
 // synchronous = NORMAL). The first commit and its plain-SQLite floor run `rounds` times,
 // alternated; medians are printed.
 
+// `schemastore-bench packs ...`: the cross-pack benchmark instead (PacksBenchmark.swift).
+if CommandLine.arguments.dropFirst().first == "packs" {
+    let numbers = CommandLine.arguments.dropFirst(2).compactMap { Int($0) }
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("schemastore-packs-bench-\(ProcessInfo.processInfo.processIdentifier)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    let result = Result {
+        try PacksBenchmark(packCount: numbers.first ?? 20, perPack: numbers.dropFirst().first ?? 10_000,
+                           rounds: numbers.dropFirst(2).first ?? 3, folder: folder).run()
+    }
+    // `exit` skips `defer`: clean up first.
+    try? FileManager.default.removeItem(at: folder)
+    try result.get()
+    exit(0)
+}
+
 let arguments = CommandLine.arguments.dropFirst().compactMap { Int($0) }
 let userCount = arguments.first ?? 1000
 let messagesPerChat = arguments.dropFirst().first ?? 100

@@ -101,3 +101,43 @@ func persistence() async throws {
 }
 
 try await persistence()
+
+/// Content packs: read-only content installed under the user's store, shown merged with the
+/// user's data; the user's edits never touch the pack.
+func contentPacks() throws {
+    section("Content packs: install, merge, override, revert")
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("schemagen-packs-\(ProcessInfo.processInfo.processIdentifier)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    // A pack as an app would ship or download it.
+    let starter = try Pack.create(at: folder.appendingPathComponent("Starter.pack"),
+                                  manifest: PackManifest(title: "Starter chat", version: "1.0"), schema: ChatModelsSchema.self) { context in
+        try Chat(id: "welcome", title: "Welcome",
+                 messages: .relation([Message(id: "w1", text: "Welcome to the app", author: .relation(User(id: "team", name: "The team")))]))
+            .save(to: &context)
+    }
+    let store = try Store(.file(folder.appendingPathComponent("user.sqlite")), schema: ChatModelsSchema.self,
+                          packs: folder.appendingPathComponent("Packs"))
+    try store.installPack(from: starter.url)
+    try store.write { context in
+        // The user's own message in the pack's chat, and an edit of the pack's message.
+        try Message(id: "u1", text: "Thanks!", author: .relation(User(id: "me", name: "Me")), chat: .id("welcome")).save(to: &context)
+        var welcome = context.find(Message.self, id: "w1")!
+        welcome.text = "Welcome (my notes: read the docs)"
+        try welcome.save(to: &context)
+    }
+    let messages = Chat.query("welcome", in: store.context).related(\.$messages)
+    for message in messages.resolve() {
+        switch store.context.source(of: Message.self, id: message.id)! {
+        case .user: print("  user: \(message.text)")
+        case .pack(let id): print("  pack \"\(store.packs.first { $0.manifest.id == id }!.manifest.title)\": \(message.text)")
+        }
+    }
+    print("only the user's:", messages.from(.user).resolve().map(\.text))
+    print("edited in the pack:", store.edits(of: Message.self, inPack: starter.manifest.id).edited)
+    try store.revertToPack(Message.self, id: "w1")
+    print("reverted:", store.context.find(Message.self, id: "w1")!.text)
+    store.close()
+}
+
+try contentPacks()
