@@ -194,6 +194,25 @@ import Testing
         #expect(store.context.source(of: User.self, id: "u1") == .pack(PackFixtures.starterID))
     }
 
+    @Test func aUniqueIndexCollisionWithThePackFailsTheInstallAndChangesNothing() throws {
+        let store = try Store(.file(folder.file()), schema: ChatModelsSchema.self, packs: packsDirectory)
+        try store.write { try User(id: "me", name: "Me", email: "team@example.com").save(to: &$0) }
+        let pack = try Pack.create(at: folder.file("emails.pack"), manifest: PackManifest(title: "Emails", version: "1"),
+                                   schema: ChatModelsSchema.self) { context in
+            try User(id: "team", name: "Team", email: "team@example.com").save(to: &context)
+        }
+        let before = try StoreSnapshot(store.context)
+        #expect {
+            try store.installPack(from: pack.url)
+        } throws: { error in
+            guard case StoreError.unreadableRow(_, "User", let reason) = error else { return false }
+            return reason.contains("email")
+        }
+        #expect(try StoreSnapshot(store.context) == before)
+        #expect(store.packs.isEmpty)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: packsDirectory.path).filter { $0.hasSuffix(".pack") }.isEmpty)
+    }
+
     @Test func storesWithoutPacksRefusePackOperations() throws {
         let store = try Store(.memory, schema: ChatModelsSchema.self)
         #expect(throws: PackError.noPacks) { try store.installPack(from: packs.starter.url) }
