@@ -1,6 +1,7 @@
 import Foundation
 import LadderV1
 import LadderV2
+import LadderV3
 import LadderV6
 import SchemaRuntime
 import SchemaStore
@@ -33,5 +34,40 @@ import Testing
         #expect(throws: StoreError.self) { try strict.install(from: pack.url) }
         #expect(try strict.installed.isEmpty)
         #expect(try FileManager.default.contentsOfDirectory(atPath: strict.directory.path).isEmpty)
+    }
+
+    /// The user's edits of pack entities follow a schema change that renames the entity and
+    /// its relation: the installed pack and the user store both migrate, and the edits still
+    /// apply (they name the entity and the link table).
+    @Test func editsOfPackEntitiesSurviveARenamingMigration() throws {
+        let folder = try TemporaryFolder()
+        let pack = try Pack.create(at: folder.url.appendingPathComponent("library.pack"), manifest: PackManifest(title: "Library", version: "1"),
+                                   schema: LadderV2Schema.self) { context in
+            try LadderV2.Author(id: "a1", name: "Ada", books: .relation([LadderV2.Book(id: "b1", title: "Notes")])).save(to: &context)
+            try LadderV2.Author(id: "a2", name: "Charles").save(to: &context)
+        }
+        let packs = folder.url.appendingPathComponent("packs"), user = folder.url.appendingPathComponent("user.sqlite")
+        let old = try Store(.file(user), schema: LadderV2Schema.self, packs: packs)
+        try old.installPack(from: pack.url)
+        try old.write { context in
+            var ada = try #require(context.find(LadderV2.Author.self, id: "a1"))
+            ada.name = "Ada Lovelace"
+            try ada.save(to: &context)
+            try LadderV2.Book(id: "mine", title: "My book", author: .id("a1")).save(to: &context)
+            try context.find(LadderV2.Author.self, id: "a2")!.delete(from: &context)
+        }
+        old.close()
+
+        let new = try Store(.file(user), schema: LadderV3Schema.self, packs: packs)
+        let ada = try #require(LadderV3.Writer.query("a1", in: new.context).with(\.$works).resolve())
+        #expect(ada.fullName == "Ada Lovelace")
+        #expect(ada.works?.map(\.id) == ["b1", "mine"])
+        #expect(new.context.find(LadderV3.Writer.self, id: "a2") == nil)
+        let edits = new.edits(of: LadderV3.Writer.self, inPack: pack.manifest.id)
+        #expect(edits.edited == ["a1"] && edits.deleted == ["a2"])
+        try new.revertAll(inPack: pack.manifest.id)
+        #expect(new.context.find(LadderV3.Writer.self, id: "a1")?.fullName == "Ada")
+        #expect(new.context.find(LadderV3.Writer.self, id: "a2") != nil)
+        new.close()
     }
 }

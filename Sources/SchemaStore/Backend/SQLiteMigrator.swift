@@ -70,7 +70,30 @@ struct SQLiteMigrator {
         }
         // What nothing took: removed entities and relations, and link tables rebuilt elsewhere.
         for table in aside.values.sorted() { try database.execute("DROP TABLE \(quoted(table))") }
+        try renameOverlayRecords(old: old)
         database.clearStatementCache()
+    }
+
+    /// Edits of pack entities (``OverlayRecord``) name entities and link tables: follow
+    /// their renames. In two passes, through a prefix, so that swapped names stay apart.
+    private func renameOverlayRecords(old: TableLayout) throws {
+        let tables = try database.strings("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'schemagen:overlay'")
+        guard !tables.isEmpty else { return }
+        var renames: [(kinds: String, old: String, new: String)] = []
+        for (new, oldName) in plan.entitySources where new != oldName {
+            renames.append(("'row', 'tombstone'", oldName, new))
+        }
+        for link in layout.links {
+            guard let source = plan.relationSources[link.path], let oldTable = old.linkTable(source), oldTable != link.name else { continue }
+            renames.append(("'links'", oldTable, link.name))
+        }
+        let prefix = "schemagen:renamed:"
+        for rename in renames {
+            try database.statement("UPDATE \(SQLiteBackend.overlayTable) SET name = ? WHERE kind IN (\(rename.kinds)) AND name = ?")
+                .run([.text(prefix + rename.new), .text(rename.old)])
+        }
+        try database.statement("UPDATE \(SQLiteBackend.overlayTable) SET name = substr(name, ?) WHERE name LIKE ?")
+            .run([.integer(Int64(prefix.count + 1)), .text(prefix + "%")])
     }
 
     // MARK: Entities

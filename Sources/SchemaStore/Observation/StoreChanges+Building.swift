@@ -52,10 +52,15 @@ extension StoreChanges {
                 byTable[table, default: AnyEntityChanges()].relinked.append((persister.anyID(key, in: after), names))
             }
         }
+        self.init(commit: commit, after: after, layout: layout) { byTable[$0.table] }
+    }
+
+    /// The changes per entity type, in schema order; nil when there are none.
+    private init?(commit: Int, after: Context, layout: StoreLayout, changes: (any AnyEntityPersister) -> AnyEntityChanges?) {
         var entities: [String: AnyEntityChanges] = [:]
         var names: [String] = []
         for persister in layout.entities {
-            guard let changes = byTable[persister.table], !changes.isEmpty else { continue }
+            guard let changes = changes(persister), !changes.isEmpty else { continue }
             entities[persister.entityName] = changes
             names.append(persister.entityName)
         }
@@ -83,18 +88,6 @@ extension StoreChanges {
     /// by id: every entity of every type, rows with `==` and every relation's targets by id.
     /// O(size of both graphs); for packs installed or removed. Nil when they agree.
     init?(commit: Int, reloadedFrom before: Context, to after: Context, layout: StoreLayout) {
-        var entities: [String: AnyEntityChanges] = [:]
-        var names: [String] = []
-        for persister in layout.entities {
-            let changes = persister.changes(from: before, to: after, targets: layout.persisterByTable)
-            guard !changes.isEmpty else { continue }
-            entities[persister.entityName] = changes
-            names.append(persister.entityName)
-        }
-        guard !names.isEmpty else { return nil }
-        self.commit = commit
-        self.context = after
-        self.entityNames = names
-        self.entities = entities
+        self.init(commit: commit, after: after, layout: layout) { $0.changes(from: before, to: after, targets: layout.persisterByTable) }
     }
 }
