@@ -135,12 +135,8 @@ struct EntityPersister<Entity: PersistentEntity>: AnyEntityPersister {
         case (nil, nil): return .unchanged
         case (nil, .some): return .inserted
         case (.some, nil): return .deleted
-        case let (.some(old), .some(new)):
-            if let equal {
-                let same = equal(old, new) && before.savedAt(Entity.self, key: key) == after.savedAt(Entity.self, key: key)
-                return same ? .unchanged : .updated
-            }
-            return try rowValues(key, in: before) == rowValues(key, in: after) ? .unchanged : .updated
+        case (.some, .some):
+            return try sameRow(key, in: after, as: key, in: before) ? .unchanged : .updated
         }
     }
 
