@@ -49,3 +49,18 @@ protocol StoreTransaction {
     /// Removes the record of this kind, name and id, if any.
     func removeOverlay(_ kind: OverlayRecord.Kind, name: String, id: StoredValue) throws
 }
+
+extension StoreBackend {
+    /// Runs `body`, which reads stored rows or links of `name` into a graph, reporting a value
+    /// that cannot be read, or a unique-index collision among loaded rows, as
+    /// ``StoreError/unreadableRow(path:entity:reason:)`` of this backend (`note` added).
+    func reading<Result>(_ name: String, note: String = "", _ body: () throws -> Result) throws -> Result {
+        do {
+            return try body()
+        } catch let error as StoredValueError {
+            throw StoreError.unreadableRow(path: location, entity: name, reason: "\(error)" + note)
+        } catch let error as UniqueConstraintViolation {
+            throw StoreError.unreadableRow(path: location, entity: name, reason: "\(error)" + note)
+        }
+    }
+}

@@ -55,12 +55,6 @@ extension EntityPersister {
     }
 
     private static func targetIDs(_ relation: RelationInfo, of key: Int32, in context: Context, target: any AnyEntityPersister) -> [StoredValue] {
-        let table = ObjectIdentifier(Entity.self)
-        switch relation.slot.cardinality {
-        case .toMany: return context.linkedKeys(table, relation.slot, of: key).map { target.idValue($0, in: context) }
-        case .toOne:
-            let linked = context.linkedKey(table, relation.slot, of: key)
-            return linked >= 0 ? [target.idValue(linked, in: context)] : []
-        }
+        context.targetKeys(ObjectIdentifier(Entity.self), relation.slot, of: key).map { target.idValue($0, in: context) }
     }
 }

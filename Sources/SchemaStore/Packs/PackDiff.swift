@@ -47,11 +47,11 @@ struct PackDiff {
             for relation in entity.relations {
                 guard let target = layout.persisterByTable[relation.target] else { continue }
                 let isStored = layout.links.contains { $0.owner == entity.table && $0.slot == relation.slot }
-                var targets = linkedKeys(relation, owner: entity.table, of: baseKey, in: base).map { target.idValue($0, in: base) }
+                var targets = base.targetKeys(entity.table, relation.slot, of: baseKey).map { target.idValue($0, in: base) }
                 guard isStored || !targets.isEmpty else { continue }
                 if isStored, relation.slot.cardinality == .toMany {
                     let packTargets = Set(targets)
-                    for current in linkedKeys(relation, owner: entity.table, of: key, in: context) where target.source(of: current, in: context) == .user {
+                    for current in context.targetKeys(entity.table, relation.slot, of: key) where target.source(of: current, in: context) == .user {
                         let id = target.idValue(current, in: context)
                         if !packTargets.contains(id) { targets.append(id) }
                     }
@@ -59,15 +59,6 @@ struct PackDiff {
                 let targetKeys = try targets.map { try target.loadKey($0, into: &context) }
                 context.setLinks(entity.table, relation.slot, of: key, to: targetKeys, targetTable: relation.target, inverse: relation.inverse)
             }
-        }
-    }
-
-    private func linkedKeys(_ relation: RelationInfo, owner: ObjectIdentifier, of key: Int32, in context: Context) -> [Int32] {
-        switch relation.slot.cardinality {
-        case .toMany: return Array(context.linkedKeys(owner, relation.slot, of: key))
-        case .toOne:
-            let target = context.linkedKey(owner, relation.slot, of: key)
-            return target >= 0 ? [target] : []
         }
     }
 }

@@ -35,12 +35,8 @@ struct PackLayers: Sendable {
         return (pack, key)
     }
 
-    /// The stored ids a link slot of `owner` holds in `context` (empty for none).
+    /// The stored ids a link slot of `owner` holds in `context`, in order.
     static func targetIDs(_ link: LinkLayout, of owner: Int32, in context: Context) -> [StoredValue] {
-        if link.isToMany {
-            return context.linkedKeys(link.owner, link.slot, of: owner).map { link.targetEntity.idValue($0, in: context) }
-        }
-        let target = context.linkedKey(link.owner, link.slot, of: owner)
-        return target >= 0 ? [link.targetEntity.idValue(target, in: context)] : []
+        context.targetKeys(link.owner, link.slot, of: owner).map { link.targetEntity.idValue($0, in: context) }
     }
 }

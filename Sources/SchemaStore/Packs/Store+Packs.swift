@@ -69,7 +69,7 @@ extension Store {
         try write { context in
             let layers = stateLock.withLock { self.layers! }
             let entity = layout.persisterByTable[ObjectIdentifier(type)]!
-            guard let baseKey = layers.baseKey(of: id, type) else {
+            guard let (_, baseKey) = layers.packEntity(entity, id: id.storedValue) else {
                 throw PackError.notAPackEntity(entity: Entity.entityName, id: "\(id)")
             }
             try PackDiff(layout: layout, layers: layers, context: context).restore([(entity, baseKey)], into: &context)
@@ -143,13 +143,5 @@ extension Store {
             self.layers = layers
         }
         observers.deliverReload(before: before, after: graph.context, layout: layout)
-    }
-}
-
-extension PackLayers {
-    /// The key of the pack entity with `id` in the packs' union, if a pack stores it.
-    fileprivate func baseKey<Entity: PersistentEntity>(of id: Entity.ID, _ type: Entity.Type) -> Int32? {
-        guard let key = base.internedKey(of: id, type), base.storedRow(type, key: key) != nil else { return nil }
-        return key
     }
 }

@@ -30,13 +30,7 @@ struct UserLayerLoader {
         for entity in layout.entities {
             try backend.loadRows(entity) { values in
                 guard !staleRows.contains(RecordKey(entity.entityName, values[0])) else { return }
-                do {
-                    try entity.loadRow(values, into: &context)
-                } catch let error as StoredValueError {
-                    throw StoreError.unreadableRow(path: backend.location, entity: entity.entityName, reason: "\(error)")
-                } catch let error as UniqueConstraintViolation {
-                    throw StoreError.unreadableRow(path: backend.location, entity: entity.entityName, reason: "\(error) (between the user store and a pack)")
-                }
+                try backend.reading(entity.entityName, note: " (between the user store and a pack)") { try entity.loadRow(values, into: &context) }
             }
         }
         for record in valid where record.kind == .tombstone {
@@ -59,12 +53,10 @@ struct UserLayerLoader {
     }
 
     private func setLinks(_ link: LinkLayout, owner: StoredValue, targets: [StoredValue], in context: inout Context) throws {
-        do {
+        try backend.reading(link.name) {
             let key = try link.ownerEntity.loadKey(owner, into: &context)
             let targetKeys = try targets.map { try link.targetEntity.loadKey($0, into: &context) }
             context.setLinks(link.owner, link.slot, of: key, to: targetKeys, targetTable: link.target, inverse: link.derivedInverse)
-        } catch let error as StoredValueError {
-            throw StoreError.unreadableRow(path: backend.location, entity: link.name, reason: "\(error)")
         }
     }
 

@@ -17,20 +17,16 @@ struct GraphLoader {
     func load(into context: inout Context, source: EntitySource) throws {
         for entity in layout.entities {
             try backend.loadRows(entity) { values in
-                do {
+                try backend.reading(entity.entityName) {
                     try entity.loadRow(values, into: &context)
                     if source != .user { entity.setSource(source, of: try entity.loadKey(values[0], into: &context), in: &context) }
-                } catch let error as StoredValueError {
-                    throw StoreError.unreadableRow(path: backend.location, entity: entity.entityName, reason: "\(error)")
-                } catch let error as UniqueConstraintViolation {
-                    throw StoreError.unreadableRow(path: backend.location, entity: entity.entityName, reason: "\(error)")
                 }
             }
         }
         for link in layout.links {
             let owner = link.ownerEntity, target = link.targetEntity
             try backend.loadLinks(link) { ownerID, targetIDs in
-                do {
+                try backend.reading(link.name) {
                     let key = try owner.loadKey(ownerID, into: &context)
                     var targets = try targetIDs.map { try target.loadKey($0, into: &context) }
                     if link.isToMany {
@@ -48,8 +44,6 @@ struct GraphLoader {
                     if let inverse = link.derivedInverse {
                         for targetKey in targets { context.loadLink(link.target, inverse, of: targetKey, to: key, targetTable: link.owner) }
                     }
-                } catch let error as StoredValueError {
-                    throw StoreError.unreadableRow(path: backend.location, entity: link.name, reason: "\(error)")
                 }
             }
         }
