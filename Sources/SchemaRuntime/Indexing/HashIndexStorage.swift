@@ -25,6 +25,9 @@ struct HashIndexStorage: Sendable {
 
     /// The entities with `key`, ascending.
     func entities(_ key: IndexKey) -> [Int32] { buckets[key]?.keys ?? [] }
+
+    /// The number of entities with `key`. O(1).
+    func count(_ key: IndexKey) -> Int { buckets[key]?.count ?? 0 }
 }
 
 /// The unique index: key -> the one entity holding it. O(1) lookup, insert and remove.

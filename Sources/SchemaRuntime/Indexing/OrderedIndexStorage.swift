@@ -8,7 +8,8 @@
 /// - insert / remove: O(log n + B) (binary searches, then a shift within one chunk; a
 ///   split or an emptied chunk also shifts the n / B chunk directory);
 /// - lower/upper bound: O(log n);
-/// - range scan of k entries: O(log n + k); full scan in either direction: O(n).
+/// - range scan of k entries: O(log n + k); full scan in either direction: O(n);
+/// - counting a range: O(log n + n / B) (chunk sizes, not entries).
 @usableFromInline
 struct OrderedIndexStorage: Sendable {
     @usableFromInline
@@ -152,30 +153,52 @@ struct OrderedIndexStorage: Sendable {
         return result
     }
 
-    /// Entities whose first `values.count` fields satisfy: equal to `equal` on the leading
-    /// fields, and within (`lower`, `upper`) on the next one. Returns them in storage order.
+    /// Bounds of an index range: equal to `equal` on the leading fields, then within
+    /// (`lower`, `upper`) on the next one.
+    struct Range {
+        var equal: [IndexValue]
+        var lower: (IndexValue, inclusive: Bool)?
+        var upper: (IndexValue, inclusive: Bool)?
+    }
+
+    /// Entities in `range`, in storage order. O(log n + k) for k results.
     func range(equal: [IndexValue], lower: (IndexValue, inclusive: Bool)?, upper: (IndexValue, inclusive: Bool)?) -> [Int32] {
-        let prefix = equal.count
+        let (start, end) = positions(of: Range(equal: equal, lower: lower, upper: upper))
+        return entities(from: start, to: end)
+    }
+
+    /// The number of entities in `range`, without reading them: O(log n + n / B), the second
+    /// term being the chunks the range spans (counted by their sizes, not their entries).
+    func count(in range: Range) -> Int {
+        let (start, end) = positions(of: range)
+        guard start.chunk < end.chunk else { return Swift.max(0, end.offset - start.offset) }
+        var total = chunks[start.chunk].count - start.offset
+        for chunk in (start.chunk + 1)..<Swift.min(end.chunk, chunks.count) { total += chunks[chunk].count }
+        if end.chunk < chunks.count { total += end.offset }
+        return total
+    }
+
+    /// The first position inside `range` and the first after it. O(log n).
+    private func positions(of range: Range) -> (start: (chunk: Int, offset: Int), end: (chunk: Int, offset: Int)) {
+        let prefix = range.equal.count
         let rangeField = prefix
-        let hasRange = (lower != nil || upper != nil) && rangeField < descending.count
+        let hasRange = (range.lower != nil || range.upper != nil) && rangeField < descending.count
         // -1: before the range in storage order, 0: inside, 1: after.
         func classify(_ entry: Entry) -> Int {
             for index in 0..<prefix {
-                let x = entry.key[index], y = equal[index]
+                let x = entry.key[index], y = range.equal[index]
                 if x == y { continue }
                 return ((x < y) != descending[index]) ? -1 : 1
             }
             guard hasRange else { return 0 }
             let value = entry.key[rangeField]
-            let belowLower = lower.map { value < $0.0 || (!$0.inclusive && value == $0.0) } ?? false
-            let aboveUpper = upper.map { value > $0.0 || (!$0.inclusive && value == $0.0) } ?? false
+            let belowLower = range.lower.map { value < $0.0 || (!$0.inclusive && value == $0.0) } ?? false
+            let aboveUpper = range.upper.map { value > $0.0 || (!$0.inclusive && value == $0.0) } ?? false
             if descending[rangeField] {
                 return aboveUpper ? -1 : (belowLower ? 1 : 0)
             }
             return belowLower ? -1 : (aboveUpper ? 1 : 0)
         }
-        let start = partition { classify($0) < 0 }
-        let end = partition { classify($0) <= 0 }
-        return entities(from: start, to: end)
+        return (partition { classify($0) < 0 }, partition { classify($0) <= 0 })
     }
 }

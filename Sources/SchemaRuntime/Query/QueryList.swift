@@ -72,8 +72,16 @@ public struct QueryList<Entity: EntityModelProtocol>: NestedQuery {
     }
 
     /// The number of entities the query resolves to in `context`, without resolving them.
+    ///
+    /// A filter one index answers whole (equality on indexed fields, a range on an ordered
+    /// index, `updated(since:)`) is counted from the index without reading entities:
+    /// O(log n + n / B) for a range (``OrderedIndexStorage/count(in:)``), O(1) for a hash
+    /// or unique lookup. Other queries count the keys they find, reading no relations.
     public func count(in context: Context) -> Int {
-        if case .all = source, predicate == nil, sources == nil, limit == nil, offset == 0 { return context.count(of: Entity.self) }
+        if case .all = source, sources == nil, limit == nil, offset == 0 {
+            guard let predicate else { return context.count(of: Entity.self) }
+            if let count = QueryPlanner<Entity>(context: context).exactCount(predicate.node) { return count }
+        }
         return execute(in: context).keys.count
     }
 

@@ -37,9 +37,10 @@ struct QueryPlanner<Entity: EntityModelProtocol> {
         switch node {
         case .comparison(let comparison):
             // One comparison answered by an index on its field is answered exactly.
-            let keys = candidates(for: [comparison], table: table)
-            plan.isExact = keys != nil && comparison.op != .notEqual
-            return keys
+            guard let lookup = lookup(for: [comparison], table: table) else { return nil }
+            plan.steps.append(lookup.step)
+            plan.isExact = lookup.answersAll
+            return lookup.keys(in: table)
         case .and(let nodes):
             let comparisons = nodes.compactMap { node -> Predicate<Entity>.Comparison? in
                 if case .comparison(let c) = node { return c }
@@ -47,6 +48,12 @@ struct QueryPlanner<Entity: EntityModelProtocol> {
             }
             var options: [(keys: [Int32], step: String)] = []
             var saved = plan
+            // Every condition a comparison one index answers whole: its entities are the result.
+            if comparisons.count == nodes.count, let lookup = lookup(for: comparisons, table: table), lookup.answersAll {
+                plan.steps.append(lookup.step)
+                plan.isExact = true
+                return lookup.keys(in: table)
+            }
             if let keys = candidates(for: comparisons, table: table) { options.append((keys, plan.steps.last ?? "")) }
             for node in nodes {
                 if case .comparison = node { continue }
@@ -95,52 +102,89 @@ struct QueryPlanner<Entity: EntityModelProtocol> {
         }
     }
 
-    /// The best index answer for a conjunction of comparisons (a compound prefix where possible).
+    /// The best index answer for a conjunction of comparisons (a compound prefix where
+    /// possible), read; its step is added to the plan.
     private mutating func candidates(for comparisons: [Predicate<Entity>.Comparison], table: EntityTable<Entity>) -> [Int32]? {
-        var best: (keys: [Int32], step: String)?
-        func consider(_ keys: [Int32], _ step: String) {
-            if best == nil || keys.count < best!.keys.count { best = (keys, step) }
-        }
+        guard let lookup = lookup(for: comparisons, table: table) else { return nil }
+        plan.steps.append(lookup.step)
+        return lookup.keys(in: table)
+    }
+
+    /// The usable index lookup for a conjunction of comparisons that finds the fewest
+    /// entities, counted without reading them; nil when no index applies.
+    func lookup(for comparisons: [Predicate<Entity>.Comparison], table: EntityTable<Entity>) -> IndexLookup? {
+        var best: (lookup: IndexLookup, count: Int)?
         for (position, descriptor) in Entity.indexes.enumerated() {
-            let slot = table.indexSlots[position]
-            let fields = descriptor.fields.map(\.keyPath)
-            guard !fields.isEmpty else { continue }
-            // Leading fields fixed by equality.
-            var equal: [IndexValue] = []
-            for field in fields {
-                guard let match = comparisons.first(where: { $0.keyPath == field && $0.op == .equal }) else { break }
-                equal.append(match.value)
-            }
-            switch descriptor.kind {
-            // A unique index never stores keys containing nil (nil never collides), so it
-            // cannot answer `== nil`; an ordered or hash index, or the scan, does.
-            case .unique where equal.count == fields.count && !IndexKey(equal).containsNull:
-                consider(table.unique[slot].owner(IndexKey(equal)).map { [$0] } ?? [], "index lookup \(name(descriptor))")
-            case .hash where equal.count == fields.count:
-                consider(table.hashed[slot].entities(IndexKey(equal)), "index lookup \(name(descriptor))")
-            case .ordered:
-                var lower: (IndexValue, inclusive: Bool)?
-                var upper: (IndexValue, inclusive: Bool)?
-                if equal.count < fields.count {
-                    for comparison in comparisons where comparison.keyPath == fields[equal.count] {
-                        switch comparison.op {
-                        case .greater: lower = tighterLower(lower, (comparison.value, false))
-                        case .greaterOrEqual: lower = tighterLower(lower, (comparison.value, true))
-                        case .less: upper = tighterUpper(upper, (comparison.value, false))
-                        case .lessOrEqual: upper = tighterUpper(upper, (comparison.value, true))
-                        default: break
-                        }
-                    }
-                }
-                guard !equal.isEmpty || lower != nil || upper != nil else { continue }
-                let keys = table.ordered[slot].range(equal: equal, lower: lower, upper: upper)
-                consider(keys, "index \(lower == nil && upper == nil ? "equality" : "range") \(name(descriptor))")
-            default:
-                continue
-            }
+            guard let lookup = lookup(descriptor, slot: table.indexSlots[position], for: comparisons) else { continue }
+            let count = lookup.count(in: table)
+            if best == nil || count < best!.count { best = (lookup, count) }
         }
-        if let best { plan.steps.append(best.step) }
-        return best?.keys
+        return best?.lookup
+    }
+
+    /// How one index answers the comparisons: leading fields fixed by equality, then a range
+    /// on the next field of an ordered index. Nil when it answers none of them.
+    private func lookup(_ descriptor: IndexDescriptor<Entity>, slot: Int, for comparisons: [Predicate<Entity>.Comparison]) -> IndexLookup? {
+        let fields = descriptor.fields.map(\.keyPath)
+        guard !fields.isEmpty else { return nil }
+        var used = Set<Int>()
+        var equal: [IndexValue] = []
+        for field in fields {
+            guard let match = comparisons.indices.first(where: { comparisons[$0].keyPath == field && comparisons[$0].op == .equal }) else { break }
+            used.insert(match)
+            equal.append(comparisons[match].value)
+        }
+        func made(_ access: IndexLookup.Access, _ kind: String) -> IndexLookup {
+            IndexLookup(access: access, step: "index \(kind) \(name(descriptor))", answersAll: used.count == comparisons.count)
+        }
+        switch descriptor.kind {
+        // A unique index never stores keys containing nil (nil never collides), so it
+        // cannot answer `== nil`; an ordered or hash index, or the scan, does.
+        case .unique where equal.count == fields.count && !IndexKey(equal).containsNull:
+            return made(.unique(slot: slot, key: IndexKey(equal)), "lookup")
+        case .hash where equal.count == fields.count:
+            return made(.hash(slot: slot, key: IndexKey(equal)), "lookup")
+        case .ordered:
+            var range = OrderedIndexStorage.Range(equal: equal)
+            if equal.count < fields.count {
+                for (index, comparison) in comparisons.enumerated() where comparison.keyPath == fields[equal.count] {
+                    switch comparison.op {
+                    case .greater: range.lower = tighterLower(range.lower, (comparison.value, false))
+                    case .greaterOrEqual: range.lower = tighterLower(range.lower, (comparison.value, true))
+                    case .less: range.upper = tighterUpper(range.upper, (comparison.value, false))
+                    case .lessOrEqual: range.upper = tighterUpper(range.upper, (comparison.value, true))
+                    default: continue
+                    }
+                    used.insert(index)
+                }
+            }
+            guard !equal.isEmpty || range.lower != nil || range.upper != nil else { return nil }
+            return made(.ordered(slot: slot, range: range), range.lower == nil && range.upper == nil ? "equality" : "range")
+        default:
+            return nil
+        }
+    }
+
+    /// The number of entities satisfying `node` when one index answers all of it exactly,
+    /// counted without reading entities or rows; nil otherwise.
+    func exactCount(_ node: Node) -> Int? {
+        guard let table else { return 0 }
+        let comparisons: [Predicate<Entity>.Comparison]
+        switch node {
+        case .comparison(let comparison): comparisons = [comparison]
+        case .and(let nodes):
+            comparisons = nodes.compactMap { node -> Predicate<Entity>.Comparison? in
+                if case .comparison(let c) = node { return c }
+                return nil
+            }
+            guard comparisons.count == nodes.count else { return nil }
+        case .updatedSince(let since):
+            guard table.tracksUpdatedAt else { return 0 }
+            return table.updatedAtIndex.count(in: .init(equal: [], lower: (.double(since), true)))
+        default: return nil
+        }
+        guard let lookup = lookup(for: comparisons, table: table), lookup.answersAll else { return nil }
+        return lookup.count(in: table)
     }
 
     private func tighterLower(_ a: (IndexValue, inclusive: Bool)?, _ b: (IndexValue, inclusive: Bool)) -> (IndexValue, inclusive: Bool) {
