@@ -18,8 +18,11 @@ import Testing
         for index in 0..<users * 2 {
             try Message(id: "m\(index)", text: "t", timestamp: Int.random(in: -50..<50, using: &random),
                         editedAt: Bool.random(using: &random) ? Date(timeIntervalSinceReferenceDate: Double(Int.random(in: 0..<9, using: &random))) : nil,
-                        author: .id("u\(Int.random(in: 0..<Swift.max(users, 1) + 2, using: &random))"), chat: .id("c")).save(to: &context)
+                        author: .id("u\(Int.random(in: 0..<Swift.max(users, 1) + 2, using: &random))"),
+                        chat: .id("c\(Int.random(in: 0..<4, using: &random))")).save(to: &context)
         }
+        // Chat c3 is never stored: its messages group under nil.
+        for index in 0..<3 { try Chat(id: "c\(index)", title: index == 1 ? nil : "chat \(index)").save(to: &context) }
         return context
     }
 

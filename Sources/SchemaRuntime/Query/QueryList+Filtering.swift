@@ -26,7 +26,7 @@ extension QueryList {
     /// `updated(since:)`, sort and limit; inside a nested query both sides run over the
     /// related entities.
     public func or(_ other: QueryList) -> QueryList {
-        if case .all = source, case .all = other.source, sources == other.sources, !hasOrderOrLimit, !other.hasOrderOrLimit {
+        if case .all = source, case .all = other.source, sources == other.sources, !shapesResult, !other.shapesResult {
             // One filter over the same entities: the planner can still use indexes.
             var copy = self
             if let mine = predicate, let theirs = other.predicate { copy.predicate = mine || theirs } else { copy.predicate = nil }
@@ -40,7 +40,9 @@ extension QueryList {
         return union
     }
 
-    var hasOrderOrLimit: Bool { !sortKeys.isEmpty || limit != nil || offset > 0 }
+    /// Whether the query orders, limits or de-duplicates its result (so two queries cannot
+    /// share one filter, and a nested list must run the query).
+    var shapesResult: Bool { !sortKeys.isEmpty || limit != nil || offset > 0 || distinctKey != nil }
 
     /// Keeps the entities from `sources` only (``EntitySource``): `.from(.user)` for the
     /// user's own entities, `.from(.pack(id))` for a pack's (edited ones included). Several
@@ -95,6 +97,20 @@ extension QueryList {
         return copy
     }
 
+    /// Keeps the first entity, in the query's order, of each distinct combination of the
+    /// fields (SQL's `DISTINCT ON`): `Message.query(in: context).sorted(by: \.timestamp.desc).distinct(on: \.authorName)`
+    /// is each author's latest message. Applied after the order, before `limit(_:offset:)`.
+    public func distinct<each Value: IndexKeyConvertible>(on field: repeat KeyPath<Entity, each Value>) -> QueryList {
+        let fields = (repeat each field)
+        var copy = self
+        copy.distinctKey = { row in
+            var values: [IndexValue] = []
+            for path in repeat each fields { values.append(row[keyPath: path].indexValue) }
+            return IndexKey(values)
+        }
+        return copy
+    }
+
     /// Entities saved at or after `date`, for entities whose schema declares
     /// `metadata updatedAt` (others never match). Answered from the updatedAt index.
     public func updated(since date: Date) -> QueryList {
@@ -138,7 +154,8 @@ extension QueryList {
         var planner = QueryPlanner<Entity>(context: context)
         let limit = limitOverride ?? self.limit
         // How many leading results are needed, saturating: `limit(.max, offset: 1)` is valid.
-        let needed = limit.map { $0 > Int.max - offset ? Int.max : $0 + offset } ?? Int.max
+        // With `distinct(on:)`, how many are needed is known only after de-duplicating.
+        let needed = distinctKey != nil ? Int.max : limit.map { $0 > Int.max - offset ? Int.max : $0 + offset } ?? Int.max
         var keys: [Int32]
         var fromIndexOrder = false
         let admits = sourceFilter(in: context)
@@ -220,7 +237,14 @@ extension QueryList {
             keys = rank(keys, by: condition, planner: planner, in: context)
         }
 
-        // 4. Limit.
+        // 4. Distinct: the first entity of each combination, in the order so far.
+        if let distinctKey {
+            planner.plan.steps.append("distinct")
+            var seen = Set<IndexKey>()
+            keys = keys.filter { key in context.row(Entity.self, key).map { seen.insert(distinctKey($0)).inserted } ?? false }
+        }
+
+        // 5. Limit.
         if offset > 0 || limit != nil {
             planner.plan.steps.append("limit")
             let start = Swift.min(offset, keys.count)

@@ -26,6 +26,8 @@ public struct QueryList<Entity: EntityModelProtocol>: NestedQuery {
     var offset = 0
     /// The sources the result is restricted to (``from(_:)-swift.method``), nil for all.
     var sources: Set<EntitySource>?
+    /// For ``distinct(on:)``: the fields whose combination each kept entity has first.
+    var distinctKey: ((Entity) -> IndexKey)?
     /// For a `.derived` source, what finding its keys depends on besides the keys themselves
     /// (the entity a `related(_:)` list starts from; ``QueryReach``).
     var originReach: ((Context) -> QueryReach)?
@@ -78,7 +80,7 @@ public struct QueryList<Entity: EntityModelProtocol>: NestedQuery {
     /// O(log n + n / B) for a range (``OrderedIndexStorage/count(in:)``), O(1) for a hash
     /// or unique lookup. Other queries count the keys they find, reading no relations.
     public func count(in context: Context) -> Int {
-        if case .all = source, sources == nil, limit == nil, offset == 0 {
+        if case .all = source, sources == nil, limit == nil, offset == 0, distinctKey == nil {
             guard let predicate else { return context.count(of: Entity.self) }
             if let count = QueryPlanner<Entity>(context: context).exactCount(predicate.node) { return count }
         }
@@ -89,7 +91,7 @@ public struct QueryList<Entity: EntityModelProtocol>: NestedQuery {
     @usableFromInline
     var isRefined: Bool {
         if case .union = source { return true }
-        return predicate != nil || sources != nil || hasOrderOrLimit
+        return predicate != nil || sources != nil || shapesResult
     }
 
     /// The source's keys in source order, each once (stored or not).

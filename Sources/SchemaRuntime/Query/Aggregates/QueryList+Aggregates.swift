@@ -10,14 +10,10 @@
 extension QueryList {
     /// The stored rows of the result, in the query's order. O(result) after the query.
     func rows(in context: Context?) -> [Entity] {
-        keyedRows(in: context).rows.map(\.entity)
+        let context = context ?? self.context ?? Context()
+        return execute(in: context).keys.compactMap { context.row(Entity.self, $0) }
     }
 
-    /// The result's keys with their stored rows, in the query's order, and the context read.
-    private func keyedRows(in context: Context?) -> (context: Context, rows: [(key: Int32, entity: Entity)]) {
-        let context = context ?? self.context ?? Context()
-        return (context, execute(in: context).keys.compactMap { key in context.row(Entity.self, key).map { (key, $0) } })
-    }
 
     /// The sum of a field over the result (zero for an empty result).
     public func sum<Value: AdditiveArithmetic>(_ field: KeyPath<Entity, Value>, in context: Context? = nil) -> Value {
@@ -84,16 +80,12 @@ extension QueryList {
     /// The result's entities grouped by what a to-one relation links them to (`nil`: not
     /// linked, or linked to an entity that is not stored): messages by chat, by author. Read
     /// from the link column, without resolving the related entities. Same order as
-    /// ``grouped(by:in:)``.
+    /// ``grouped(by:in:)``; ``group(by:)-(KeyPath<Entity,ToOne<Target,Directionality,Constraint>>)``
+    /// gives aggregates per group.
     public func grouped<Target, Directionality, Constraint>(
         by relation: KeyPath<Entity, ToOne<Target, Directionality, Constraint>>, in context: Context? = nil
     ) -> [(key: Target.ID?, entities: [Entity])] {
-        let (context, rows) = keyedRows(in: context)
-        let column = Entity.relation(for: relation).slot.column
-        let table = ObjectIdentifier(Entity.self)
-        return Self.group(rows.lazy.map { row in
-            (context.liveTarget(table, column, row.key, Target.self).map { context.id(Target.self, $0) }, row.entity)
-        })
+        group(by: relation).entities(in: context)
     }
 
     /// Entities grouped by key: groups in the order of their first entity, entities in order.

@@ -1,0 +1,54 @@
+/// Grouping a query's result: ``GroupedQuery`` computes aggregates per group.
+extension QueryList {
+    /// Groups the result by one or more fields: `group(by: \.status)`,
+    /// `group(by: \.status, \.name)` (the key is then a tuple). Groups are told apart and
+    /// sorted by the fields' index values, as indexes and sorts compare them.
+    public func group<each Value: IndexKeyConvertible>(by field: repeat KeyPath<Entity, each Value>) -> GroupedQuery<Entity, (repeat each Value)> {
+        let fields = (repeat each field)
+        return GroupedQuery(query: self) { context, keys in
+            var positions: [IndexKey: Int] = [:]
+            var groups: [GroupedQuery<Entity, (repeat each Value)>.Group] = []
+            for key in keys {
+                guard let row = context.row(Entity.self, key) else { continue }
+                var values: [IndexValue] = []
+                for path in repeat each fields { values.append(row[keyPath: path].indexValue) }
+                let identity = IndexKey(values)
+                if let position = positions[identity] {
+                    groups[position].members.append(key)
+                } else {
+                    positions[identity] = groups.count
+                    groups.append(.init(key: (repeat row[keyPath: each fields]), order: identity, members: [key]))
+                }
+            }
+            return groups
+        }
+    }
+
+    /// Groups the result by what a to-one relation links each entity to: messages by chat,
+    /// by author. The key is the related entity's id, nil for entities not linked (or linked
+    /// to one that is not stored). Read from the link column: no rows are read to group, and
+    /// `count()` reads none at all. Sorting by key orders ids by their index values when
+    /// the id type has them (String, Int, UUID), nil first.
+    public func group<Target, Directionality, Constraint>(
+        by relation: KeyPath<Entity, ToOne<Target, Directionality, Constraint>>
+    ) -> GroupedQuery<Entity, Target.ID?> {
+        let column = Entity.relation(for: relation).slot.column
+        return GroupedQuery(query: self) { context, keys in
+            let table = ObjectIdentifier(Entity.self)
+            var positions: [Int32: Int] = [:]
+            var groups: [GroupedQuery<Entity, Target.ID?>.Group] = []
+            for key in keys where context.hasRow(Entity.self, key) {
+                let target = context.liveTarget(table, column, key, Target.self) ?? -1
+                if let position = positions[target] {
+                    groups[position].members.append(key)
+                } else {
+                    positions[target] = groups.count
+                    let id = target < 0 ? nil : context.id(Target.self, target)
+                    let order = id.map { ($0 as? any IndexKeyConvertible)?.indexValue ?? .string("\($0)") } ?? .null
+                    groups.append(.init(key: id, order: IndexKey(order), members: [key]))
+                }
+            }
+            return groups
+        }
+    }
+}

@@ -1,0 +1,40 @@
+/// Projections: selected fields of the result, without resolving relations.
+///
+/// ```swift
+/// let rows = Message.query(in: context).sorted(by: \.timestamp).select(\.id, \.text)   // [(String, String)]
+/// let pairs = User.query(in: context).distinct(\.status, \.age)                        // [(UserStatus, Int)]
+/// ```
+extension QueryList {
+    /// The fields of each entity of the result, in the query's order: one value per entity
+    /// for one field, a tuple for several. Reads each stored row once; relations are not
+    /// resolved (select a relation's id through ``group(by:)-(KeyPath<Entity,ToOne<Target,Directionality,Constraint>>)``
+    /// or a nested query instead).
+    public func select<each Value>(_ field: repeat KeyPath<Entity, each Value>, in context: Context? = nil) -> [(repeat each Value)] {
+        let context = context ?? self.context ?? Context()
+        let fields = (repeat each field)
+        return execute(in: context).keys.compactMap { key in
+            context.row(Entity.self, key).map { row in (repeat row[keyPath: each fields]) }
+        }
+    }
+
+    /// The distinct combinations of two or more fields over the result, in the order of
+    /// their first entity. Values are compared as indexes compare them (NaN equals NaN).
+    public func distinct<First: IndexKeyConvertible, Second: IndexKeyConvertible, each Rest: IndexKeyConvertible>(
+        _ first: KeyPath<Entity, First>, _ second: KeyPath<Entity, Second>, _ rest: repeat KeyPath<Entity, each Rest>,
+        in context: Context? = nil
+    ) -> [(First, Second, repeat each Rest)] {
+        let context = context ?? self.context ?? Context()
+        let others = (repeat each rest)
+        var seen = Set<IndexKey>()
+        var result: [(First, Second, repeat each Rest)] = []
+        for key in execute(in: context).keys {
+            guard let row = context.row(Entity.self, key) else { continue }
+            var values = [row[keyPath: first].indexValue, row[keyPath: second].indexValue]
+            for path in repeat each others { values.append(row[keyPath: path].indexValue) }
+            if seen.insert(IndexKey(values)).inserted {
+                result.append((row[keyPath: first], row[keyPath: second], repeat row[keyPath: each others]))
+            }
+        }
+        return result
+    }
+}
