@@ -41,6 +41,17 @@ extension Context {
         storageIfPresent(table)?.toManyLinks(slot.column, key).keys ?? []
     }
 
+    /// The keys a link slot of `key` holds, in order, whatever its cardinality: none, one
+    /// (to-one) or the list (to-many). Stored targets or not.
+    public func targetKeys(_ table: ObjectIdentifier, _ slot: LinkSlot, of key: Int32) -> [Int32] {
+        switch slot.cardinality {
+        case .toMany: return Array(linkedKeys(table, slot, of: key))
+        case .toOne:
+            let target = linkedKey(table, slot, of: key)
+            return target >= 0 ? [target] : []
+        }
+    }
+
     /// The number of keys a to-many slot of `key` links to. O(1).
     public func linkCount(_ table: ObjectIdentifier, _ slot: LinkSlot, of key: Int32) -> Int {
         storageIfPresent(table)?.toManyLinks(slot.column, key).count ?? 0

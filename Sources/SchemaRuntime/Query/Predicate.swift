@@ -16,6 +16,8 @@ public struct Predicate<Entity> {
         /// `updated(since:)`: saved at or after this time (seconds since the reference date).
         /// Only the context knows save times, so evaluation is given the entity's.
         case updatedSince(Double)
+        /// A condition on related entities; only a context knows links.
+        case related(RelationCondition)
     }
 
     enum Operator: String { case equal = "==", notEqual = "!=", less = "<", lessOrEqual = "<=", greater = ">", greaterOrEqual = ">=" }
@@ -89,21 +91,32 @@ public struct Predicate<Entity> {
 
     init(_ node: Node) { self.node = node }
 
-    /// Whether `entity` satisfies the predicate. An `updated(since:)` condition, which only a
-    /// context can answer, is not satisfied.
-    public func evaluate(_ entity: Entity) -> Bool { Self.evaluate(node, entity, savedAt: nil) }
+    /// Whether `entity` satisfies the predicate. Conditions only a context can answer
+    /// (`updated(since:)`, conditions on related entities) are not satisfied.
+    public func evaluate(_ entity: Entity) -> Bool { Self.evaluate(node, entity, scope: nil) }
 
-    /// Whether `entity`, last saved at `savedAt` (nil if unknown), satisfies the predicate.
-    func evaluate(_ entity: Entity, savedAt: Double?) -> Bool { Self.evaluate(node, entity, savedAt: savedAt) }
+    /// Whether `entity`, stored at `key` in `context` and last saved at `savedAt` (nil if
+    /// unknown or not asked for: see ``Node/readsSaveTimes``), satisfies the predicate.
+    func evaluate(_ entity: Entity, in context: Context, key: Int32, savedAt: Double?) -> Bool {
+        Self.evaluate(node, entity, scope: Scope(context: context, key: key, savedAt: savedAt))
+    }
 
-    static func evaluate(_ node: Node, _ entity: Entity, savedAt: Double?) -> Bool {
+    /// Where an entity is stored, for the conditions that read more than its fields.
+    struct Scope {
+        let context: Context
+        let key: Int32
+        let savedAt: Double?
+    }
+
+    static func evaluate(_ node: Node, _ entity: Entity, scope: Scope?) -> Bool {
         switch node {
         case .comparison(let comparison): comparison.evaluate(entity)
         case .text(let condition): condition.evaluate(entity)
-        case .and(let nodes): nodes.allSatisfy { evaluate($0, entity, savedAt: savedAt) }
-        case .or(let nodes): nodes.contains { evaluate($0, entity, savedAt: savedAt) }
-        case .not(let inner): !evaluate(inner, entity, savedAt: savedAt)
-        case .updatedSince(let since): savedAt.map { $0 >= since } ?? false
+        case .and(let nodes): nodes.allSatisfy { evaluate($0, entity, scope: scope) }
+        case .or(let nodes): nodes.contains { evaluate($0, entity, scope: scope) }
+        case .not(let inner): !evaluate(inner, entity, scope: scope)
+        case .updatedSince(let since): scope?.savedAt.map { $0 >= since } ?? false
+        case .related(let condition): scope.map { condition.evaluate($0.context, $0.key) } ?? false
         }
     }
 
@@ -287,9 +300,19 @@ extension Predicate.Node {
     var readsSaveTimes: Bool {
         switch self {
         case .updatedSince: true
-        case .comparison, .text: false
+        case .comparison, .text, .related: false
         case .and(let nodes), .or(let nodes): nodes.contains { $0.readsSaveTimes }
         case .not(let inner): inner.readsSaveTimes
+        }
+    }
+
+    /// Tables other than the entity's whose changes may change the answer (relation conditions).
+    var reachedTables: [ObjectIdentifier] {
+        switch self {
+        case .related(let condition): condition.reachedTables
+        case .comparison, .text, .updatedSince: []
+        case .and(let nodes), .or(let nodes): nodes.flatMap(\.reachedTables)
+        case .not(let inner): inner.reachedTables
         }
     }
 }

@@ -207,7 +207,7 @@ extension QueryList {
             let table = predicate.node.readsSaveTimes ? planner.table : nil
             var matches: [Int32] = []
             for key in keys {
-                guard let row = context.row(Entity.self, key), predicate.evaluate(row, savedAt: table?.savedAt(key)) else { continue }
+                guard let row = context.row(Entity.self, key), predicate.evaluate(row, in: context, key: key, savedAt: table?.savedAt(key)) else { continue }
                 matches.append(key)
                 if matches.count >= enough { break }
             }

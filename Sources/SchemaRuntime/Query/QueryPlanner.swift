@@ -97,6 +97,13 @@ struct QueryPlanner<Entity: EntityModelProtocol> {
             plan.steps.append("index range \(Entity.entityName).updatedAt")
             guard table.tracksUpdatedAt else { return [] }
             return table.updatedAtIndex.range(equal: [], lower: (.double(since), true), upper: nil)
+        case .related(let condition):
+            guard let candidates = condition.candidates else { return nil }
+            let (keys, related) = candidates(context)
+            // Exact: the related query checked its own rows, the inverse links are symmetric.
+            plan.isExact = true
+            plan.steps.append("related \(condition.name) [\(related.description)] then inverse links")
+            return keys
         case .not:
             return nil
         }

@@ -57,6 +57,8 @@ extension QueryList {
     public func reach(in context: Context) -> QueryReach {
         var reach = sourceReach(in: context)
         for table in nesting.reachedTables { reach.watch(table) }
+        // Conditions on related entities read their tables (and their links to this one).
+        for table in predicate?.node.reachedTables ?? [] { reach.watch(table) }
         // BM25 ranking reads the whole table's statistics (document count, lengths, how
         // many entities hold each word): any write to the table can reorder the result.
         if sortKeys.isEmpty, let predicate, Self.rankingCondition(predicate.node) != nil {
