@@ -21,7 +21,7 @@ import Testing
         let other = "m\(Int.random(in: 0..<30, using: &random))"
         let number = Int.random(in: 0..<1000, using: &random)
         let users = (0..<Int.random(in: 0..<4, using: &random)).map { _ in "u\(Int.random(in: 0..<6, using: &random))" }
-        switch Int.random(in: 0..<13, using: &random) {
+        switch Int.random(in: 0..<15, using: &random) {
         case 0:
             return ("save user \(user)", { try User(id: user, name: "n\(number)", username: number % 3 == 0 ? "name\(number % 5)" : nil,
                                                     age: number % 90, status: number % 2 == 0 ? .away : .active).save(to: &$0) })
@@ -69,6 +69,15 @@ import Testing
                 try User(id: "u-thrown", name: "never").save(to: &context)
                 try Chat(id: chat).delete(from: &context)
                 throw Planned()
+            })
+        case 12:
+            // Positions may fall outside the list: both sides then refuse the call alike.
+            return ("move message \(number % 5) of \(chat) to \(number % 3)", { context in
+                try Chat(id: chat).move(\.$messages, from: number % 5, to: number % 3, in: &context)
+            })
+        case 13:
+            return ("insert \(users) at \(number % 3) into users of \(chat)", { context in
+                try Chat(id: chat).insert(users, at: number % 3, into: \.$users, in: &context)
             })
         default:
             return ("edit text of \(message)", { context in

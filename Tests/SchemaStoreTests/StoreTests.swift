@@ -132,4 +132,26 @@ import Testing
         store.close()
         #expect(throws: StoreError.closed) { try store.write { try User(id: "u1", name: "Ada").save(to: &$0) } }
     }
+
+    @Test func anEditedLinkOrderIsThereAfterReopening() throws {
+        let folder = try TemporaryFolder()
+        let store = try Store(.file(folder.file()), schema: ChatModelsSchema.self)
+        try store.write { context in
+            try Self.seed(&context)
+            for index in 3...6 { try Message(id: "m\(index)", text: "t", author: .id("u1"), chat: .id("c1")).save(to: &context) }
+        }
+        let chat = Chat(id: "c1")
+        // Each a separate commit: a reorder that keeps the same links must still be written.
+        try store.write { try chat.move(\.$messages, from: 0, to: 5, in: &$0) }
+        try store.write { try chat.reorder(\.$users, as: ["u2", "u1"], in: &$0) }
+        try store.write { try chat.insert(["u1"], at: 1, into: \.$admins, in: &$0) }
+        try store.write { try chat.move(\.$messages, fromOffsets: [3, 4], toOffset: 0, in: &$0) }
+        let expected = Chat.query("c1", in: store.context).with(\.$messages).with(\.$users).with(\.$admins).resolve()
+        #expect(expected?.messages?.map(\.id) == ["m5", "m6", "m2", "m3", "m4", "m1"])
+        store.close()
+        let reopened = try Store(.file(folder.file()), schema: ChatModelsSchema.self)
+        let chatAfter = Chat.query("c1", in: reopened.context).with(\.$messages).with(\.$users).with(\.$admins).resolve()
+        #expect(chatAfter?.messages?.map(\.id) == expected?.messages?.map(\.id))
+        #expect(chatAfter?.users?.map(\.id) == ["u2", "u1"] && chatAfter?.admins?.map(\.id) == ["u2", "u1"])
+    }
 }
