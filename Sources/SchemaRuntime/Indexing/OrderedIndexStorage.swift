@@ -145,6 +145,46 @@ struct OrderedIndexStorage: Sendable {
         for entity in run.reversed() where !body(entity) { return }
     }
 
+    /// Visits runs of entries with equal keys (each run's entity keys in storage order),
+    /// starting at the run whose key is `start` or, if none is, the first run after where it
+    /// would be in visiting order (nil: at the first run); forwards in storage order or
+    /// backwards (`reversed`), until `body` returns false. O(log n + visited entries).
+    func visitRuns(from start: IndexKey?, reversed: Bool, _ body: (IndexKey, [Int32]) -> Bool) {
+        var run: [Int32] = []
+        var runKey: IndexKey?
+        func flush(_ next: IndexKey?) -> Bool {
+            defer { run.removeAll(keepingCapacity: true); runKey = next }
+            guard let key = runKey, !run.isEmpty else { return true }
+            return body(key, reversed ? run.reversed() : run)
+        }
+        if !reversed {
+            var (chunk, offset) = start.map { start in partition { compareKeys($0.key, start) < 0 } } ?? (0, 0)
+            while chunk < chunks.count {
+                for entry in chunks[chunk][offset...] {
+                    if entry.key != runKey, !flush(entry.key) { return }
+                    run.append(entry.entity)
+                }
+                chunk += 1
+                offset = 0
+            }
+        } else {
+            let end = start.map { start in partition { compareKeys($0.key, start) <= 0 } } ?? (chunks.count, 0)
+            var (chunk, offset) = end
+            while true {
+                if offset == 0 {
+                    guard chunk > 0 else { break }
+                    chunk -= 1
+                    offset = chunks[chunk].count
+                }
+                offset -= 1
+                let entry = chunks[chunk][offset]
+                if entry.key != runKey, !flush(entry.key) { return }
+                run.append(entry.entity)
+            }
+        }
+        _ = flush(nil)
+    }
+
     /// Every entity key, as `visit` orders them. O(n).
     func allEntities(reversed: Bool) -> [Int32] {
         var result: [Int32] = []

@@ -42,7 +42,7 @@ extension QueryList {
 
     /// Whether the query orders, limits or de-duplicates its result (so two queries cannot
     /// share one filter, and a nested list must run the query).
-    var shapesResult: Bool { !sortKeys.isEmpty || limit != nil || offset > 0 || distinctKey != nil }
+    var shapesResult: Bool { !sortKeys.isEmpty || limit != nil || offset > 0 || distinctKey != nil || keyset != nil }
 
     /// Keeps the entities from `sources` only (``EntitySource``): `.from(.user)` for the
     /// user's own entities, `.from(.pack(id))` for a pack's (edited ones included). Several
@@ -59,7 +59,7 @@ extension QueryList {
     }
 
     /// Whether `key` passes the source restriction, or nil without one.
-    private func sourceFilter(in context: Context) -> ((Int32) -> Bool)? {
+    func sourceFilter(in context: Context) -> ((Int32) -> Bool)? {
         guard let sources else { return nil }
         let numbers = context.sourceNumbers(sources)
         let table = ObjectIdentifier(Entity.self)
@@ -151,6 +151,7 @@ extension QueryList {
     /// nested query, is the related entities' keys, which `.all` then stands for.
     @usableFromInline
     func execute(in context: Context, base: [Int32]? = nil, limitOverride: Int?? = .none) -> (keys: [Int32], plan: QueryPlan) {
+        if let keyset { return executeKeyset(keyset, in: context, base: base) }
         var planner = QueryPlanner<Entity>(context: context)
         let limit = limitOverride ?? self.limit
         // How many leading results are needed, saturating: `limit(.max, offset: 1)` is valid.

@@ -28,6 +28,9 @@ public struct QueryList<Entity: EntityModelProtocol>: NestedQuery {
     var sources: Set<EntitySource>?
     /// For ``distinct(on:)``: the fields whose combination each kept entity has first.
     var distinctKey: ((Entity) -> IndexKey)?
+    /// For a paged query (``page(size:after:in:)``, ``after(_:)-(Entity)``): keyset order
+    /// and where to start.
+    var keyset: Keyset?
     /// For a `.derived` source, what finding its keys depends on besides the keys themselves
     /// (the entity a `related(_:)` list starts from; ``QueryReach``).
     var originReach: ((Context) -> QueryReach)?
@@ -80,7 +83,7 @@ public struct QueryList<Entity: EntityModelProtocol>: NestedQuery {
     /// O(log n + n / B) for a range (``OrderedIndexStorage/count(in:)``), O(1) for a hash
     /// or unique lookup. Other queries count the keys they find, reading no relations.
     public func count(in context: Context) -> Int {
-        if case .all = source, sources == nil, limit == nil, offset == 0, distinctKey == nil {
+        if case .all = source, sources == nil, limit == nil, offset == 0, distinctKey == nil, keyset == nil {
             guard let predicate else { return context.count(of: Entity.self) }
             if let count = QueryPlanner<Entity>(context: context).exactCount(predicate.node) { return count }
         }

@@ -1,0 +1,126 @@
+/// Keyset pagination: pages that stay correct while entities are inserted or deleted
+/// between them.
+///
+/// ```swift
+/// let query = Message.query(in: context).sorted(by: \.timestamp.desc)
+/// var page = query.page(size: 20)
+/// while let next = page.next { page = query.page(size: 20, after: next) }
+/// ```
+///
+/// A paged query orders by its sort keys, then by id (ascending), so every entity has one
+/// place; that order replaces relevance order and source order. With an ordered index on
+/// the sort fields and no filter an index cannot answer, a page starts at the cursor in the
+/// index: O(log n + page size) at any depth. Otherwise the matching entities are sorted:
+/// O(m log m) for m matches.
+extension QueryList {
+    /// A page of at most `size` entities after `cursor` (from the start without one), and
+    /// the cursor of the next page. A negative size is a programming error.
+    public func page(size: Int, after cursor: QueryCursor<Entity>? = nil, in context: Context? = nil) -> QueryPage<Entity> {
+        precondition(size >= 0, "page(size: \(size)): a size cannot be negative")
+        let context = context ?? self.context ?? Context()
+        var query = self
+        query.keyset = .init(after: cursor.map { cursor in { _ in cursor } })
+        // One more than the page tells whether another page follows.
+        query.limit = size == Int.max ? size : size + 1
+        query.offset = 0
+        var keys = query.execute(in: context).keys
+        let hasMore = keys.count > size
+        if hasMore { keys.removeLast() }
+        let entities = keys.compactMap { context.resolve(Entity.self, key: $0, nesting: nesting) }
+        let next = hasMore ? keys.last.flatMap { context.row(Entity.self, $0) }.map { QueryCursor($0, sortKeys: sortKeys) } : nil
+        return QueryPage(entities: entities, next: next)
+    }
+
+    /// The entities after `entity` in the query's keyset order (sort keys, then id): with
+    /// `limit(_:)`, the page after one ending in `entity`. `entity` need not be stored any
+    /// more: its sort values and id are the position.
+    public func after(_ entity: Entity) -> QueryList {
+        var copy = self
+        copy.keyset = .init(after: { QueryCursor(entity, sortKeys: $0) })
+        return copy
+    }
+
+    /// The entities after `cursor` in the query's keyset order (sort keys, then id).
+    public func after(_ cursor: QueryCursor<Entity>) -> QueryList {
+        var copy = self
+        copy.keyset = .init(after: { _ in cursor })
+        return copy
+    }
+
+    /// Keyset order and the position to start after, for a paged query.
+    struct Keyset {
+        /// The position, computed from the sort keys when the query runs (so `after(_:)` and
+        /// `sorted(by:)` may come in any order); nil for the first page.
+        let after: (([SortKey<Entity>]) -> QueryCursor<Entity>)?
+    }
+
+    /// The keys of a paged query, in keyset order, after the cursor, limited.
+    func executeKeyset(_ keyset: Keyset, in context: Context, base: [Int32]?) -> (keys: [Int32], plan: QueryPlan) {
+        let cursor = keyset.after?(sortKeys)
+        if let cursor {
+            precondition(cursor.values.count == sortKeys.count, "a cursor from a query sorted by \(cursor.values.count) keys used with one sorted by \(sortKeys.count)")
+        }
+        let needed = limit.map { $0 > Int.max - offset ? Int.max : $0 + offset } ?? Int.max
+        var planner = QueryPlanner<Entity>(context: context)
+        var keys: [Int32] = []
+        if case .all = source, base == nil, distinctKey == nil, !sortKeys.isEmpty,
+           let (position, descriptor, reversed) = planner.sortIndex(sortKeys), let table = planner.table,
+           predicate.map({ planner.candidates($0.node) == nil }) ?? true {
+            // Walk the sort index from the cursor; within a run of equal values, by id.
+            planner.plan = QueryPlan(steps: ["seek index \(Entity.entityName).\(descriptor.name)\(reversed ? " reversed" : "")"])
+            let admits = sourceFilter(in: context)
+            let savedAt = (predicate?.node.readsSaveTimes ?? false) ? table.savedAt : { _ in nil }
+            let start = cursor.map { IndexKey($0.values) }
+            let visit: (IndexKey, [Int32]) -> Bool = { runKey, run in
+                var members = run.filter { key in
+                    guard admits?(key) ?? true, let predicate else { return admits?(key) ?? true }
+                    guard let row = context.row(Entity.self, key) else { return false }
+                    return predicate.evaluate(row, in: context, key: key, savedAt: savedAt(key))
+                }.map { ($0, QueryCursor<Entity>.idValue(context.id(Entity.self, $0))) }
+                members.sort { $0.1 < $1.1 }
+                if let cursor, runKey == start { members.removeAll { !(cursor.id < $0.1) } }
+                for (key, _) in members {
+                    keys.append(key)
+                    if keys.count >= needed { return false }
+                }
+                return true
+            }
+            table.ordered[table.indexSlots[position]].visitRuns(from: start, reversed: reversed, visit)
+        } else {
+            // Every match, sorted by (sort values, id), then the ones after the cursor.
+            var all = self
+            all.keyset = nil
+            all.limit = nil
+            all.offset = 0
+            all.distinctKey = nil
+            let found = all.execute(in: context, base: base)
+            planner.plan = found.plan
+            planner.plan.steps.append("sort by keyset")
+            var rows: [(key: Int32, values: [IndexValue], id: IndexValue)] = found.keys.compactMap { key in
+                context.row(Entity.self, key).map { row in (key, sortKeys.map { $0.value(row) }, QueryCursor<Entity>.idValue(row.id)) }
+            }
+            rows.sort { Self.keysetPrecedes(($0.values, $0.id), ($1.values, $1.id), sortKeys) }
+            if let cursor { rows.removeAll { !Self.keysetPrecedes((cursor.values, cursor.id), ($0.values, $0.id), sortKeys) } }
+            keys = rows.map(\.key)
+            if let distinctKey {
+                var seen = Set<IndexKey>()
+                keys = keys.filter { key in context.row(Entity.self, key).map { seen.insert(distinctKey($0)).inserted } ?? false }
+            }
+        }
+        if offset > 0 || limit != nil {
+            planner.plan.steps.append("limit")
+            let start = Swift.min(offset, keys.count)
+            keys = Array(keys[start..<(limit.map { start + Swift.min($0, keys.count - start) } ?? keys.count)])
+        }
+        return (keys, planner.plan)
+    }
+
+    /// Whether position `a` comes before `b`: by the sort values in each key's direction,
+    /// then by id ascending.
+    static func keysetPrecedes(_ a: ([IndexValue], IndexValue), _ b: ([IndexValue], IndexValue), _ sortKeys: [SortKey<Entity>]) -> Bool {
+        for (index, key) in sortKeys.enumerated() where a.0[index] != b.0[index] {
+            return (a.0[index] < b.0[index]) != key.descending
+        }
+        return a.1 < b.1
+    }
+}
