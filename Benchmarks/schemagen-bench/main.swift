@@ -6,12 +6,20 @@ import SchemaRuntime
 // The runtime benchmark of docs/Performance.md, on types generated from Bench.schema.
 //
 //   swift run -c release schemagen-bench [users] [messagesPerChat] [vocabulary]
+//   swift run -c release schemagen-bench queries [users] [messagesPerChat] [rounds]   (QueriesBenchmark.swift)
 //
 // U users; U chats, each with 10 users (mutual many-to-many) and P messages (mutual
 // one-to-many, cascade), each message with 8 words of text drawn from a vocabulary of V
 // words (default 2,000; 20 makes every posting list long, as common words are in real
 // text), a timestamp and a required one-way author. Prints one line per step with
 // milliseconds.
+
+if CommandLine.arguments.dropFirst().first == "queries" {
+    let numbers = CommandLine.arguments.dropFirst(2).compactMap { Int($0) }
+    try runQueriesBenchmark(users: numbers.first ?? 1000, messagesPerChat: numbers.dropFirst().first ?? 100,
+                            rounds: numbers.dropFirst(2).first ?? 5)
+    exit(0)
+}
 
 let arguments = CommandLine.arguments.dropFirst().compactMap { Int($0) }
 let userCount = arguments.first ?? 1000

@@ -91,6 +91,7 @@ import Testing
         let expected = Self.groups(messages, key)
         let counts = query.group(by: relation).count()
         #expect(counts.map(\.key) == expected.map(\.key))
+        #expect(query.distinct(relation) == expected.map(\.key))
         #expect(counts.map(\.value) == expected.map(\.rows.count))
         #expect(query.group(by: relation).sum(\.timestamp).map(\.value) == expected.map { $0.rows.reduce(0) { $0 + $1.timestamp } })
         #expect(query.group(by: relation).max(\.editedAt).map(\.value) == expected.map { $0.rows.compactMap(\.editedAt).max() })

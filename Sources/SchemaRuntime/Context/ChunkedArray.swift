@@ -30,9 +30,10 @@ struct ChunkedArray<Element>: RandomAccessCollection, MutableCollection {
     @inlinable var startIndex: Int { 0 }
     @inlinable var endIndex: Int { count }
 
-    /// O(1); a write to a chunk shared with a copy first copies that chunk.
+    /// O(1); a write to a chunk shared with a copy first copies that chunk. Reads borrow the
+    /// element (`_read`), so checking a row for nil does not copy (retain) the row.
     @inlinable subscript(position: Int) -> Element {
-        get { chunks[position >> Self.chunkShift][position & (Self.chunkSize - 1)] }
+        _read { yield chunks[position >> Self.chunkShift][position & (Self.chunkSize - 1)] }
         _modify { yield &chunks[position >> Self.chunkShift][position & (Self.chunkSize - 1)] }
     }
 

@@ -28,6 +28,7 @@ extension Context {
         if isNew { record(.interned(table: ObjectIdentifier(Entity.self))) }
         let old = table.rows[Int(key)]
         table.rows[Int(key)] = new
+        table.present[Int(key)] = true
         if old == nil {
             table.rowCount += 1
             if table.hasRequiredToOne { checkRequiredLinks(ObjectIdentifier(Entity.self), key) }
@@ -77,6 +78,7 @@ extension Context {
         let writable = table(Entity.self)
         let old = writable.rows[Int(key.rawValue)]
         writable.rows[Int(key.rawValue)] = nil
+        writable.present[Int(key.rawValue)] = false
         writable.rowCount -= 1
         writable.updateIndexes(key: key.rawValue, old: old, new: nil)
         if journal != nil { writable.recordRowWrite(key.rawValue, old: old) }

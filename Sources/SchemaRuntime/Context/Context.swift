@@ -100,7 +100,7 @@ public struct Context: Sendable {
         guard let table = tableIfPresent(type) else { return [] }
         var result: [Entity.ID] = []
         result.reserveCapacity(table.rowCount)
-        for key in table.rows.indices where table.rows[key] != nil { result.append(table.ids[key]) }
+        for key in table.present.indices where table.present[key] { result.append(table.ids[key]) }
         return result
     }
 
@@ -115,7 +115,7 @@ public struct Context: Sendable {
         guard let table = tableIfPresent(type) else { return [] }
         var result: [Int32] = []
         result.reserveCapacity(table.rowCount)
-        for key in table.rows.indices where table.rows[key] != nil { result.append(Int32(key)) }
+        for key in table.present.indices where table.present[key] { result.append(Int32(key)) }
         return result
     }
 }

@@ -11,6 +11,9 @@
 @usableFromInline
 class TableStorage: @unchecked Sendable {
     /// To-one link columns: `toOne[column][key]` is the linked key, or `-1`.
+    /// Per key: whether a row is stored there. Kept beside the typed rows so that checking
+    /// for a row costs one load, with no generic metadata and no copy of the row.
+    @usableFromInline final var present = ChunkedArray<Bool>()
     @usableFromInline final var toOne: [ChunkedArray<Int32>]
     /// To-many link columns: `toMany[column][key]` is the ordered list of linked keys.
     @usableFromInline final var toMany: [ChunkedArray<LinkList>]
@@ -40,6 +43,7 @@ class TableStorage: @unchecked Sendable {
         toMany = other.toMany
         references = other.references
         origins = other.origins
+        present = other.present
         isRequiredToOne = other.isRequiredToOne
         hasRequiredToOne = other.hasRequiredToOne
     }
@@ -48,9 +52,9 @@ class TableStorage: @unchecked Sendable {
     @usableFromInline
     func copy() -> TableStorage { fatalError("subclass responsibility") }
 
-    /// Whether an entity is stored under `key`.
-    @usableFromInline
-    func hasRow(_ key: Int32) -> Bool { fatalError("subclass responsibility") }
+    /// Whether an entity is stored under `key`. O(1).
+    @inlinable
+    final func hasRow(_ key: Int32) -> Bool { Int(key) < present.count && present[Int(key)] }
 
     /// The number of interned keys (stored, linked-only, or dead).
     var keyCount: Int { fatalError("subclass responsibility") }
@@ -246,9 +250,6 @@ final class EntityTable<Entity: EntityModelProtocol>: TableStorage, @unchecked S
     @usableFromInline
     override func copy() -> TableStorage { EntityTable(copying: self) }
 
-    @usableFromInline
-    override func hasRow(_ key: Int32) -> Bool { Int(key) < rows.count && rows[Int(key)] != nil }
-
     /// Moves `key` from `old` to `new` in every index, skipping indexes whose key is unchanged.
     /// O(indexes × (log n + B)), plus the text length for full-text indexes.
     ///
@@ -337,6 +338,7 @@ final class EntityTable<Entity: EntityModelProtocol>: TableStorage, @unchecked S
         if keyByID[ids[key]] == Int32(key) { keyByID[ids[key]] = nil }
         ids.removeLast()
         rows.removeLast()
+        present.removeLast()
         truncateLinks(to: key)
         if references.count > key { references.removeLast(references.count - key) }
         if updatedAt.count > key { updatedAt.removeLast(updatedAt.count - key) }
@@ -364,6 +366,7 @@ final class EntityTable<Entity: EntityModelProtocol>: TableStorage, @unchecked S
         let (key, value, savedAt) = rowUndo.removeLast()
         let current = rows[Int(key)]
         rows[Int(key)] = value
+        present[Int(key)] = value != nil
         updateIndexes(key: key, old: current, new: value)
         setSavedAt(key, savedAt)
         rowCount += (value != nil ? 1 : 0) - (current != nil ? 1 : 0)
@@ -412,6 +415,7 @@ final class EntityTable<Entity: EntityModelProtocol>: TableStorage, @unchecked S
             if keyByID[ids[old]] == Int32(old) { copy.keyByID[ids[old]] = new }
             copy.addReferences(new, Int(old) < references.count ? references[old] : 0)
             copy.rows.append(rows[old])
+            copy.present.append(present[old])
             if let row = rows[old] {
                 copy.rowCount += 1
                 copy.updateIndexes(key: new, old: nil, new: row)
@@ -452,6 +456,7 @@ final class EntityTable<Entity: EntityModelProtocol>: TableStorage, @unchecked S
         guard key == next else { return (key, false) }
         ids.append(id)
         rows.append(nil)
+        present.append(false)
         return (key, true)
     }
 

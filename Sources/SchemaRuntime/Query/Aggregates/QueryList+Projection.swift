@@ -37,4 +37,13 @@ extension QueryList {
         }
         return result
     }
+
+    /// The distinct entities a to-one relation links the result's entities to, as ids in the
+    /// order of their first entity; nil stands for entities not linked (or linked to one that
+    /// is not stored). Read from the link column: no rows are read.
+    public func distinct<Target, Directionality, Constraint>(
+        _ relation: KeyPath<Entity, ToOne<Target, Directionality, Constraint>>, in context: Context? = nil
+    ) -> [Target.ID?] {
+        group(by: relation).count(in: context).map(\.key)
+    }
 }
