@@ -41,6 +41,18 @@ print("latest two:", latest.resolve().map(\.id), "-", latest.explain())
 let search = Message.filter(.string(\.text, matches: "schema"), in: context)
 print("full-text 'schema':", search.resolve().map(\.id), "-", search.explain())
 
+section("Aggregates, groups, relation filters, pages, ordered lists")
+let perAuthor = Message.query(in: context).group(by: \.$author).sortedByAggregate(descending: true).count()
+print("messages per author:", perAuthor.map { "\($0.key ?? "-"): \($0.value)" })
+print("id@timestamp:", Message.query(in: context).sorted(by: \.timestamp).select(\.id, \.timestamp).map { "\($0.0)@\($0.1)" })
+let chatsWithReplies = Chat.filter(.any(\.$messages, where: .related(\.$replyTo)), in: context)
+print("chats with a reply:", chatsWithReplies.resolve().map(\.id), "-", chatsWithReplies.explain())
+let firstPage = Message.query(in: context).sorted(by: \.timestamp.desc).page(size: 2)
+print("page 1:", firstPage.entities.map(\.id), "page 2:",
+      firstPage.next.map { Message.query(in: context).sorted(by: \.timestamp.desc).page(size: 2, after: $0).entities.map(\.id) } ?? [])
+try chat.move(\.$messages, from: 2, to: 0, in: &context)
+print("after moving the last message first:", Chat.query("1", in: context).with(\.$messages).resolve()?.messages?.map(\.id) ?? [])
+
 section("Unique index collisions")
 try User(id: "3", name: "Carol", email: "carol@example.com").save(to: &context)
 do {
