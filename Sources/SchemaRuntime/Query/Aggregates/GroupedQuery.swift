@@ -70,26 +70,26 @@ public struct GroupedQuery<Entity: EntityModelProtocol, Key> {
 
     /// The mean of an integer field in each group.
     public func average<Value: BinaryInteger>(_ field: KeyPath<Entity, Value>, in context: Context? = nil) -> [AggregateGroup<Key, Double?>] {
-        run(in: context, less: { Self.nilFirst($0, $1) }) { context, members in Self.mean(Self.rows(members, context).map { Double($0[keyPath: field]) }) }
+        run(in: context, less: { Self.nilFirst($0, $1) }) { context, members in mean(Self.rows(members, context).map { Double($0[keyPath: field]) }) }
     }
 
     /// The mean of an optional integer field in each group, over the entities where it is
     /// set; nil for a group where none is.
     public func average<Value: BinaryInteger>(_ field: KeyPath<Entity, Value?>, in context: Context? = nil) -> [AggregateGroup<Key, Double?>] {
         run(in: context, less: { Self.nilFirst($0, $1) }) { context, members in
-            Self.mean(Self.rows(members, context).compactMap { $0[keyPath: field].map { Double($0) } })
+            mean(Self.rows(members, context).compactMap { $0[keyPath: field].map { Double($0) } })
         }
     }
 
     /// The mean of a floating-point field in each group.
     public func average<Value: BinaryFloatingPoint>(_ field: KeyPath<Entity, Value>, in context: Context? = nil) -> [AggregateGroup<Key, Double?>] {
-        run(in: context, less: { Self.nilFirst($0, $1) }) { context, members in Self.mean(Self.rows(members, context).map { Double($0[keyPath: field]) }) }
+        run(in: context, less: { Self.nilFirst($0, $1) }) { context, members in mean(Self.rows(members, context).map { Double($0[keyPath: field]) }) }
     }
 
     /// The mean of an optional floating-point field in each group, over the entities where it is set.
     public func average<Value: BinaryFloatingPoint>(_ field: KeyPath<Entity, Value?>, in context: Context? = nil) -> [AggregateGroup<Key, Double?>] {
         run(in: context, less: { Self.nilFirst($0, $1) }) { context, members in
-            Self.mean(Self.rows(members, context).compactMap { $0[keyPath: field].map { Double($0) } })
+            mean(Self.rows(members, context).compactMap { $0[keyPath: field].map { Double($0) } })
         }
     }
 
@@ -163,10 +163,6 @@ public struct GroupedQuery<Entity: EntityModelProtocol, Key> {
         guard let b else { return false }
         guard let a else { return true }
         return a < b
-    }
-
-    private static func mean(_ values: [Double]) -> Double? {
-        values.isEmpty ? nil : values.reduce(0, +) / Double(values.count)
     }
 }
 

@@ -27,22 +27,22 @@ extension QueryList {
 
     /// The mean of an integer field over the result; nil for an empty result.
     public func average<Value: BinaryInteger>(_ field: KeyPath<Entity, Value>, in context: Context? = nil) -> Double? {
-        Self.mean(rows(in: context).map { Double($0[keyPath: field]) })
+        mean(rows(in: context).map { Double($0[keyPath: field]) })
     }
 
     /// The mean of an optional integer field over the entities where it is set; nil when none is.
     public func average<Value: BinaryInteger>(_ field: KeyPath<Entity, Value?>, in context: Context? = nil) -> Double? {
-        Self.mean(rows(in: context).compactMap { $0[keyPath: field].map { Double($0) } })
+        mean(rows(in: context).compactMap { $0[keyPath: field].map { Double($0) } })
     }
 
     /// The mean of a floating-point field over the result; nil for an empty result.
     public func average<Value: BinaryFloatingPoint>(_ field: KeyPath<Entity, Value>, in context: Context? = nil) -> Double? {
-        Self.mean(rows(in: context).map { Double($0[keyPath: field]) })
+        mean(rows(in: context).map { Double($0[keyPath: field]) })
     }
 
     /// The mean of an optional floating-point field over the entities where it is set.
     public func average<Value: BinaryFloatingPoint>(_ field: KeyPath<Entity, Value?>, in context: Context? = nil) -> Double? {
-        Self.mean(rows(in: context).compactMap { $0[keyPath: field].map { Double($0) } })
+        mean(rows(in: context).compactMap { $0[keyPath: field].map { Double($0) } })
     }
 
     /// The smallest value of a field over the result; nil for an empty result.
@@ -102,8 +102,9 @@ extension QueryList {
         }
         return groups
     }
+}
 
-    private static func mean(_ values: [Double]) -> Double? {
-        values.isEmpty ? nil : values.reduce(0, +) / Double(values.count)
-    }
+/// The arithmetic mean, nil for no values.
+func mean(_ values: [Double]) -> Double? {
+    values.isEmpty ? nil : values.reduce(0, +) / Double(values.count)
 }
