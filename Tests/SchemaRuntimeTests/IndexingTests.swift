@@ -37,8 +37,8 @@ import Testing
         #expect(User.query(in: context).sorted(by: \.status, \.age.desc).resolve().map(\.name) == ["Eve", "Ann", "Cid", "Bob", "Dee"])
         #expect(User.query(in: context).filter(\.age > 18).sorted(by: \.name, \.age.desc).resolve().map(\.name) == ["Ann", "Bob", "Dee", "Eve"])
         #expect(User.query(in: context).sorted(by: \.age).limit(2, offset: 1).resolve().map(\.name) == ["Ann", "Dee"])
-        #expect(User.query(in: context).sorted(by: \.age).first()?.name == "Cid")
-        #expect(User.query(in: context).sorted(by: \.age).last()?.name == "Eve")
+        #expect(User.query(in: context).sorted(by: \.age).first().resolve()?.name == "Cid")
+        #expect(User.query(in: context).sorted(by: \.age).last().resolve()?.name == "Eve")
         // Optional keys: nil first.
         var withProfiles = context
         try User(id: "9", name: "Zed", email: "z@example.com").save(to: &withProfiles)

@@ -76,6 +76,18 @@ extension EntityModelProtocol {
     public func save(to context: inout Context) throws {
         try save(to: &context, options: Self.defaultMergeStrategy)
     }
+
+    /// Deletes the stored entity with `id` as ``delete(from:)`` does; nothing when none is
+    /// stored.
+    public static func delete(id: ID, from context: inout Context) throws {
+        try context.find(Self.self, id: id)?.delete(from: &context)
+    }
+
+    /// A query for this entity (by its id), resolved with `resolve(in:)`.
+    public func query() -> Query<Self> { Query(id: id) }
+
+    /// A query for this entity (by its id) in `context`.
+    public func query(in context: Context) -> Query<Self> { Query(context: context, id: id) }
 }
 
 extension Sequence where Element: EntityModelProtocol {

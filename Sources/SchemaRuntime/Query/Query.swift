@@ -10,8 +10,8 @@
 /// caller's context are not seen. Queries made without a context resolve with
 /// ``resolve(in:)``.
 public struct Query<Entity: EntityModelProtocol>: NestedQuery {
-    /// The queried id; nil for the template queries passed to nested closures and for the
-    /// to-one `related(_:)` of a query made without a context (its id depends on the context).
+    /// The queried id; nil for the template queries passed to nested closures and for queries
+    /// whose entity is found when they resolve (`first()`, `last()`, a to-one `related(_:)`).
     public let id: Entity.ID?
     let context: Context?
     /// Finds the key in the context the query resolves in, when `id` cannot be known before.
@@ -39,11 +39,15 @@ public struct Query<Entity: EntityModelProtocol>: NestedQuery {
         self.id = nil
     }
 
-    private init(derivedKey: @escaping (Context) -> Int32?, originReach: @escaping (Context) -> QueryReach) {
-        self.context = nil
+    /// A query whose key is found when it resolves (`first()`, a to-one `related(_:)`); `reach`
+    /// is what finding it depends on.
+    init(context: Context?, nesting: Nesting<Entity> = Nesting(), key: @escaping (Context) -> Int32?,
+         reach: @escaping (Context) -> QueryReach) {
+        self.context = context
         self.id = nil
-        self.derivedKey = derivedKey
-        self.originReach = originReach
+        self.derivedKey = key
+        self.originReach = reach
+        self.nesting = nesting
     }
 
     /// The entity in the query's context, shaped by the nested relations, or nil if not stored.
@@ -86,19 +90,16 @@ public struct Query<Entity: EntityModelProtocol>: NestedQuery {
         return list
     }
 
-    /// The entity this one links to through a to-one relation. With a context, nil if
-    /// unlinked; without one, a query that finds the target in the context given to
-    /// `resolve(in:)`.
-    public func related<Target, Directionality, Constraint>(_ keyPath: WritableKeyPath<Entity, ToOne<Target, Directionality, Constraint>>) -> Query<Target>? {
+    /// A query for the entity this one links to through a to-one relation: it resolves to nil
+    /// when unlinked. Resolved in the query's context, or for a query made without one, in
+    /// the context given to `resolve(in:)`.
+    public func related<Target, Directionality, Constraint>(_ keyPath: WritableKeyPath<Entity, ToOne<Target, Directionality, Constraint>>) -> Query<Target> {
         let column = Entity.relation(for: keyPath).slot.column
         let source = ObjectIdentifier(Entity.self)
         let parent = self
-        let target = { (context: Context) -> Int32? in
+        return Query<Target>(context: context, key: { context in
             guard let key = parent.key(in: context) else { return nil }
             return context.liveTarget(source, column, key, Target.self)
-        }
-        guard let context else { return Query<Target>(derivedKey: target, originReach: { context in parent.reach(in: context) }) }
-        guard let key = target(context) else { return nil }
-        return Query<Target>(context: context, id: context.id(Target.self, key))
+        }, reach: { context in parent.reach(in: context) })
     }
 }

@@ -14,6 +14,28 @@ extension QueryList {
     /// Same as `filter(_:)`.
     public func and(_ predicate: Predicate<Entity>) -> QueryList { filter(predicate) }
 
+    /// Entities matched by this query and by `other`, each once, in source order (context
+    /// order, or link order inside a nested query). Each side keeps its own filters, sort
+    /// and limit: `recent.and(byAda)` of two limited queries is what both lists hold.
+    public func and(_ other: QueryList) -> QueryList {
+        if case .all = source, case .all = other.source, sources == other.sources, !shapesResult, !other.shapesResult {
+            // One filter over the same entities: the planner can still use indexes.
+            var copy = self
+            switch (predicate, other.predicate) {
+            case let (mine?, theirs?): copy.predicate = mine && theirs
+            case (nil, let theirs): copy.predicate = theirs
+            default: break
+            }
+            return copy
+        }
+        var left = self, right = other
+        left.nesting = Nesting()
+        right.nesting = Nesting()
+        var both = QueryList(context: context ?? other.context, source: .intersection([left, right]))
+        both.nesting = nesting
+        return both
+    }
+
     /// Keeps the entities satisfying the current filter or `predicate`.
     public func or(_ predicate: Predicate<Entity>) -> QueryList {
         var copy = self
@@ -130,14 +152,18 @@ extension QueryList {
         return copy
     }
 
-    /// The first entity in the query's order, found without resolving the others.
-    public func first() -> Entity? { limit(1).resolve().first }
+    /// A query for the first entity in this query's order, found without resolving the
+    /// others: `.first().resolve()`, or `.first().resolve(in: context)` for a query made
+    /// without a context. It keeps this query's nested relations.
+    public func first() -> Query<Entity> {
+        let list = limit(1)
+        return Query(context: context, nesting: nesting, key: { list.execute(in: $0).keys.first }, reach: { list.reach(in: $0) })
+    }
 
-    /// The last entity in the query's order.
-    public func last() -> Entity? {
-        let keys = execute(in: context ?? Context(), limitOverride: nil).keys
-        guard let key = keys.last else { return nil }
-        return (context ?? Context()).resolve(Entity.self, key: key, nesting: nesting)
+    /// A query for the last entity in this query's order (its limit and offset applied).
+    public func last() -> Query<Entity> {
+        let list = self
+        return Query(context: context, nesting: nesting, key: { list.execute(in: $0).keys.last }, reach: { list.reach(in: $0) })
     }
 
     /// How the query runs: the indexes it uses, and the filtering, ordering and limiting after.
@@ -188,6 +214,11 @@ extension QueryList {
             for branch in branches { found.formUnion(branch.execute(in: context, base: base).keys) }
             keys = base.map { $0.filter(found.contains) } ?? found.sorted()
             planner.plan.steps.append("union of \(branches.count) queries")
+        case (.intersection(let branches), _):
+            var found = Set(branches[0].execute(in: context, base: base).keys)
+            for branch in branches.dropFirst() { found.formIntersection(branch.execute(in: context, base: base).keys) }
+            keys = base.map { $0.filter(found.contains) } ?? found.sorted()
+            planner.plan.steps.append("intersection of \(branches.count) queries")
         default:
             keys = self.keys(in: context).filter { context.hasRow(Entity.self, $0) }
             planner.plan.steps.append("lookup \(keys.count) ids")
@@ -312,11 +343,23 @@ extension QueryList {
     public static func filter(_ predicate: Predicate<Entity>, in context: Context) -> QueryList {
         QueryList(context: context, source: .all).filter(predicate)
     }
+
+    /// Every entity of this type satisfying `predicate`, in the context of the query it is
+    /// combined with or the one given to `resolve(in:)`: `.or(.filter(\.age > 30))`.
+    public static func filter(_ predicate: Predicate<Entity>) -> QueryList {
+        QueryList(context: nil, source: .all).filter(predicate)
+    }
 }
 
 extension EntityModelProtocol {
     /// Every entity of this type in `context` satisfying `predicate`: `User.filter(\.age > 18, in: context)`.
     public static func filter(_ predicate: Predicate<Self>, in context: Context) -> QueryList<Self> {
         QueryList(context: context, source: .all).filter(predicate)
+    }
+
+    /// Every entity of this type satisfying `predicate`, resolved later with
+    /// `resolve(in:)`: `User.filter(\.age > 18).sorted(by: \.name).resolve(in: context)`.
+    public static func filter(_ predicate: Predicate<Self>) -> QueryList<Self> {
+        QueryList(context: nil, source: .all).filter(predicate)
     }
 }

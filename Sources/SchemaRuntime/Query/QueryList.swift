@@ -15,6 +15,8 @@ public struct QueryList<Entity: EntityModelProtocol>: NestedQuery {
         case derived((Context) -> [Int32])
         /// The entities any of these queries resolves to (`or(_:)` of two queries).
         case union([QueryList])
+        /// The entities every one of these queries resolves to (`and(_:)` of two queries).
+        case intersection([QueryList])
     }
 
     @usableFromInline let context: Context?
@@ -93,7 +95,10 @@ public struct QueryList<Entity: EntityModelProtocol>: NestedQuery {
     /// Whether the query does more than list its source: a nested list runs it only then.
     @usableFromInline
     var isRefined: Bool {
-        if case .union = source { return true }
+        switch source {
+        case .union, .intersection: return true
+        default: break
+        }
         return predicate != nil || sources != nil || shapesResult
     }
 
@@ -106,7 +111,7 @@ public struct QueryList<Entity: EntityModelProtocol>: NestedQuery {
             return ids.compactMap { context.key(of: $0, Entity.self) }.filter { seen.insert($0).inserted }
         case .keys(let keys): return keys
         case .derived(let keys): return keys(context)
-        case .union: preconditionFailure("a union has no keys of its own")
+        case .union, .intersection: preconditionFailure("a combination of queries has no keys of its own")
         }
     }
 }

@@ -90,7 +90,7 @@ extension QueryList {
                 break
             }
             reach.formUnion(originReach(context))
-        case .union(let branches):
+        case .union(let branches), .intersection(let branches):
             for branch in branches { reach.formUnion(branch.sourceReach(in: context)) }
         }
         return reach

@@ -1,0 +1,58 @@
+import ChatModels
+import Foundation
+import SchemaRuntime
+import Testing
+
+/// SwiftletModel's query spellings (its README and current API), each checked for the
+/// meaning SwiftletModel gives it, against the same result computed by hand.
+@Suite struct SwiftletModelAPITests {
+    static func context() throws -> Context {
+        var context = Context()
+        for (index, age) in [30, 12, 45, 30, 7, 61].enumerated() {
+            try User(id: "u\(index)", name: "n\(index % 2)", age: age).save(to: &context)
+        }
+        try Chat(id: "c", users: .ids(["u0", "u2"])).save(to: &context)
+        try Message(id: "m", text: "hi", author: .id("u2"), chat: .id("c")).save(to: &context)
+        return context
+    }
+
+    @Test func firstAndLastAreQueriesFinishedLater() throws {
+        let context = try Self.context()
+        let byAge = User.query().sorted(by: \.age)
+        let first: Query<User> = byAge.first()
+        #expect(first.resolve(in: context)?.id == "u4")
+        #expect(byAge.last().resolve(in: context)?.id == "u5")
+        // With a context, and with nested relations added to the first/last query.
+        #expect(User.filter(\.age == 30, in: context).last().resolve()?.id == "u3")
+        #expect(User.filter(\.age > 40, in: context).first().with(\.$chats).resolve()?.chats?.map(\.id) == ["c"])
+        #expect(User.filter(\.age > 100).first().resolve(in: context) == nil)
+    }
+
+    @Test func contextFreeFiltersCombineWithOrAndAnd() throws {
+        let context = try Self.context()
+        let ages = User.query(in: context).resolve().map { ($0.id, $0.age) }
+        // `.or(.filter(...))`: the static filter takes the context of the query it joins.
+        let young = User.filter(\.age < 10, in: context).or(.filter(\.age > 60))
+        #expect(young.resolve().map(\.id) == ages.filter { $0.1 < 10 || $0.1 > 60 }.map(\.0))
+        let both = User.filter(\.age >= 12).and(User.filter(\.age <= 30)).resolve(in: context)
+        #expect(both.map(\.id) == ages.filter { (12...30).contains($0.1) }.map(\.0))
+        // Each side keeps its own sort and limit: the two oldest that are also named n0.
+        let oldestTwo = User.query(in: context).sorted(by: \.age.desc).limit(2)
+        let intersection = oldestTwo.and(User.filter(\.name == "n0", in: context))
+        #expect(intersection.resolve().map(\.id) == ["u2"])
+        #expect(intersection.explain().steps == ["intersection of 2 queries"])
+    }
+
+    @Test func instanceQueriesStaticDeleteAndUnwrappedToOneRelated() throws {
+        var context = try Self.context()
+        let message = try #require(context.find(Message.self, id: "m"))
+        #expect(message.query().resolve(in: context)?.text == "hi")
+        #expect(message.query(in: context).related(\.$author).resolve()?.id == "u2")
+        // A to-one related query made without a context is finished later too.
+        #expect(Message.query("m").related(\.$chat).resolve(in: context)?.id == "c")
+        #expect(Message.query("none", in: context).related(\.$chat).resolve() == nil)
+        try Message.delete(id: "m", from: &context)
+        #expect(context.find(Message.self, id: "m") == nil)
+        try Message.delete(id: "never stored", from: &context)
+    }
+}
