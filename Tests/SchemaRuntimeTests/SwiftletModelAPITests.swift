@@ -55,4 +55,51 @@ import Testing
         #expect(context.find(Message.self, id: "m") == nil)
         try Message.delete(id: "never stored", from: &context)
     }
+
+    @Test func stringPredicatesOverSeveralFieldsRegexAndFuzzy() throws {
+        var context = Context()
+        let people = [("Ada Lovelace", "ada"), ("Grace Hopper", nil), ("Alan Turing", "turing42"), ("Edsger", "ewd"), ("adam", "Mada")]
+        for (index, person) in people.enumerated() {
+            try User(id: "u\(index)", name: person.0, username: person.1).save(to: &context)
+        }
+        let users = User.query(in: context).resolve()
+        func ids(_ predicate: EntityPredicate<User>) -> [String] { User.filter(predicate, in: context).resolve().map(\.id) }
+        func expected(_ test: (User) -> Bool) -> [String] { users.filter(test).map(\.id) }
+        let fields: (User) -> [String] = { [$0.name] + ($0.username.map { [$0] } ?? []) }
+
+        // Any of several fields; the full-text index over (name, username) narrows `contains` safely.
+        #expect(ids(.string(\.name, \.username, contains: "ada")) == expected { fields($0).contains { $0.lowercased().contains("ada") } })
+        #expect(ids(.string(\.name, \.username, hasPrefix: "ad")) == expected { fields($0).contains { $0.lowercased().hasPrefix("ad") } })
+        #expect(ids(.string(\.name, notHavingPrefix: "A")) == expected { !$0.name.lowercased().hasPrefix("a") })
+        #expect(ids(.string(\.name, notHavingSuffix: "ER", caseSensitive: true)) == users.map(\.id))
+        #expect(ids(.string(\.name, notHavingSuffix: "er")) == expected { !$0.name.hasSuffix("er") })
+        #expect(ids(.string(\.username, notHavingPrefix: "ad")) == expected { !($0.username?.lowercased().hasPrefix("ad") ?? false) })
+
+        // Regular expressions: Swift Regex, NSRegularExpression, a pattern with options; and negations.
+        #expect(ids(.string(\.name, matches: /[A-Z][a-z]+ [A-Z]/)) == expected { $0.name.contains(/[A-Z][a-z]+ [A-Z]/) })
+        #expect(ids(.string(\.name, notMatching: /ing$/)) == expected { !$0.name.contains(/ing$/) })
+        let digits = try NSRegularExpression(pattern: "[0-9]")
+        #expect(ids(.string(\.name, \.name, matches: digits)) == [])
+        #expect(ids(.string(\.name, notMatching: digits)) == users.map(\.id))
+        #expect(ids(try .string(\.name, matchesRegex: "^a", options: [.caseInsensitive])) == expected { $0.name.lowercased().hasPrefix("a") })
+        #expect(ids(try .string(\.name, matchesRegex: "^a", caseSensitive: false)) == expected { $0.name.lowercased().hasPrefix("a") })
+        #expect(ids(try .string(\.name, notMatchingRegex: "^a")) == expected { !$0.name.hasPrefix("a") })
+        #expect(throws: InvalidQuery.self) { try EntityPredicate<User>.string(\.name, matchesRegex: "(") }
+
+        // Fuzzy (SwiftletModel's `matches`): any three-letter piece of a query word, case-insensitively.
+        func trigrams(_ text: String) -> [String] {
+            text.lowercased().split(whereSeparator: { !$0.isLetter && !$0.isNumber }).flatMap { word -> [String] in
+                let characters = Array(word)
+                return characters.count < 3 ? [] : (0...(characters.count - 3)).map { String(characters[$0..<($0 + 3)]) }
+            }
+        }
+        for query in ["lovelase", "hop", "xx", "TURING", "mad ewd"] {
+            let pieces = trigrams(query)
+            #expect(ids(.string(\.name, \.username, fuzzyMatches: query)) == expected { user in
+                fields(user).contains { field in pieces.contains { field.lowercased().contains($0) } }
+            }, "\(query)")
+        }
+        // Full-text `matches` stays all-words: "hop" is not a word of any name.
+        #expect(ids(.string(\.name, matches: "hop")) == [])
+    }
 }

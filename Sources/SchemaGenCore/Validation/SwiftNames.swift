@@ -83,7 +83,7 @@ public enum SwiftName {
         "Context", "Query", "QueryList", "ToOne", "ToMany", "MergeStrategy", "Mutual", "OneWay", "Required", "Nullable",
         "DeleteRule", "Nested", "Nesting", "NestedQuery", "EntityKey", "AnyRelation", "LinkSlot", "EntityModelProtocol",
         "ToOneRelationDescriptor", "ToManyRelationDescriptor", "RelationEncodingStrategy", "SchemaRuntime",
-        "IndexDescriptor", "IndexField", "TextField", "IndexValue", "IndexKey", "IndexKeyConvertible", "Predicate", "Descending",
+        "IndexDescriptor", "IndexField", "TextField", "IndexValue", "IndexKey", "IndexKeyConvertible", "Predicate", "EntityPredicate", "Descending",
         "CollisionResolver", "CollisionPolicy", "QueryPlan", "Deleted", "UniqueConstraintViolation", "InvalidQuery",
         "CascadeDeletes", "FieldCodingKey", "RequiredRelationViolation", "TextTokenizer",
         "StoredValue", "StoredType", "StoredValueError", "StorableValue", "StoredField", "StoredRow", "StoredJSON",

@@ -17,6 +17,23 @@ public enum TextTokenizer {
         asciiTokens(text) ?? unicodeTokens(text)
     }
 
+    /// The distinct three-character pieces of each word of `text` (folded), in order: what
+    /// SwiftletModel's fuzzy `matches` looks for. Words shorter than three characters give
+    /// none.
+    public static func trigrams(_ text: String) -> [String] {
+        var seen = Set<String>()
+        var result: [String] = []
+        for token in tokens(text) {
+            let characters = Array(token)
+            guard characters.count >= 3 else { continue }
+            for start in 0...(characters.count - 3) {
+                let piece = String(characters[start..<(start + 3)])
+                if seen.insert(piece).inserted { result.append(piece) }
+            }
+        }
+        return result
+    }
+
     /// `text` decomposed (NFD) and case-folded scalar by scalar: each scalar's lowercase
     /// mapping, with final sigma folded to sigma. Unlike `lowercased()`, which looks at
     /// neighbouring letters, this maps every scalar the same way wherever it stands, so folding

@@ -6,7 +6,12 @@ import Foundation
 /// A predicate keeps its structure (fields, operators, values) so the query planner can
 /// answer it from indexes; evaluating it directly gives the same result, which is how
 /// unindexed filters run and how index candidates are checked.
-public struct Predicate<Entity> {
+///
+/// Spelled ``Predicate`` too, as in SwiftletModel. Foundation also declares a `Predicate`
+/// (the `#Predicate` macro's type), so in a file importing both modules the short name is
+/// ambiguous when written out as a type: write `EntityPredicate<User>` there. Calls that
+/// only build predicates (`filter(\.age > 18)`, `.string(...)`) never name the type.
+public struct EntityPredicate<Entity> {
     indirect enum Node {
         case comparison(Comparison)
         case text(TextCondition)
@@ -45,6 +50,9 @@ public struct Predicate<Entity> {
         case contains, hasPrefix, hasSuffix
         /// Full-text: every query token is a token of the fields; ranked by BM25.
         case matches
+        /// SwiftletModel's fuzzy match: some three-letter piece of a query word is in a field.
+        case fuzzy
+        /// A regular expression (`matcher`) finds a match in some field.
         case regex
     }
 
@@ -54,7 +62,8 @@ public struct Predicate<Entity> {
         let query: String
         let caseSensitive: Bool
         let texts: (Entity) -> [String]
-        let regex: NSRegularExpression?
+        /// For `.regex`: whether one field's text matches.
+        let matcher: ((String) -> Bool)?
 
         /// The fields joined as a full-text index joins them.
         func joinedText(_ entity: Entity) -> String { texts(entity).joined(separator: " ") }
@@ -68,8 +77,13 @@ public struct Predicate<Entity> {
                 let tokens = Set(TextTokenizer.tokens(joinedText(entity)))
                 return words.allSatisfy(tokens.contains)
             case .regex:
+                return texts(entity).contains(where: matcher!)
+            case .fuzzy:
+                let pieces = TextTokenizer.trigrams(query)
+                guard !pieces.isEmpty else { return false }
                 return texts(entity).contains { text in
-                    regex!.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
+                    let folded = TextTokenizer.folded(text)
+                    return pieces.contains { folded.contains($0) }
                 }
             case .contains, .hasPrefix, .hasSuffix:
                 // Case folding is the tokenizer's, scalar by scalar, so that a full-text index
@@ -122,134 +136,38 @@ public struct Predicate<Entity> {
 
     // MARK: Combining
 
-    public func and(_ other: Predicate) -> Predicate { self && other }
-    public func or(_ other: Predicate) -> Predicate { self || other }
+    public func and(_ other: EntityPredicate) -> EntityPredicate { self && other }
+    public func or(_ other: EntityPredicate) -> EntityPredicate { self || other }
 
-    public static func && (lhs: Predicate, rhs: Predicate) -> Predicate {
+    public static func && (lhs: EntityPredicate, rhs: EntityPredicate) -> EntityPredicate {
         switch (lhs.node, rhs.node) {
-        case let (.and(a), .and(b)): Predicate(.and(a + b))
-        case let (.and(a), b): Predicate(.and(a + [b]))
-        case let (a, .and(b)): Predicate(.and([a] + b))
-        case let (a, b): Predicate(.and([a, b]))
+        case let (.and(a), .and(b)): EntityPredicate(.and(a + b))
+        case let (.and(a), b): EntityPredicate(.and(a + [b]))
+        case let (a, .and(b)): EntityPredicate(.and([a] + b))
+        case let (a, b): EntityPredicate(.and([a, b]))
         }
     }
 
-    public static func || (lhs: Predicate, rhs: Predicate) -> Predicate {
+    public static func || (lhs: EntityPredicate, rhs: EntityPredicate) -> EntityPredicate {
         switch (lhs.node, rhs.node) {
-        case let (.or(a), .or(b)): Predicate(.or(a + b))
-        case let (.or(a), b): Predicate(.or(a + [b]))
-        case let (a, .or(b)): Predicate(.or([a] + b))
-        case let (a, b): Predicate(.or([a, b]))
+        case let (.or(a), .or(b)): EntityPredicate(.or(a + b))
+        case let (.or(a), b): EntityPredicate(.or(a + [b]))
+        case let (a, .or(b)): EntityPredicate(.or([a] + b))
+        case let (a, b): EntityPredicate(.or([a, b]))
         }
     }
 
-    public static prefix func ! (predicate: Predicate) -> Predicate { Predicate(.not(predicate.node)) }
+    public static prefix func ! (predicate: EntityPredicate) -> EntityPredicate { EntityPredicate(.not(predicate.node)) }
 
     // MARK: Building
 
-    static func compare<Value: IndexKeyConvertible>(_ keyPath: KeyPath<Entity, Value>, _ op: Operator, _ value: Value) -> Predicate {
-        Predicate(.comparison(Comparison(keyPath: keyPath, op: op, value: value.indexValue, field: { $0[keyPath: keyPath].indexValue })))
-    }
-
-    private static func text(_ keyPaths: [KeyPath<Entity, String>], _ operation: TextOperation, _ query: String, caseSensitive: Bool, regex: NSRegularExpression? = nil) -> Predicate {
-        Predicate(.text(TextCondition(keyPaths: keyPaths, operation: operation, query: query, caseSensitive: caseSensitive,
-                                      texts: { entity in keyPaths.map { entity[keyPath: $0] } }, regex: regex)))
-    }
-
-    /// Optional fields: a nil field has no text, so it contains, starts and ends with nothing
-    /// and matches no query (and the negated forms hold for it).
-    private static func text(_ keyPaths: [KeyPath<Entity, String?>], _ operation: TextOperation, _ query: String, caseSensitive: Bool) -> Predicate {
-        Predicate(.text(TextCondition(keyPaths: keyPaths, operation: operation, query: query, caseSensitive: caseSensitive,
-                                      texts: { entity in keyPaths.compactMap { entity[keyPath: $0] } }, regex: nil)))
-    }
-
-    /// The optional field contains `substring`; nil contains nothing.
-    public static func string(_ keyPath: KeyPath<Entity, String?>, contains substring: String, caseSensitive: Bool = false) -> Predicate {
-        text([keyPath], .contains, substring, caseSensitive: caseSensitive)
-    }
-
-    /// The optional field is nil or does not contain `substring`.
-    public static func string(_ keyPath: KeyPath<Entity, String?>, notContains substring: String, caseSensitive: Bool = false) -> Predicate {
-        !string(keyPath, contains: substring, caseSensitive: caseSensitive)
-    }
-
-    /// The optional field starts with `prefix`; nil starts with nothing.
-    public static func string(_ keyPath: KeyPath<Entity, String?>, hasPrefix prefix: String, caseSensitive: Bool = false) -> Predicate {
-        text([keyPath], .hasPrefix, prefix, caseSensitive: caseSensitive)
-    }
-
-    /// The optional field ends with `suffix`; nil ends with nothing.
-    public static func string(_ keyPath: KeyPath<Entity, String?>, hasSuffix suffix: String, caseSensitive: Bool = false) -> Predicate {
-        text([keyPath], .hasSuffix, suffix, caseSensitive: caseSensitive)
-    }
-
-    /// Full-text match over one or more optional fields (nil fields contribute no words):
-    /// every word of `query` appears in them. A query without words matches nothing.
-    public static func string(_ keyPaths: KeyPath<Entity, String?>..., matches query: String) -> Predicate {
-        text(keyPaths, .matches, query, caseSensitive: false)
-    }
-
-    /// Full-text match over `String` and `String?` fields together, as a full-text index
-    /// over both (`index fulltext(name, username)`) covers them. Any other field type is a
-    /// programming error and stops with a precondition failure naming it.
-    public static func string(_ keyPaths: PartialKeyPath<Entity>..., matches query: String) -> Predicate {
-        for keyPath in keyPaths {
-            let valueType = type(of: keyPath).valueType
-            precondition(valueType == String.self || valueType == String?.self,
-                         "string(_:matches:) needs String or String? fields; \(keyPath) is \(valueType)")
-        }
-        return Predicate(.text(TextCondition(keyPaths: keyPaths, operation: .matches, query: query, caseSensitive: false,
-                                             texts: { entity in keyPaths.compactMap { entity[keyPath: $0] as? String } }, regex: nil)))
-    }
-
-    /// The field contains `substring` (case-insensitive unless `caseSensitive`).
-    public static func string(_ keyPath: KeyPath<Entity, String>, contains substring: String, caseSensitive: Bool = false) -> Predicate {
-        text([keyPath], .contains, substring, caseSensitive: caseSensitive)
-    }
-
-    /// The field does not contain `substring`.
-    public static func string(_ keyPath: KeyPath<Entity, String>, notContains substring: String, caseSensitive: Bool = false) -> Predicate {
-        !string(keyPath, contains: substring, caseSensitive: caseSensitive)
-    }
-
-    /// The field starts with `prefix`.
-    public static func string(_ keyPath: KeyPath<Entity, String>, hasPrefix prefix: String, caseSensitive: Bool = false) -> Predicate {
-        text([keyPath], .hasPrefix, prefix, caseSensitive: caseSensitive)
-    }
-
-    /// The field does not start with `prefix`.
-    public static func string(_ keyPath: KeyPath<Entity, String>, notHasPrefix prefix: String, caseSensitive: Bool = false) -> Predicate {
-        !string(keyPath, hasPrefix: prefix, caseSensitive: caseSensitive)
-    }
-
-    /// The field ends with `suffix`.
-    public static func string(_ keyPath: KeyPath<Entity, String>, hasSuffix suffix: String, caseSensitive: Bool = false) -> Predicate {
-        text([keyPath], .hasSuffix, suffix, caseSensitive: caseSensitive)
-    }
-
-    /// The field does not end with `suffix`.
-    public static func string(_ keyPath: KeyPath<Entity, String>, notHasSuffix suffix: String, caseSensitive: Bool = false) -> Predicate {
-        !string(keyPath, hasSuffix: suffix, caseSensitive: caseSensitive)
-    }
-
-    /// Full-text match over one or more fields: every word of `query` appears as a word of
-    /// the fields (case-insensitive). Unsorted results come in BM25 relevance order. A query
-    /// without words (empty, or only punctuation) matches nothing.
-    public static func string(_ keyPaths: KeyPath<Entity, String>..., matches query: String) -> Predicate {
-        text(keyPaths, .matches, query, caseSensitive: false)
-    }
-
-    /// The field matches the regular expression `pattern` somewhere.
-    /// Throws ``InvalidQuery`` if the pattern does not compile.
-    public static func string(_ keyPath: KeyPath<Entity, String>, matchesRegex pattern: String, caseSensitive: Bool = true) throws -> Predicate {
-        do {
-            let regex = try NSRegularExpression(pattern: pattern, options: caseSensitive ? [] : [.caseInsensitive])
-            return text([keyPath], .regex, pattern, caseSensitive: caseSensitive, regex: regex)
-        } catch {
-            throw InvalidQuery(message: "invalid regular expression '\(pattern)': \(error)")
-        }
+    static func compare<Value: IndexKeyConvertible>(_ keyPath: KeyPath<Entity, Value>, _ op: Operator, _ value: Value) -> EntityPredicate {
+        EntityPredicate(.comparison(Comparison(keyPath: keyPath, op: op, value: value.indexValue, field: { $0[keyPath: keyPath].indexValue })))
     }
 }
+
+/// SwiftletModel's name for ``EntityPredicate``; see there for when to use the long name.
+public typealias Predicate<Entity> = EntityPredicate<Entity>
 
 // MARK: - Operators on key paths
 
@@ -295,7 +213,7 @@ public func >= <Entity, Value: IndexKeyConvertible & Comparable>(lhs: KeyPath<En
     .compare(lhs, .greaterOrEqual, rhs)
 }
 
-extension Predicate.Node {
+extension EntityPredicate.Node {
     /// Whether evaluating needs the entity's save time (an `updated(since:)` condition).
     var readsSaveTimes: Bool {
         switch self {

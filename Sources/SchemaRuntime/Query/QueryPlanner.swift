@@ -222,7 +222,7 @@ struct QueryPlanner<Entity: EntityModelProtocol> {
         case .contains: words = Self.completeWords(condition.query, anchoredStart: false, anchoredEnd: false)
         case .hasPrefix: words = Self.completeWords(condition.query, anchoredStart: true, anchoredEnd: false)
         case .hasSuffix: words = Self.completeWords(condition.query, anchoredStart: false, anchoredEnd: true)
-        case .regex: return nil
+        case .regex, .fuzzy: return nil
         }
         guard !words.isEmpty else { return nil }
         plan.steps.append("full-text index \(name(descriptor))")

@@ -11,39 +11,39 @@
 /// as no link), compose with `&&`, `||` and `!`, and nest. `any` over a mutual relation is
 /// answered from the related side: the related query runs with its own indexes, then the
 /// inverse links give the entities (`explain()` shows both).
-extension Predicate where Entity: EntityModelProtocol {
+extension EntityPredicate where Entity: EntityModelProtocol {
     /// Some linked entity satisfies `condition` (with no condition: some entity is linked).
     public static func any<Target, Directionality>(_ relation: KeyPath<Entity, ToMany<Target, Directionality>>,
-                                                   where condition: Predicate<Target>? = nil) -> Predicate {
+                                                   where condition: Predicate<Target>? = nil) -> EntityPredicate {
         quantified(relation, .any, condition)
     }
 
     /// Every linked entity satisfies `condition` (true when none is linked).
     public static func all<Target, Directionality>(_ relation: KeyPath<Entity, ToMany<Target, Directionality>>,
-                                                   where condition: Predicate<Target>) -> Predicate {
+                                                   where condition: Predicate<Target>) -> EntityPredicate {
         quantified(relation, .all, condition)
     }
 
     /// No linked entity satisfies `condition` (with no condition: none is linked).
     public static func none<Target, Directionality>(_ relation: KeyPath<Entity, ToMany<Target, Directionality>>,
-                                                    where condition: Predicate<Target>? = nil) -> Predicate {
+                                                    where condition: Predicate<Target>? = nil) -> EntityPredicate {
         quantified(relation, .none, condition)
     }
 
     /// The entity linked through a to-one relation is stored and satisfies `condition` (with
     /// no condition: it is linked to a stored entity).
     public static func related<Target, Directionality, Constraint>(_ relation: KeyPath<Entity, ToOne<Target, Directionality, Constraint>>,
-                                                                   where condition: Predicate<Target>? = nil) -> Predicate {
+                                                                   where condition: Predicate<Target>? = nil) -> EntityPredicate {
         quantified(relation, .any, condition)
     }
 
     /// The number of stored entities linked through a to-many relation is in `range`:
     /// `.linkCount(\.$messages, 11...)` for more than ten, `.linkCount(\.$messages, 0...0)`.
     public static func linkCount<Target, Directionality>(_ relation: KeyPath<Entity, ToMany<Target, Directionality>>,
-                                                         _ range: some RangeExpression<Int> & Sendable) -> Predicate {
+                                                         _ range: some RangeExpression<Int> & Sendable) -> EntityPredicate {
         let descriptor = Entity.relation(for: relation)
         let table = ObjectIdentifier(Entity.self)
-        return Predicate(.related(RelationCondition(
+        return EntityPredicate(.related(RelationCondition(
             name: "\(Entity.entityName).\(descriptor.name) count",
             evaluate: { context, key in range.contains(context.linkedTargets(table, descriptor.slot, key, Target.self).count) },
             candidates: nil, reachedTables: [descriptor.targetTable])))
@@ -52,7 +52,7 @@ extension Predicate where Entity: EntityModelProtocol {
     enum Quantifier { case any, all, none }
 
     private static func quantified<Target: EntityModelProtocol>(_ relation: AnyKeyPath, _ quantifier: Quantifier,
-                                                                _ condition: Predicate<Target>?) -> Predicate {
+                                                                _ condition: Predicate<Target>?) -> EntityPredicate {
         let descriptor = Entity.relation(for: relation)
         let table = ObjectIdentifier(Entity.self)
         let slot = descriptor.slot
@@ -86,7 +86,7 @@ extension Predicate where Entity: EntityModelProtocol {
             }
         }
         let name = "\(Entity.entityName).\(descriptor.name)"
-        return Predicate(.related(RelationCondition(
+        return EntityPredicate(.related(RelationCondition(
             name: quantifier == .any ? name : "\(quantifier) \(name)",
             evaluate: evaluate, candidates: candidates,
             reachedTables: [descriptor.targetTable] + (condition?.node.reachedTables ?? []))))
