@@ -102,4 +102,43 @@ import Testing
         // Full-text `matches` stays all-words: "hop" is not a word of any name.
         #expect(ids(.string(\.name, matches: "hop")) == [])
     }
+
+    @Test func saveTimesAreReadSortedAndFilteredLikeSwiftletModelMetadata() throws {
+        var context = Context()
+        try User(id: "u", name: "U").save(to: &context)
+        try Chat(id: "c").save(to: &context)
+        for index in 0..<12 {
+            try Message(id: "m\(index)", text: "t", author: .id("u"), chat: .id("c")).save(to: &context)
+        }
+        // Saving some again moves them later.
+        for index in [3, 7, 1] { try context.find(Message.self, id: "m\(index)")!.save(to: &context) }
+        let messages = Message.query(in: context).resolve()
+        let times = messages.map { $0.updatedAt(in: context)! }
+
+        #expect(context.find(User.self, id: "u")!.updatedAt(in: context) == nil, "User does not track save times")
+        #expect(Message.updatedAt(in: context) == times.max())
+        #expect(User.updatedAt(in: context) == nil)
+        // The newest save time in the graph a chat heads: its messages' (the chat itself is untracked).
+        #expect(context.find(Chat.self, id: "c")!.updatedAt(in: context, withNested: true) == times.max())
+        #expect(context.find(Chat.self, id: "c")!.updatedAt(in: context, withNested: false) == nil)
+
+        let byTime = messages.indices.sorted { (times[$0], $0) < (times[$1], $1) }.map { messages[$0].id }
+        #expect(Message.query(in: context).sorted(by: .updatedAt).resolve().map(\.id) == byTime)
+        let newestFirst = messages.indices.sorted { times[$0] != times[$1] ? times[$0] > times[$1] : $0 < $1 }.map { messages[$0].id }
+        #expect(Message.query(in: context).sorted(by: .updatedAt.desc).limit(5).resolve().map(\.id) == Array(newestFirst.prefix(5)))
+
+        let window = times.sorted()[2]...times.sorted()[8]
+        let within = Message.query(in: context).updated(within: window)
+        #expect(within.resolve().map(\.id) == messages.filter { window.contains($0.updatedAt(in: context)!) }.map(\.id))
+        #expect(within.count() == messages.filter { window.contains($0.updatedAt(in: context)!) }.count)
+        #expect(within.explain().steps == ["index range Message.updatedAt"])
+        #expect(User.query(in: context).updated(within: Date.distantPast...Date.distantFuture).count() == 0)
+    }
+
+    @Test func descendingIsAComparableValue() {
+        let ages = [30, 12, 45, 30, 7]
+        #expect(ages.sorted { $0.desc < $1.desc } == ages.sorted(by: >))
+        #expect(5.desc > 7.desc && 5.desc == 5.desc && Set([1.desc, 1.desc]).count == 1)
+        #expect(["b", "a", "c"].max { $0.desc < $1.desc } == "a")
+    }
 }

@@ -114,6 +114,9 @@ class TableStorage: @unchecked Sendable {
     /// For each link column, the table its keys point into.
     var linkTargets: [(slot: LinkSlot, table: ObjectIdentifier)] { fatalError("subclass responsibility") }
 
+    /// The recorded save time of `key` (seconds since the reference date), or nil.
+    func saveTime(_ key: Int32) -> Double? { fatalError("subclass responsibility") }
+
     /// Renumbers keys: `own[old]` is the new key or -1 to drop it; `targets` do the same for
     /// the tables the link columns point into. Returns the compacted copy.
     func compacted(own: [Int32], targets: [ObjectIdentifier: [Int32]]) -> TableStorage { fatalError("subclass responsibility") }
@@ -399,6 +402,8 @@ final class EntityTable<Entity: EntityModelProtocol>: TableStorage, @unchecked S
         }
         return nil
     }
+
+    override func saveTime(_ key: Int32) -> Double? { savedAt(key) }
 
     override var linkTargets: [(slot: LinkSlot, table: ObjectIdentifier)] {
         Entity.relations.map { ($0.slot, $0.targetTable) }

@@ -18,9 +18,10 @@ public struct EntityPredicate<Entity> {
         case and([Node])
         case or([Node])
         case not(Node)
-        /// `updated(since:)`: saved at or after this time (seconds since the reference date).
-        /// Only the context knows save times, so evaluation is given the entity's.
-        case updatedSince(Double)
+        /// `updated(since:)`, `updated(within:)`: saved within these times (seconds since the
+        /// reference date, both ends included). Only the context knows save times, so
+        /// evaluation is given the entity's.
+        case updated(ClosedRange<Double>)
         /// A condition on related entities; only a context knows links.
         case related(RelationCondition)
     }
@@ -129,7 +130,7 @@ public struct EntityPredicate<Entity> {
         case .and(let nodes): nodes.allSatisfy { evaluate($0, entity, scope: scope) }
         case .or(let nodes): nodes.contains { evaluate($0, entity, scope: scope) }
         case .not(let inner): !evaluate(inner, entity, scope: scope)
-        case .updatedSince(let since): scope?.savedAt.map { $0 >= since } ?? false
+        case .updated(let times): scope?.savedAt.map { times.contains($0) } ?? false
         case .related(let condition): scope.map { condition.evaluate($0.context, $0.key) } ?? false
         }
     }
@@ -217,7 +218,7 @@ extension EntityPredicate.Node {
     /// Whether evaluating needs the entity's save time (an `updated(since:)` condition).
     var readsSaveTimes: Bool {
         switch self {
-        case .updatedSince: true
+        case .updated: true
         case .comparison, .text, .related: false
         case .and(let nodes), .or(let nodes): nodes.contains { $0.readsSaveTimes }
         case .not(let inner): inner.readsSaveTimes
@@ -228,7 +229,7 @@ extension EntityPredicate.Node {
     var reachedTables: [ObjectIdentifier] {
         switch self {
         case .related(let condition): condition.reachedTables
-        case .comparison, .text, .updatedSince: []
+        case .comparison, .text, .updated: []
         case .and(let nodes), .or(let nodes): nodes.flatMap(\.reachedTables)
         case .not(let inner): inner.reachedTables
         }

@@ -64,7 +64,7 @@ extension QueryList {
 
     /// Whether the query orders, limits or de-duplicates its result (so two queries cannot
     /// share one filter, and a nested list must run the query).
-    var shapesResult: Bool { !sortKeys.isEmpty || limit != nil || offset > 0 || distinctKey != nil || keyset != nil }
+    var shapesResult: Bool { !sortKeys.isEmpty || saveTimeOrder != nil || limit != nil || offset > 0 || distinctKey != nil || keyset != nil }
 
     /// Keeps the entities from `sources` only (``EntitySource``): `.from(.user)` for the
     /// user's own entities, `.from(.pack(id))` for a pack's (edited ones included). Several
@@ -116,6 +116,17 @@ extension QueryList {
     private func sorted(_ keys: [SortKey<Entity>]) -> QueryList {
         var copy = self
         copy.sortKeys = keys
+        copy.saveTimeOrder = nil
+        return copy
+    }
+
+    /// Sorts by when each entity was last saved (`metadata updatedAt` in the schema):
+    /// `.sorted(by: .updatedAt)`, newest first with `.updatedAt.desc`. Entities without a
+    /// save time (untracked types) sort first (last when descending); ties keep their order.
+    public func sorted(by metadata: MetadataSort) -> QueryList {
+        var copy = self
+        copy.sortKeys = []
+        copy.saveTimeOrder = metadata.descending
         return copy
     }
 
@@ -136,7 +147,13 @@ extension QueryList {
     /// Entities saved at or after `date`, for entities whose schema declares
     /// `metadata updatedAt` (others never match). Answered from the updatedAt index.
     public func updated(since date: Date) -> QueryList {
-        filter(Predicate(.updatedSince(date.timeIntervalSinceReferenceDate)))
+        filter(Predicate(.updated(date.timeIntervalSinceReferenceDate...Double.infinity)))
+    }
+
+    /// Entities saved within `dates` (both ends included), for entities whose schema
+    /// declares `metadata updatedAt` (others never match). Answered from the updatedAt index.
+    public func updated(within dates: ClosedRange<Date>) -> QueryList {
+        filter(Predicate(.updated(dates.lowerBound.timeIntervalSinceReferenceDate...dates.upperBound.timeIntervalSinceReferenceDate)))
     }
 
     /// At most `limit` entities, after skipping `offset`.
@@ -233,7 +250,7 @@ extension QueryList {
         if let predicate, !planner.plan.isExact {
             planner.plan.steps.append("filter")
             // Unordered results with a limit stop at the first matches (`first()`, `limit(_:)`).
-            let keepsOrder = sortKeys.isEmpty && Self.rankingCondition(predicate.node) == nil
+            let keepsOrder = sortKeys.isEmpty && saveTimeOrder == nil && Self.rankingCondition(predicate.node) == nil
             let enough = keepsOrder ? needed : Int.max
             // Save times are read only for predicates that ask for them.
             let table = predicate.node.readsSaveTimes ? planner.table : nil
@@ -264,6 +281,15 @@ extension QueryList {
                 planner.plan.steps.append("sort")
                 keys = Self.stableSort(keys, by: sortKeys, in: context)
             }
+        } else if let descending = saveTimeOrder {
+            planner.plan.steps.append("sort by updatedAt")
+            let table = planner.table
+            let times = keys.map { table?.savedAt($0) }
+            keys = keys.indices.sorted { a, b in
+                let (x, y) = descending ? (times[b], times[a]) : (times[a], times[b])
+                if x != y { return x.map { x in y.map { x < $0 } ?? false } ?? true }
+                return a < b
+            }.map { keys[$0] }
         } else if sortKeys.isEmpty, let condition = predicate.flatMap({ Self.rankingCondition($0.node) }) {
             planner.plan.steps.append("rank by relevance")
             keys = rank(keys, by: condition, planner: planner, in: context)

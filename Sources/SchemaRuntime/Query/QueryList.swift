@@ -33,6 +33,8 @@ public struct QueryList<Entity: EntityModelProtocol>: NestedQuery {
     /// For a paged query (``page(size:after:in:)``, ``after(_:)-(Entity)``): keyset order
     /// and where to start.
     var keyset: Keyset?
+    /// For `sorted(by: .updatedAt)`: order by save time, descending when true.
+    var saveTimeOrder: Bool?
     /// For a `.derived` source, what finding its keys depends on besides the keys themselves
     /// (the entity a `related(_:)` list starts from; ``QueryReach``).
     var originReach: ((Context) -> QueryReach)?

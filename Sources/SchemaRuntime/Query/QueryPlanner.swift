@@ -91,12 +91,13 @@ struct QueryPlanner<Entity: EntityModelProtocol> {
             return Array(union)
         case .text(let condition):
             return textCandidates(condition, table: table)
-        case .updatedSince(let since):
+        case .updated(let times):
             // Exact: the save times are the index's keys. Untracked entities never match.
             plan.isExact = true
             plan.steps.append("index range \(Entity.entityName).updatedAt")
             guard table.tracksUpdatedAt else { return [] }
-            return table.updatedAtIndex.range(equal: [], lower: (.double(since), true), upper: nil)
+            let range = Self.saveTimeRange(times)
+            return table.updatedAtIndex.range(equal: [], lower: range.lower, upper: range.upper)
         case .related(let condition):
             guard let candidates = condition.candidates else { return nil }
             let (keys, related) = candidates(context)
@@ -185,13 +186,19 @@ struct QueryPlanner<Entity: EntityModelProtocol> {
                 return nil
             }
             guard comparisons.count == nodes.count else { return nil }
-        case .updatedSince(let since):
+        case .updated(let times):
             guard table.tracksUpdatedAt else { return 0 }
-            return table.updatedAtIndex.count(in: .init(equal: [], lower: (.double(since), true)))
+            return table.updatedAtIndex.count(in: Self.saveTimeRange(times))
         default: return nil
         }
         guard let lookup = lookup(for: comparisons, table: table), lookup.answersAll else { return nil }
         return lookup.count(in: table)
+    }
+
+    /// The updatedAt index range of save times within `times` (an infinite end is open).
+    static func saveTimeRange(_ times: ClosedRange<Double>) -> OrderedIndexStorage.Range {
+        OrderedIndexStorage.Range(equal: [], lower: times.lowerBound.isFinite ? (.double(times.lowerBound), true) : nil,
+                                  upper: times.upperBound.isFinite ? (.double(times.upperBound), true) : nil)
     }
 
     private func tighterLower(_ a: (IndexValue, inclusive: Bool)?, _ b: (IndexValue, inclusive: Bool)) -> (IndexValue, inclusive: Bool) {

@@ -56,6 +56,7 @@ extension QueryList {
 
     /// The keys of a paged query, in keyset order, after the cursor, limited.
     func executeKeyset(_ keyset: Keyset, in context: Context, base: [Int32]?) -> (keys: [Int32], plan: QueryPlan) {
+        precondition(saveTimeOrder == nil, "a query sorted by .updatedAt cannot be paged with a cursor; sort by fields")
         let cursor = keyset.after?(sortKeys)
         if let cursor {
             precondition(cursor.values.count == sortKeys.count, "a cursor from a query sorted by \(cursor.values.count) keys used with one sorted by \(sortKeys.count)")
