@@ -49,6 +49,17 @@ public struct DSLParser {
         return (parser.diagnostics.isEmpty ? type : nil, parser.diagnostics)
     }
 
+    /// Parses a default value written as text (Swift source read by the SwiftletModel
+    /// importer), with diagnostics located inside that text.
+    static func parseDefaultValue(_ text: String, at location: SourceLocation) -> (DefaultValue?, [Diagnostic]) {
+        var parser = DSLParser(text: text, path: location.path, startLine: location.line, startColumn: location.column)
+        let value = try? parser.parseDefaultValue()
+        if value != nil, parser.current.kind != .endOfFile {
+            parser.diagnostics.append(.error("unexpected \(parser.current.spelling) after default value", at: parser.current.location))
+        }
+        return (parser.diagnostics.isEmpty ? value : nil, parser.diagnostics)
+    }
+
     // MARK: Token helpers
 
     private var current: Token { tokens[index] }

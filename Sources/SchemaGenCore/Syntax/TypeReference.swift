@@ -29,6 +29,16 @@ public indirect enum TypeReference: Hashable, Sendable, CustomStringConvertible 
         return self
     }
 
+    /// The same shape with every named type passed through `rename`.
+    func renamingTypes(_ rename: (String) -> String) -> TypeReference {
+        switch self {
+        case .named(let name): .named(rename(name))
+        case .optional(let wrapped): .optional(wrapped.renamingTypes(rename))
+        case .array(let element): .array(element.renamingTypes(rename))
+        case .dictionary(let key, let value): .dictionary(key: key.renamingTypes(rename), value: value.renamingTypes(rename))
+        }
+    }
+
     /// Every named type this reference mentions.
     public var namedTypes: [String] {
         switch self {

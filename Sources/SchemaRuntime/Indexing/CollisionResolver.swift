@@ -21,6 +21,17 @@ public struct CollisionResolver<Entity: EntityModelProtocol>: Sendable {
     public init(_ resolve: @escaping @Sendable (_ existingID: Entity.ID, _ new: Entity, _ context: inout Context) throws -> Void) {
         self.resolve = resolve
     }
+
+    /// SwiftletModel's four-argument form, `CollisionResolver { existingId, _, _, context in ... }`:
+    /// the id holding the key, the id of the entity being saved, the entity, and the context.
+    public init(_ resolve: @escaping @Sendable (_ existingID: Entity.ID, _ newID: Entity.ID, _ new: Entity, _ context: inout Context) throws -> Void) {
+        self.resolve = { existing, new, context in try resolve(existing, new.id, new, &context) }
+    }
+
+    /// SwiftletModel's earlier two-argument form: the id holding the key, and the context.
+    public init(resolveCollisionHandler: @escaping @Sendable (_ existingID: Entity.ID, _ context: inout Context) throws -> Void) {
+        self.resolve = { existing, _, context in try resolveCollisionHandler(existing, &context) }
+    }
 }
 
 /// What a unique index does when a save would give a second entity its key.

@@ -1,0 +1,263 @@
+/// Reads SwiftletModel models (`@EntityModel` structs with `@Relationship`, `@Index`,
+/// `@Unique`, `@FullTextIndex` and merge strategies) and writes the schema declarations that
+/// generate the same types. See ``SwiftletModelImport``.
+struct SwiftletModelImporter {
+    /// One input file, scanned.
+    struct Input {
+        let path: String
+        let scanner: SwiftScanner
+        let tokens: [SwiftToken]
+        let declarations: [SwiftDeclaration]
+        var reader: SwiftDeclarationReader { SwiftDeclarationReader(tokens: tokens) }
+    }
+
+    static let builtinTypes: Set<String> = [
+        "String", "Int", "Int8", "Int16", "Int32", "Int64", "UInt", "UInt8", "UInt16", "UInt32", "UInt64",
+        "Double", "Float", "Bool", "Date", "UUID", "URL", "Data", "Decimal",
+    ]
+
+    let options: SwiftletModelImport.Options
+    var inputs: [Input] = []
+    var diagnostics = Diagnostics()
+    /// Every struct and enum any input declares (nested ones too): name -> inheritance list.
+    var declaredTypes: [String: [String]] = [:]
+    /// Enums converted to schema enums (with their input index), by name.
+    var schemaEnums: [String: Int] = [:]
+    /// External types already declared, so each is declared once.
+    var externals: Set<String> = []
+    /// Types declared inside another type (`User.Profile`): name -> the enclosing type's name.
+    /// A schema names types at the top level, so these get a typealias (`UserProfile`).
+    var enclosingType: [String: String] = [:]
+    /// Types declared at the top level of some input.
+    var topLevelTypes: Set<String> = []
+
+    init(sources: [SchemaSource], options: SwiftletModelImport.Options) {
+        self.options = options
+        for source in sources {
+            var scanner = SwiftScanner(text: source.text, path: source.path)
+            let tokens = scanner.tokenize()
+            let declarations = SwiftDeclarationReader(tokens: tokens).declarations(in: 0..<tokens.count)
+            inputs.append(Input(path: source.path, scanner: scanner, tokens: tokens, declarations: declarations))
+        }
+    }
+
+    mutating func run() -> SwiftletModelImport {
+        // Types first, across files: field types refer to them.
+        for (position, input) in inputs.enumerated() {
+            collectTypes(input.declarations, enclosing: nil, in: input)
+            for declaration in input.declarations where declaration.keyword == "enum" {
+                if let name = declaration.name, simpleEnum(declaration, in: input) != nil { schemaEnums[name] = position }
+            }
+        }
+        var files: [SwiftletModelImport.File] = []
+        for input in inputs { files.append(convert(input)) }
+        // Validate the schemas together, as the build plugin will.
+        let documents = files.compactMap(\.schema)
+        if !documents.isEmpty {
+            let (_, problems) = SchemaValidator.validate(documents)
+            diagnostics.append(contentsOf: problems)
+        }
+        return SwiftletModelImport(files: files, diagnostics: diagnostics.sorted)
+    }
+
+    private mutating func collectTypes(_ declarations: [SwiftDeclaration], enclosing: String?, in input: Input) {
+        for declaration in declarations {
+            if ["struct", "enum", "class"].contains(declaration.keyword), let name = declaration.name {
+                declaredTypes[name] = inheritance(of: declaration, in: input)
+                // Entities are generated at the top level even inside a namespace.
+                if let enclosing, declaration.attribute("EntityModel") == nil {
+                    enclosingType[name] = enclosing
+                } else {
+                    topLevelTypes.insert(name)
+                }
+            }
+            if let body = declaration.body, ["extension", "struct", "enum"].contains(declaration.keyword) {
+                var name = declaration.name ?? ""
+                var index = declaration.keywordIndex + 2
+                while index + 1 < input.tokens.count, input.tokens[index].isPunctuation("."), input.tokens[index + 1].kind == .identifier {
+                    name += "." + input.tokens[index + 1].text
+                    index += 2
+                }
+                collectTypes(input.reader.declarations(in: body), enclosing: name, in: input)
+            }
+        }
+    }
+
+    /// The schema's name for a field type named `name`: itself, or for a nested type the
+    /// alias the kept Swift declares (`User.Profile` -> `UserProfile`).
+    func schemaTypeName(_ name: String) -> String {
+        guard !topLevelTypes.contains(name), let enclosing = enclosingType[name] else { return name }
+        return enclosing.replacingOccurrences(of: ".", with: "") + name
+    }
+
+    /// `struct User: Codable, Hashable` -> ["Codable", "Hashable"].
+    private func inheritance(of declaration: SwiftDeclaration, in input: Input) -> [String] {
+        let start = declaration.keywordIndex + 2
+        guard start < input.tokens.count, input.tokens[start].isPunctuation(":") else { return [] }
+        var names: [String] = []
+        var index = start + 1
+        while index <= declaration.tokens.upperBound, !input.tokens[index].isPunctuation("{"), !input.tokens[index].isIdentifier("where") {
+            if input.tokens[index].kind == .identifier { names.append(input.tokens[index].text) }
+            index += 1
+        }
+        return names
+    }
+
+    // MARK: Files
+
+    private mutating func convert(_ input: Input) -> SwiftletModelImport.File {
+        var document = SchemaDocument(path: input.path, declarations: [])
+        var kept: [String] = []
+        var imports: [String] = []
+        for declaration in input.declarations {
+            switch declaration.keyword {
+            case "import":
+                let module = declaration.name ?? ""
+                if module != "SwiftletModel", module != "Foundation" { imports.append("import \(module)") }
+            case "struct" where declaration.attribute("EntityModel") != nil:
+                let (entity, members) = convertEntity(declaration, in: input)
+                document.declarations.append(.entity(entity))
+                if !members.isEmpty {
+                    kept.append("extension \(entity.name.value) {\n" + members.joined(separator: "\n\n") + "\n}")
+                }
+            case "enum" where declaration.name.map { schemaEnums[$0] != nil } ?? false:
+                document.declarations.append(.enumeration(simpleEnum(declaration, in: input)!))
+            case "extension" where containsEntities(declaration, in: input), "enum" where containsEntities(declaration, in: input):
+                // A namespace (`extension Schema.V1 { @EntityModel struct User ... }`): entities are
+                // generated at the top level; the rest of the namespace stays in Swift.
+                var others: [String] = []
+                for member in input.reader.declarations(in: declaration.body!) {
+                    if member.keyword == "struct", member.attribute("EntityModel") != nil {
+                        let (entity, members) = convertEntity(member, in: input)
+                        diagnostics.append(.warning("'\(entity.name.value)' is generated at the top level, not inside '\(declaration.name ?? "")'",
+                                                    at: entity.name.location,
+                                                    hint: "schemas have no namespaces yet: refer to it as '\(entity.name.value)', or add 'typealias \(entity.name.value) = ...' inside the namespace"))
+                        document.declarations.append(.entity(entity))
+                        if !members.isEmpty { kept.append("extension \(entity.name.value) {\n" + members.joined(separator: "\n\n") + "\n}") }
+                    } else {
+                        others.append(Self.indented(verbatim(member, in: input)))
+                    }
+                }
+                let header = text(declaration.tokens.lowerBound...(declaration.body!.lowerBound - 1), in: input)
+                if !others.isEmpty { kept.append(header + "\n" + others.joined(separator: "\n\n") + "\n}") }
+            default:
+                kept.append(verbatim(declaration, in: input))
+            }
+        }
+        // Nested types are named through a typealias the kept Swift declares.
+        var aliases: [String] = []
+        for (position, declaration) in document.declarations.enumerated() {
+            guard case .entity(var entity) = declaration else { continue }
+            for (index, field) in entity.fields.enumerated() {
+                let renamed = field.type.value.renamingTypes(schemaTypeName)
+                guard renamed != field.type.value else { continue }
+                for name in field.type.value.namedTypes where schemaTypeName(name) != name {
+                    let alias = "typealias \(schemaTypeName(name)) = \(enclosingType[name]!).\(name)"
+                    if !aliases.contains(alias) { aliases.append(alias) }
+                }
+                entity.fields[index].type = Located(renamed, at: field.type.location)
+            }
+            document.declarations[position] = .entity(entity)
+        }
+        if !aliases.isEmpty {
+            kept.append("// Schemas name types at the top level; these name the nested ones the entities use.\n" + aliases.joined(separator: "\n"))
+        }
+        // Types the entities use that stay in Swift.
+        for case .entity(let entity) in document.declarations {
+            for field in entity.fields {
+                for name in field.type.value.namedTypes where !Self.builtinTypes.contains(name) && schemaEnums[name] == nil {
+                    guard externals.insert(name).inserted else { continue }
+                    var external = ExternalDeclaration(name: Located(name, at: field.type.location))
+                    let original = enclosingType.first { schemaTypeName($0.key) == name }?.key ?? name
+                    external.conformances = (declaredTypes[original] ?? []).compactMap { ExternalDeclaration.Conformance(rawValue: $0) }
+                        .map { Located($0, at: field.type.location) }
+                    if declaredTypes[original] == nil {
+                        diagnostics.append(.warning("type '\(name)' is not declared in the converted files; declared as 'external \(name)'",
+                                                    at: field.type.location,
+                                                    hint: "list its file in the conversion, or add Equatable/Hashable to the external line if the type has them"))
+                    }
+                    document.declarations.append(.external(external))
+                }
+            }
+        }
+        let hasSchema = !document.declarations.isEmpty
+        var swift: String?
+        if !kept.isEmpty {
+            swift = "// Kept from \(Self.fileName(input.path)) by `schemagen convert --from swiftletmodel`: the code\n"
+                + "// a schema cannot hold. The entities themselves are generated from the schema.\n\n"
+                + (["import Foundation", "import SchemaRuntime"] + imports).joined(separator: "\n") + "\n\n"
+                + kept.joined(separator: "\n\n") + "\n"
+        }
+        return SwiftletModelImport.File(sourcePath: input.path, schema: hasSchema ? document : nil,
+                                        schemaText: hasSchema ? Self.endingInNewline(DSLPrinter.print(document)) : nil, swiftText: swift)
+    }
+
+    /// Whether a namespace's body declares `@EntityModel` structs.
+    private func containsEntities(_ declaration: SwiftDeclaration, in input: Input) -> Bool {
+        guard let body = declaration.body else { return false }
+        return input.reader.declarations(in: body).contains { $0.keyword == "struct" && $0.attribute("EntityModel") != nil }
+    }
+
+    /// The source text of tokens `range` (inclusive), as written.
+    func text(_ range: ClosedRange<Int>, in input: Input) -> String {
+        input.scanner.text(input.tokens[range.lowerBound].start, input.tokens[range.upperBound].end)
+    }
+
+    static func endingInNewline(_ text: String) -> String { text.hasSuffix("\n") ? text : text + "\n" }
+
+    static func fileName(_ path: String) -> String {
+        path.split(separator: "/").last.map(String.init) ?? path
+    }
+
+    /// The declaration's source, from the start of its first line to its last token.
+    func verbatim(_ declaration: SwiftDeclaration, in input: Input) -> String {
+        var start = input.tokens[declaration.tokens.lowerBound].start
+        while start > 0, input.scanner.scalars[start - 1] != "\n" { start -= 1 }
+        return input.scanner.text(start, input.tokens[declaration.tokens.upperBound].end)
+    }
+
+    // MARK: Enums
+
+    /// A schema enum for `enum Name: String|Int { case a, b = "x" }` without anything else;
+    /// nil for other enums (kept in Swift).
+    func simpleEnum(_ declaration: SwiftDeclaration, in input: Input) -> EnumDeclaration? {
+        guard let name = declaration.name, let body = declaration.body,
+              let rawType = inheritance(of: declaration, in: input).first, ["String", "Int"].contains(rawType) else { return nil }
+        var result = EnumDeclaration(name: Located(name, at: input.tokens[declaration.keywordIndex + 1].location),
+                                     rawType: Located(rawType, at: input.tokens[declaration.keywordIndex + 1].location))
+        result.access = Self.access(declaration.modifiers)
+        result.documentation = declaration.documentation
+        for member in input.reader.declarations(in: body) {
+            guard member.keyword == "case", member.attributes.isEmpty else { return nil }
+            var index = member.keywordIndex + 1
+            var documentation = member.documentation
+            while index <= member.tokens.upperBound {
+                guard input.tokens[index].kind == .identifier else { return nil }
+                var item = EnumDeclaration.Case(name: Located(input.tokens[index].text, at: input.tokens[index].location))
+                item.documentation = documentation
+                documentation = []
+                index += 1
+                if index <= member.tokens.upperBound, input.tokens[index].isPunctuation("=") {
+                    guard index + 1 <= member.tokens.upperBound else { return nil }
+                    let literal = input.tokens[index + 1]
+                    let (value, problems) = DSLParser.parseDefaultValue(literal.text, at: literal.location)
+                    guard let value, problems.isEmpty else { return nil }
+                    item.rawValue = Located(value, at: literal.location)
+                    index += 2
+                }
+                result.cases.append(item)
+                if index <= member.tokens.upperBound {
+                    guard input.tokens[index].isPunctuation(",") else { return nil }
+                    index += 1
+                }
+            }
+        }
+        return result.cases.isEmpty ? nil : result
+    }
+
+    static func access(_ modifiers: [String]) -> AccessLevel {
+        if modifiers.contains("public") || modifiers.contains("open") { return .public }
+        if modifiers.contains("package") { return .package }
+        return .internal
+    }
+}
