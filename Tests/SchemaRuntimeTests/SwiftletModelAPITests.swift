@@ -141,4 +141,35 @@ import Testing
         #expect(5.desc > 7.desc && 5.desc == 5.desc && Set([1.desc, 1.desc]).count == 1)
         #expect(["b", "a", "c"].max { $0.desc < $1.desc } == "a")
     }
+
+    @Test func mergeStrategiesSpelledAsInSwiftletModel() {
+        let old = User(id: "u", name: "Old", username: "old", age: 40)
+        let new = User(id: "u", name: "New", username: nil, age: 30)
+        // Value-level patch: the new value, else the stored one.
+        #expect(MergeStrategy<String?>.patch().merge(nil, new: "a") == "a")
+        #expect(MergeStrategy<String?>.patch().merge("a", new: nil) == "a")
+        // lastWriteWins(strategies..., comparedBy:): applied when the new entity is at least as recent.
+        let byAge = MergeStrategy<User>.lastWriteWins(.patch(\.username), comparedBy: \.age)
+        #expect(byAge.merge(old, new: new) == old, "older by age: kept")
+        let newer = User(id: "u", name: "New", username: nil, age: 50)
+        let merged = byAge.merge(old, new: newer)
+        #expect(merged.name == "New" && merged.username == "old" && merged.age == 50)
+        #expect(MergeStrategy<User>.lastWriteWins(comparedBy: \.age).merge(old, new: newer) == newer)
+        let byEmail = MergeStrategy<User>.lastWriteWins(comparedBy: \.email)
+        #expect(byEmail.merge(User(id: "u", name: "A", email: "b"), new: User(id: "u", name: "B")).name == "A", "nil is older than a value")
+    }
+
+    @Test func swiftletModelKeyedJSONDecodes() throws {
+        let json = """
+        {"id": "c", "title": "T",
+         "users": {"objects": [{"id": "u1", "name": "Ada"}]},
+         "messages": {"ids": ["m1"]}}
+        """
+        let decoder = JSONDecoder()
+        decoder.relationDecodingStrategy = .keyedContainer
+        let chat = try decoder.decode(Chat.self, from: Data(json.utf8))
+        #expect(chat.users?.map(\.name) == ["Ada"] && chat.$messages.ids == ["m1"])
+        let message = try JSONDecoder().decode(Message.self, from: Data(#"{"id": "m", "text": "t", "author": {"object": {"id": "u", "name": "Bo"}}}"#.utf8))
+        #expect(message.author?.name == "Bo")
+    }
 }

@@ -51,6 +51,19 @@ extension JSONEncoder {
     }
 }
 
+/// SwiftletModel's decoding setting. Decoding here accepts every relation shape (plain,
+/// keyed, explicit, and SwiftletModel's `object`/`objects` keys) whatever it says, so it is
+/// kept only so migrated code compiles; it changes nothing.
+public typealias RelationDecodingStrategy = RelationEncodingStrategy
+
+extension JSONDecoder {
+    /// Accepted for SwiftletModel compatibility and ignored: every shape decodes anyway.
+    public var relationDecodingStrategy: RelationDecodingStrategy {
+        get { (userInfo[RelationEncodingStrategy.userInfoKey] as? RelationEncodingStrategy) ?? .default }
+        set { userInfo[RelationEncodingStrategy.userInfoKey] = newValue }
+    }
+}
+
 extension Encodable {
     /// The value as JSON text, or nil if it cannot be encoded.
     public func prettyDescription(with encoder: JSONEncoder = .prettyPrinting) -> String? {
@@ -74,5 +87,9 @@ struct RelationCodingKey: CodingKey {
     static let fragment = RelationCodingKey("fragment")
     static let fragments = RelationCodingKey("fragments")
     static let null = RelationCodingKey("null")
+    /// SwiftletModel's keyed shapes: `{"object": e}` and `{"objects": [e]}` (decoded as
+    /// `entity` and `entities`).
+    static let object = RelationCodingKey("object")
+    static let objects = RelationCodingKey("objects")
     static let appending = RelationCodingKey("appending")
 }

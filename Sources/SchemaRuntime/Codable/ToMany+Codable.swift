@@ -64,6 +64,8 @@ extension ToMany: Decodable where Target: Decodable, Target.ID: Decodable {
             self.init(state: .ids(try container.decode([Target.ID].self, forKey: .ids), appending: appending))
         } else if container.contains(.fragments) {
             self.init(state: .entities(try container.decode([Target].self, forKey: .fragments), fragment: true, appending: appending))
+        } else if container.contains(.objects) {
+            self.init(state: .entities(try container.decode([Target].self, forKey: .objects), fragment: false, appending: appending))
         } else {
             self.init(state: .entities(try container.decode([Target].self, forKey: .entities), fragment: false, appending: appending))
         }

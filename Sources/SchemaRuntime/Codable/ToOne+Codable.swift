@@ -49,6 +49,8 @@ extension ToOne: Decodable where Target: Decodable, Target.ID: Decodable {
             self.init(state: .null)
         } else if container.contains(.entity) {
             self.init(state: .entity(try container.decode(Target.self, forKey: .entity), fragment: false))
+        } else if container.allKeys.count == 1, container.contains(.object) {
+            self.init(state: .entity(try container.decode(Target.self, forKey: .object), fragment: false))
         } else if container.contains(.fragment) {
             self.init(state: .entity(try container.decode(Target.self, forKey: .fragment), fragment: true))
         } else if container.allKeys.count == 1, container.contains(.id) {

@@ -38,6 +38,31 @@ public struct MergeStrategy<Entity>: Sendable {
     /// Stores the new entity as it is.
     public static var replace: MergeStrategy<Entity> { MergeStrategy(replace: ()) }
 
+    /// What gets stored when `new` is saved over `old` (SwiftletModel's spelling of ``merge``).
+    public func merge(_ old: Entity, new: Entity) -> Entity { merge(old, new) }
+
+    /// Applies `strategies` when `new` is at least as recent as `old` by `keyPath`, and keeps
+    /// `old` otherwise (SwiftletModel's `lastWriteWins(_:comparedBy:)`). Without strategies,
+    /// the newer entity replaces the older.
+    public static func lastWriteWins<Value: Comparable & Sendable>(_ strategies: MergeStrategy<Entity>...,
+                                                                   comparedBy keyPath: KeyPath<Entity, Value> & Sendable) -> MergeStrategy<Entity> {
+        let combined = MergeStrategy(strategies)
+        return MergeStrategy { old, new in old[keyPath: keyPath] > new[keyPath: keyPath] ? old : combined.merge(old, new) }
+    }
+
+    /// ``lastWriteWins(_:comparedBy:)-(MergeStrategy<Entity>...,_)`` over an optional field: nil is older than any value.
+    public static func lastWriteWins<Value: Comparable & Sendable>(_ strategies: MergeStrategy<Entity>...,
+                                                                   comparedBy keyPath: KeyPath<Entity, Value?> & Sendable) -> MergeStrategy<Entity> {
+        let combined = MergeStrategy(strategies)
+        return MergeStrategy { old, new in
+            switch (old[keyPath: keyPath], new[keyPath: keyPath]) {
+            case (let o?, let n?) where o > n: old
+            case (_?, nil): old
+            default: combined.merge(old, new)
+            }
+        }
+    }
+
     /// Keeps the stored value of an optional field when the new value is `nil`.
     public static func patch<Value>(_ keyPath: WritableKeyPath<Entity, Value?> & Sendable) -> MergeStrategy<Entity> {
         MergeStrategy { old, new in
@@ -90,4 +115,12 @@ extension MergeStrategy where Entity: EntityModelProtocol {
 
     /// The entity's fragment strategy, for partial data, as declared in its schema.
     public static var fragment: MergeStrategy<Entity> { Entity.fragmentMergeStrategy }
+}
+
+extension MergeStrategy {
+    /// A value-level patch, for optional values: the new value, or the stored one when the new
+    /// one is nil (SwiftletModel's `MergeStrategy<T?>.patch()`).
+    public static func patch<Wrapped>() -> MergeStrategy<Wrapped?> where Entity == Wrapped? {
+        MergeStrategy<Wrapped?> { old, new in new ?? old }
+    }
 }
