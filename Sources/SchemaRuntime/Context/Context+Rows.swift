@@ -49,14 +49,14 @@ extension Context {
             let indexKey = descriptor.key(of: entity)
             if indexKey.containsNull { continue }
             func owner(_ context: Context) -> Int32? {
-                guard let table = context.tableIfPresent(Entity.self),
-                      let owner = table.unique[table.indexSlots[position]].owner(indexKey),
-                      table.ids[Int(owner)] != entity.id else { return nil }
-                return owner
+                guard let table = context.tableIfPresent(Entity.self) else { return nil }
+                return table.unique[table.indexSlots[position]].otherHolder(of: indexKey, than: table.keyByID[entity.id])
             }
             guard let existing = owner(self) else { continue }
             let violation = UniqueConstraintViolation(entityName: Entity.entityName, indexName: descriptor.name,
                                                       existingID: "\(id(Entity.self, existing))", newID: "\(entity.id)")
+            // A collision a resolver accepted when it was written is loaded as it is.
+            if case .resolver(let resolver) = policy, resolver.acceptsCollisions, !applyingPolicies { continue }
             guard applyingPolicies else { throw violation }
             switch policy {
             case .throw:
@@ -65,6 +65,7 @@ extension Context {
                 try row(Entity.self, existing)?.delete(from: &self)
             case .resolver(let resolver):
                 try resolver.resolve(id(Entity.self, existing), entity, &self)
+                if resolver.acceptsCollisions { continue }
             }
             if owner(self) != nil { throw violation }
         }

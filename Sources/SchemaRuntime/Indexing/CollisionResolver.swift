@@ -14,23 +14,41 @@
 /// ```
 ///
 /// The resolver runs inside the save's transaction. If the collision remains afterwards, the
-/// save throws ``UniqueConstraintViolation``.
+/// save throws ``UniqueConstraintViolation``, unless the resolver accepts collisions
+/// (``init(acceptingCollisions:_:)``, and SwiftletModel's closure forms): then both entities
+/// keep the key, and lookups by it find both. That is SwiftletModel's "only one current user"
+/// with `isCurrent: Bool`: the resolver un-marks the previous current user, and any number of
+/// users share `false`.
 public struct CollisionResolver<Entity: EntityModelProtocol>: Sendable {
     public let resolve: @Sendable (_ existingID: Entity.ID, _ new: Entity, _ context: inout Context) throws -> Void
+    /// Whether a collision the resolver leaves in place is kept instead of failing the save.
+    public let acceptsCollisions: Bool
 
+    /// A resolver after which a remaining collision fails the save.
     public init(_ resolve: @escaping @Sendable (_ existingID: Entity.ID, _ new: Entity, _ context: inout Context) throws -> Void) {
         self.resolve = resolve
+        self.acceptsCollisions = false
+    }
+
+    /// A resolver that, with `acceptingCollisions`, keeps a collision it leaves in place.
+    public init(acceptingCollisions: Bool, _ resolve: @escaping @Sendable (_ existingID: Entity.ID, _ new: Entity, _ context: inout Context) throws -> Void) {
+        self.resolve = resolve
+        self.acceptsCollisions = acceptingCollisions
     }
 
     /// SwiftletModel's four-argument form, `CollisionResolver { existingId, _, _, context in ... }`:
     /// the id holding the key, the id of the entity being saved, the entity, and the context.
+    /// As in SwiftletModel, a collision the resolver leaves in place is accepted.
     public init(_ resolve: @escaping @Sendable (_ existingID: Entity.ID, _ newID: Entity.ID, _ new: Entity, _ context: inout Context) throws -> Void) {
         self.resolve = { existing, new, context in try resolve(existing, new.id, new, &context) }
+        self.acceptsCollisions = true
     }
 
     /// SwiftletModel's earlier two-argument form: the id holding the key, and the context.
+    /// A collision the resolver leaves in place is accepted.
     public init(resolveCollisionHandler: @escaping @Sendable (_ existingID: Entity.ID, _ context: inout Context) throws -> Void) {
         self.resolve = { existing, _, context in try resolveCollisionHandler(existing, &context) }
+        self.acceptsCollisions = true
     }
 }
 

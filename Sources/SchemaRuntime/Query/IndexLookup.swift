@@ -17,11 +17,11 @@ struct IndexLookup {
     /// check against them.
     let answersAll: Bool
 
-    /// The number of entities the lookup finds: O(1) for unique and hash indexes, O(log n +
+    /// The number of entities the lookup finds: O(1) for unique and hash indexes (unique keys shared by accepted collisions: O(k)), O(log n +
     /// n / B) for an ordered range (``OrderedIndexStorage/count(in:)``).
     func count<Entity>(in table: EntityTable<Entity>) -> Int {
         switch access {
-        case .unique(let slot, let key): table.unique[slot].owner(key) == nil ? 0 : 1
+        case .unique(let slot, let key): table.unique[slot].entities(key).count
         case .hash(let slot, let key): table.hashed[slot].count(key)
         case .ordered(let slot, let range): table.ordered[slot].count(in: range)
         }
@@ -30,7 +30,7 @@ struct IndexLookup {
     /// The entities the lookup finds, in index order.
     func keys<Entity>(in table: EntityTable<Entity>) -> [Int32] {
         switch access {
-        case .unique(let slot, let key): table.unique[slot].owner(key).map { [$0] } ?? []
+        case .unique(let slot, let key): table.unique[slot].entities(key)
         case .hash(let slot, let key): table.hashed[slot].entities(key)
         case .ordered(let slot, let range): table.ordered[slot].range(equal: range.equal, lower: range.lower, upper: range.upper)
         }
