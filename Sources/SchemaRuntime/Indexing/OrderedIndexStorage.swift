@@ -130,19 +130,7 @@ struct OrderedIndexStorage: Sendable {
             for chunk in chunks { for entry in chunk where !body(entry.entity) { return } }
             return
         }
-        var run: [Int32] = []
-        var runKey: IndexKey?
-        for chunk in chunks.reversed() {
-            for entry in chunk.reversed() {
-                if let key = runKey, key != entry.key {
-                    for entity in run.reversed() where !body(entity) { return }
-                    run.removeAll(keepingCapacity: true)
-                }
-                runKey = entry.key
-                run.append(entry.entity)
-            }
-        }
-        for entity in run.reversed() where !body(entity) { return }
+        visitRuns(from: nil, reversed: true) { _, run in run.allSatisfy(body) }
     }
 
     /// Visits runs of entries with equal keys (each run's entity keys in storage order),

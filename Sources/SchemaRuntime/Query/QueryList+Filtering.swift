@@ -136,11 +136,7 @@ extension QueryList {
     public func distinct<each Value: IndexKeyConvertible>(on field: repeat KeyPath<Entity, each Value>) -> QueryList {
         let fields = (repeat each field)
         var copy = self
-        copy.distinctKey = { row in
-            var values: [IndexValue] = []
-            for path in repeat each fields { values.append(row[keyPath: path].indexValue) }
-            return IndexKey(values)
-        }
+        copy.distinctKey = { row in Self.indexKey(of: row, repeat each fields) }
         return copy
     }
 
@@ -295,21 +291,27 @@ extension QueryList {
             keys = rank(keys, by: condition, planner: planner, in: context)
         }
 
-        // 4. Distinct: the first entity of each combination, in the order so far.
+        // 4. Distinct, 5. limit.
+        keys = distinctAndLimited(keys, plan: &planner.plan, in: context)
+        return (keys, planner.plan)
+    }
+
+    /// `keys` kept to the first of each `distinct(on:)` combination, then cut to the limit and
+    /// offset, each step noted in `plan`.
+    func distinctAndLimited(_ keys: [Int32], plan: inout QueryPlan, in context: Context) -> [Int32] {
+        var keys = keys
         if let distinctKey {
-            planner.plan.steps.append("distinct")
+            plan.steps.append("distinct")
             var seen = Set<IndexKey>()
             keys = keys.filter { key in context.row(Entity.self, key).map { seen.insert(distinctKey($0)).inserted } ?? false }
         }
-
-        // 5. Limit.
         if offset > 0 || limit != nil {
-            planner.plan.steps.append("limit")
+            plan.steps.append("limit")
             let start = Swift.min(offset, keys.count)
             let end = limit.map { start + Swift.min($0, keys.count - start) } ?? keys.count
             keys = Array(keys[start..<end])
         }
-        return (keys, planner.plan)
+        return keys
     }
 
     /// Sorts by the keys' values; equal values keep their input order.

@@ -42,10 +42,7 @@ struct QueryPlanner<Entity: EntityModelProtocol> {
             plan.isExact = lookup.answersAll
             return lookup.keys(in: table)
         case .and(let nodes):
-            let comparisons = nodes.compactMap { node -> Predicate<Entity>.Comparison? in
-                if case .comparison(let c) = node { return c }
-                return nil
-            }
+            let comparisons = Self.comparisons(in: nodes)
             var options: [(keys: [Int32], step: String)] = []
             var saved = plan
             // Every condition a comparison one index answers whole: its entities are the result.
@@ -181,10 +178,7 @@ struct QueryPlanner<Entity: EntityModelProtocol> {
         switch node {
         case .comparison(let comparison): comparisons = [comparison]
         case .and(let nodes):
-            comparisons = nodes.compactMap { node -> Predicate<Entity>.Comparison? in
-                if case .comparison(let c) = node { return c }
-                return nil
-            }
+            comparisons = Self.comparisons(in: nodes)
             guard comparisons.count == nodes.count else { return nil }
         case .updated(let times):
             guard table.tracksUpdatedAt else { return 0 }
@@ -193,6 +187,14 @@ struct QueryPlanner<Entity: EntityModelProtocol> {
         }
         guard let lookup = lookup(for: comparisons, table: table), lookup.answersAll else { return nil }
         return lookup.count(in: table)
+    }
+
+    /// The comparisons among the conditions of a conjunction.
+    private static func comparisons(in nodes: [Node]) -> [Predicate<Entity>.Comparison] {
+        nodes.compactMap { node in
+            if case .comparison(let comparison) = node { return comparison }
+            return nil
+        }
     }
 
     /// The updatedAt index range of save times within `times` (an infinite end is open).

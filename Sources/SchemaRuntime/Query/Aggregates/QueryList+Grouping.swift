@@ -10,9 +10,7 @@ extension QueryList {
             var groups: [GroupedQuery<Entity, (repeat each Value)>.Group] = []
             for key in keys {
                 guard let row = context.row(Entity.self, key) else { continue }
-                var values: [IndexValue] = []
-                for path in repeat each fields { values.append(row[keyPath: path].indexValue) }
-                let identity = IndexKey(values)
+                let identity = Self.indexKey(of: row, repeat each fields)
                 if let position = positions[identity] {
                     groups[position].members.append(key)
                 } else {

@@ -29,9 +29,7 @@ extension QueryList {
         var result: [(First, Second, repeat each Rest)] = []
         for key in execute(in: context).keys {
             guard let row = context.row(Entity.self, key) else { continue }
-            var values = [row[keyPath: first].indexValue, row[keyPath: second].indexValue]
-            for path in repeat each others { values.append(row[keyPath: path].indexValue) }
-            if seen.insert(IndexKey(values)).inserted {
+            if seen.insert(Self.indexKey(of: row, first, second, repeat each others)).inserted {
                 result.append((row[keyPath: first], row[keyPath: second], repeat row[keyPath: each others]))
             }
         }
@@ -45,5 +43,14 @@ extension QueryList {
         _ relation: KeyPath<Entity, ToOne<Target, Directionality, Constraint>>, in context: Context? = nil
     ) -> [Target.ID?] {
         group(by: relation).count(in: context).map(\.key)
+    }
+}
+
+extension QueryList {
+    /// The index values of `fields` of `row`, as one key (grouping, distinct values, `distinct(on:)`).
+    static func indexKey<each Value: IndexKeyConvertible>(of row: Entity, _ fields: repeat KeyPath<Entity, each Value>) -> IndexKey {
+        var values: [IndexValue] = []
+        for path in repeat each fields { values.append(row[keyPath: path].indexValue) }
+        return IndexKey(values)
     }
 }

@@ -103,16 +103,9 @@ extension QueryList {
             rows.sort { Self.keysetPrecedes(($0.values, $0.id), ($1.values, $1.id), sortKeys) }
             if let cursor { rows.removeAll { !Self.keysetPrecedes((cursor.values, cursor.id), ($0.values, $0.id), sortKeys) } }
             keys = rows.map(\.key)
-            if let distinctKey {
-                var seen = Set<IndexKey>()
-                keys = keys.filter { key in context.row(Entity.self, key).map { seen.insert(distinctKey($0)).inserted } ?? false }
-            }
         }
-        if offset > 0 || limit != nil {
-            planner.plan.steps.append("limit")
-            let start = Swift.min(offset, keys.count)
-            keys = Array(keys[start..<(limit.map { start + Swift.min($0, keys.count - start) } ?? keys.count)])
-        }
+        // The index walk runs without `distinct(on:)`, so this de-duplicates the sorted matches only.
+        keys = distinctAndLimited(keys, plan: &planner.plan, in: context)
         return (keys, planner.plan)
     }
 
