@@ -18,22 +18,13 @@ extension QueryList {
     /// order, or link order inside a nested query). Each side keeps its own filters, sort
     /// and limit: `recent.and(byAda)` of two limited queries is what both lists hold.
     public func and(_ other: QueryList) -> QueryList {
-        if case .all = source, case .all = other.source, sources == other.sources, !shapesResult, !other.shapesResult {
-            // One filter over the same entities: the planner can still use indexes.
-            var copy = self
-            switch (predicate, other.predicate) {
-            case let (mine?, theirs?): copy.predicate = mine && theirs
-            case (nil, let theirs): copy.predicate = theirs
-            default: break
+        combined(with: other, source: Source.intersection) { mine, theirs in
+            switch (mine, theirs) {
+            case let (mine?, theirs?): mine && theirs
+            case (nil, let theirs): theirs
+            case (let mine, nil): mine
             }
-            return copy
         }
-        var left = self, right = other
-        left.nesting = Nesting()
-        right.nesting = Nesting()
-        var both = QueryList(context: context ?? other.context, source: .intersection([left, right]))
-        both.nesting = nesting
-        return both
     }
 
     /// Keeps the entities satisfying the current filter or `predicate`.
@@ -48,18 +39,29 @@ extension QueryList {
     /// `updated(since:)`, sort and limit; inside a nested query both sides run over the
     /// related entities.
     public func or(_ other: QueryList) -> QueryList {
-        if case .all = source, case .all = other.source, sources == other.sources, !shapesResult, !other.shapesResult {
-            // One filter over the same entities: the planner can still use indexes.
+        combined(with: other, source: Source.union) { mine, theirs in
+            // Without a filter, one side matches everything.
+            guard let mine, let theirs else { return nil }
+            return mine || theirs
+        }
+    }
+
+    /// This query and `other` combined: one filter (`predicates` merges them) when both run
+    /// over every entity unshaped, so the planner can still use indexes; else a query over
+    /// both results (`source`), each keeping its own filter, sort and limit.
+    private func combined(with other: QueryList, source: ([QueryList]) -> Source,
+                          predicates: (Predicate<Entity>?, Predicate<Entity>?) -> Predicate<Entity>?) -> QueryList {
+        if case .all = self.source, case .all = other.source, sources == other.sources, !shapesResult, !other.shapesResult {
             var copy = self
-            if let mine = predicate, let theirs = other.predicate { copy.predicate = mine || theirs } else { copy.predicate = nil }
+            copy.predicate = predicates(predicate, other.predicate)
             return copy
         }
         var left = self, right = other
         left.nesting = Nesting()
         right.nesting = Nesting()
-        var union = QueryList(context: context ?? other.context, source: .union([left, right]))
-        union.nesting = nesting
-        return union
+        var both = QueryList(context: context ?? other.context, source: source([left, right]))
+        both.nesting = nesting
+        return both
     }
 
     /// Whether the query orders, limits or de-duplicates its result (so two queries cannot
