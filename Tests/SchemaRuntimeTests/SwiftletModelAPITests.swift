@@ -172,4 +172,23 @@ import Testing
         let message = try JSONDecoder().decode(Message.self, from: Data(#"{"id": "m", "text": "t", "author": {"object": {"id": "u", "name": "Bo"}}}"#.utf8))
         #expect(message.author?.name == "Bo")
     }
+
+    @Test func slicesResolveAsAppendingListsThatSaveAsAppends() throws {
+        var context = Context()
+        try User(id: "u", name: "U").save(to: &context)
+        try Chat(id: "c").save(to: &context)
+        for index in 0..<5 { try Message(id: "m\(index)", text: "t", timestamp: index, author: .id("u"), chat: .id("c")).save(to: &context) }
+        let latest = try #require(Chat.query("c", in: context).with(slice: \.$messages) { $0.sorted(by: \.timestamp.desc).limit(2).id(\.$author) }.resolve())
+        #expect(latest.$messages.isAppending && latest.messages?.map(\.id) == ["m4", "m3"])
+        let ids = try #require(Chat.query("c", in: context).id(slice: \.$messages) { $0.limit(1) }.resolve())
+        #expect(ids.$messages.isAppending && ids.$messages.ids == ["m0"])
+        #expect(Chat.query("c", in: context).fragment(slice: \.$users).resolve()?.$users.isAppending == true)
+
+        // Saved into a context that has other messages of the chat, a slice adds to them.
+        var other = Context()
+        try User(id: "u", name: "U").save(to: &other)
+        try Chat(id: "c", messages: .relation([Message(id: "old", text: "t", author: .id("u"))])).save(to: &other)
+        try latest.save(to: &other)
+        #expect(Chat.query("c", in: other).with(\.$messages).resolve()?.messages?.map(\.id) == ["old", "m4", "m3"])
+    }
 }

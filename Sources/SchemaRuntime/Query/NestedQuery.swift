@@ -54,6 +54,36 @@ extension NestedQuery {
         toMany(keyPath, nested) { .fragment($0) }
     }
 
+    /// Resolves a to-many relation as an appending slice (`.appending(relation:)`): a part of
+    /// the list, typically filtered or limited by `nested`, that saving the entity elsewhere
+    /// adds to the stored links instead of replacing them (SwiftletModel's `with(slice:)`).
+    @inlinable
+    public func with<Target, Directionality>(
+        slice keyPath: WritableKeyPath<Entity, ToMany<Target, Directionality>>,
+        _ nested: (QueryList<Target>) -> QueryList<Target> = { $0 }
+    ) -> Self {
+        toMany(keyPath, nested) { .appending(relation: $0) }
+    }
+
+    /// Resolves a to-many relation as an appending slice of fragments (`.appending(fragment:)`).
+    @inlinable
+    public func fragment<Target, Directionality>(
+        slice keyPath: WritableKeyPath<Entity, ToMany<Target, Directionality>>,
+        _ nested: (QueryList<Target>) -> QueryList<Target> = { $0 }
+    ) -> Self {
+        toMany(keyPath, nested) { .appending(fragment: $0) }
+    }
+
+    /// Resolves a to-many relation as an appending slice of ids (`.appending(ids:)`), shaped by
+    /// `nested` (a filter, sort or limit).
+    @inlinable
+    public func id<Target, Directionality>(
+        slice keyPath: WritableKeyPath<Entity, ToMany<Target, Directionality>>,
+        _ nested: (QueryList<Target>) -> QueryList<Target> = { $0 }
+    ) -> Self {
+        toMany(keyPath, nested) { .appending(ids: $0.map(\.id)) }
+    }
+
     /// Resolves a to-one relation as the related id only.
     @inlinable
     public func id<Target, Directionality, Constraint>(
