@@ -70,6 +70,7 @@ public struct Deleted<Entity: EntityModelProtocol>: EntityModelProtocol {
 }
 
 extension Deleted: Codable where Entity: Codable {}
+extension Deleted: Equatable where Entity: Equatable {}
 
 extension EntityModelProtocol {
     /// The stored entity, with all its relations as ids, ready to be archived by saving it;

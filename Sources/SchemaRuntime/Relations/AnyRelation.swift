@@ -24,6 +24,9 @@ public struct AnyRelation<Source: EntityModelProtocol>: Sendable {
     let embeddedSaves: @Sendable (Source) -> [SaveStep]
     /// Links the `Source` at a key as its relation says; embedded entities are already saved.
     let link: @Sendable (Source, EntityKey<Source>, inout Context) -> Void
+    /// Sets the relation of the `Source` at a key to every id it links to, stored or not
+    /// (``ContextDocument``: a document keeps links to ids saved later, as the context does).
+    let linkAllIDs: @Sendable (inout Source, Int32, Context) -> Void
 
     var targetTable: ObjectIdentifier { ObjectIdentifier(target) }
 }

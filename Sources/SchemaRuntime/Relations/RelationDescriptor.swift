@@ -50,7 +50,11 @@ public struct ToOneRelationDescriptor<Source: EntityModelProtocol, Target: Entit
                 guard case .entity(let target, let fragment) = entity[keyPath: keyPath].state else { return [] }
                 return [.start(target, options: fragment ? Target.fragmentMergeStrategy : Target.defaultMergeStrategy)]
             },
-            link: { [self] entity, key, context in context.link(entity[keyPath: keyPath], of: key, self) }
+            link: { [self] entity, key, context in context.link(entity[keyPath: keyPath], of: key, self) },
+            linkAllIDs: { entity, key, context in
+                let target = context.storageIfPresent(ObjectIdentifier(Source.self))?.toOneLink(column, key) ?? -1
+                if target >= 0 { entity[keyPath: keyPath] = .id(context.id(Target.self, target)) }
+            }
         )
     }
 }
@@ -107,7 +111,11 @@ public struct ToManyRelationDescriptor<Source: EntityModelProtocol, Target: Enti
                 let strategy = fragment ? Target.fragmentMergeStrategy : Target.defaultMergeStrategy
                 return targets.map { .start($0, options: strategy) }
             },
-            link: { [self] entity, key, context in context.link(entity[keyPath: keyPath], of: key, self) }
+            link: { [self] entity, key, context in context.link(entity[keyPath: keyPath], of: key, self) },
+            linkAllIDs: { entity, key, context in
+                let targets = context.storageIfPresent(ObjectIdentifier(Source.self))?.toManyLinks(column, key).keys ?? []
+                entity[keyPath: keyPath] = .ids(targets.map { context.id(Target.self, $0) })
+            }
         )
     }
 }
