@@ -154,4 +154,14 @@ import Testing
         #expect(chatAfter?.messages?.map(\.id) == expected?.messages?.map(\.id))
         #expect(chatAfter?.users?.map(\.id) == ["u2", "u1"] && chatAfter?.admins?.map(\.id) == ["u2", "u1"])
     }
+
+    @Test func archivingInAStoreIsRefusedWholeRatherThanLost() throws {
+        let store = try Store(.sqliteMemory, schema: ChatModelsSchema.self)
+        try store.write { try Self.seed(&$0) }
+        let before = try StoreSnapshot(store.context)
+        #expect(throws: StoreError.unknownEntity(name: "Deleted<Message>")) {
+            try store.write { context in try context.find(Message.self, id: "m1")!.asDeleted(in: context)!.save(to: &context) }
+        }
+        #expect(try StoreSnapshot(store.context) == before)
+    }
 }
