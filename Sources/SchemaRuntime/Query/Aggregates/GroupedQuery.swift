@@ -10,8 +10,9 @@
 /// Groups come in the order of their first entity in the query's result unless sorted by
 /// key (``sortedByKey(descending:)``) or by the aggregate (``sortedByAggregate(descending:)``);
 /// ties keep that order. Only groups holding at least one entity exist. Grouping reads each
-/// entity's stored row (or, grouping by a relation, only its link) once: O(result) after the
-/// query, plus O(g log g) to sort g groups.
+/// entity's stored row once (grouping by a relation reads only its link), and an aggregate of
+/// a field reads each member's row once more: O(result) after the query, plus O(g log g) to
+/// sort g groups.
 public struct GroupedQuery<Entity: EntityModelProtocol, Key> {
     /// One group: its key, the key as index values (hashing and ordering), its members.
     struct Group {
