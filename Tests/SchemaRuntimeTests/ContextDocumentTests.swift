@@ -57,4 +57,25 @@ import Testing
         #expect(try Contents(data).messages.values.contains { message in context.find(User.self, id: message.$author.id ?? "") == nil },
                 "the document keeps a link to the deleted author")
     }
+
+    @Test func aDocumentMergesIntoAnotherContextAsEntitiesOrFragments() throws {
+        var source = Context()
+        try User(id: "u", name: "New name").save(to: &source)
+        try Chat(id: "c", users: .ids(["u"])).save(to: &source)
+        let document = ContextDocument<ChatModelsSchema>(source)
+        var target = Context()
+        try User(id: "u", name: "Old", email: "kept@example.com").save(to: &target)
+        try User(id: "other", name: "Other").save(to: &target)
+
+        var asFragments = target
+        try document.save(to: &asFragments, asFragments: true)
+        #expect(asFragments.find(User.self, id: "u")?.name == "New name")
+        #expect(asFragments.find(User.self, id: "u")?.email == "kept@example.com", "a fragment keeps what it leaves out")
+        #expect(asFragments.find(User.self, id: "other") != nil)
+        #expect(Chat.query("c", in: asFragments).with(\.$users).resolve()?.users?.map(\.id) == ["u"])
+
+        var asEntities = target
+        try document.save(to: &asEntities)
+        #expect(asEntities.find(User.self, id: "u")?.email == nil, "an entity replaces the stored one")
+    }
 }
