@@ -99,6 +99,33 @@ import Testing
         #expect(back.status == 0 && back.output == direct.output && back.output.contains("public entity User {"))
     }
 
+    @Test func convertFromSwiftletModelWritesSchemasAndKeptSwiftOrNothing() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let model = PackagePaths.url("Tests/SchemaGenCoreTests/Fixtures/SwiftletModel/Readme/Models.swift").path
+        let output = directory.appendingPathComponent("out")
+        let converted = try run(["convert", "--from", "swiftletmodel", model, "--output", output.path])
+        #expect(converted.status == 0, "\(converted.errors)")
+        let written = try FileManager.default.contentsOfDirectory(atPath: output.path).sorted()
+        #expect(written == ["Models+Kept.swift", "Models.schema"])
+        #expect(try String(contentsOf: output.appendingPathComponent("Models.schema"), encoding: .utf8)
+                == PackagePaths.text("Tests/SchemaGenCoreTests/Fixtures/SwiftletModel/Readme/Models.schema.expected"))
+        // --no-updated-at leaves the metadata line out.
+        let plain = try run(["convert", "--from", "swiftletmodel", model, "--output", output.path, "--no-updated-at"])
+        #expect(plain.status == 0)
+        #expect(try !String(contentsOf: output.appendingPathComponent("Models.schema"), encoding: .utf8).contains("metadata updatedAt"))
+
+        // A model with an error: diagnostics located in the Swift source, nothing written.
+        let broken = directory.appendingPathComponent("Broken.swift")
+        try Data("@EntityModel\nstruct Note {\n    let id: String\n    var at: Date = Date()\n}\n".utf8).write(to: broken)
+        let elsewhere = directory.appendingPathComponent("none")
+        let failed = try run(["convert", "--from", "swiftletmodel", broken.path, "--output", elsewhere.path])
+        #expect(failed.status == 1)
+        #expect(failed.errors.contains("\(broken.path):4:20: error: default value 'Date()' of 'at' is not a constant a schema can hold"))
+        #expect(!FileManager.default.fileExists(atPath: elsewhere.path))
+        #expect(try run(["convert", "--from", "swift", model, "--output", output.path]).status != 0)
+    }
+
     // Issue #8: I/O failures are one line naming the operation, the path and the reason.
     @Test func fileSystemFailuresAreOneLine() throws {
         let directory = try temporaryDirectory()
