@@ -126,12 +126,18 @@ struct SwiftletModelImporter {
                 // A namespace (`extension Schema.V1 { @EntityModel struct User ... }`): entities are
                 // generated at the top level; the rest of the namespace stays in Swift.
                 var others: [String] = []
+                let namespace = dottedName(after: declaration.keywordIndex, in: input)
                 for member in input.reader.declarations(in: declaration.body!) {
                     if member.keyword == "struct", member.attribute("EntityModel") != nil {
                         let (entity, members) = convertEntity(member, in: input)
-                        diagnostics.append(.warning("'\(entity.name.value)' is generated at the top level, not inside '\(declaration.name ?? "")'",
-                                                    at: entity.name.location,
-                                                    hint: "schemas have no namespaces yet: refer to it as '\(entity.name.value)', or add 'typealias \(entity.name.value) = ...' inside the namespace"))
+                        if document.namespace == nil {
+                            // The schema's `namespace` line: the entity is also `Namespace.Name`.
+                            document.namespace = Located(namespace, at: input.tokens[declaration.keywordIndex].location)
+                        } else if document.namespace?.value != namespace {
+                            diagnostics.append(.warning("'\(entity.name.value)' is not reachable as '\(namespace.joined(separator: ".")).\(entity.name.value)'",
+                                                        at: entity.name.location,
+                                                        hint: "a schema file has one namespace (\(document.namespace!.value.joined(separator: "."))); move the model to its own file to keep its namespace"))
+                        }
                         document.declarations.append(.entity(entity))
                         if !members.isEmpty { kept.append("extension \(entity.name.value) {\n" + members.joined(separator: "\n\n") + "\n}") }
                     } else {
@@ -190,6 +196,18 @@ struct SwiftletModelImporter {
         }
         return SwiftletModelImport.File(sourcePath: input.path, schema: hasSchema ? document : nil,
                                         schemaText: hasSchema ? Self.endingInNewline(DSLPrinter.print(document)) : nil, swiftText: swift)
+    }
+
+    /// `Schema.V1` in `extension Schema.V1 {`: the names after the keyword at `index`.
+    private func dottedName(after index: Int, in input: Input) -> [String] {
+        var names: [String] = []
+        var position = index + 1
+        while position < input.tokens.count, input.tokens[position].kind == .identifier {
+            names.append(input.tokens[position].text)
+            guard position + 2 < input.tokens.count, input.tokens[position + 1].isPunctuation(".") else { break }
+            position += 2
+        }
+        return names
     }
 
     /// Whether a namespace's body declares `@EntityModel` structs.

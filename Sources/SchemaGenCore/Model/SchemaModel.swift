@@ -13,6 +13,8 @@ public struct FileModel: Hashable, Sendable {
     public var declarations: [DeclarationModel]
     /// The `external` types this file declares, checked where the schema declares them.
     public var externals: [ExternalModel] = []
+    /// `namespace Models.V1`: the enum the file's types are also reachable in; empty for none.
+    public var namespace: [String] = []
 }
 
 /// An `external` declaration: a Swift type the user writes, which only the compiler can check.

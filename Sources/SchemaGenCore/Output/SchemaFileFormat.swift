@@ -14,6 +14,10 @@ public enum SchemaFileFormat {
   "required": ["declarations"],
   "properties": {
     "$schema": {"type": "string"},
+    "namespace": {
+      "description": "An enum declared in Swift whose members the file's types are also reachable as: \"Models.V1\" makes Models.V1.User name User.",
+      "type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)*$"
+    },
     "declarations": {
       "type": "array",
       "items": {"oneOf": [

@@ -123,7 +123,20 @@ public struct DSLParser {
 
     mutating func parseDocument() -> SchemaDocument {
         var declarations: [Declaration] = []
+        var namespace: Located<[String]>?
+        if current.isKeyword("namespace") {
+            let keyword = current.location
+            advance()
+            if let names = try? parseDottedName() { namespace = Located(names, at: keyword) }
+        }
         while current.kind != .endOfFile {
+            if current.isKeyword("namespace") {
+                diagnostics.append(.error("'namespace' must be the first line of a schema file, and come once", at: current.location,
+                                          hint: "move it above every declaration"))
+                advance()
+                _ = try? parseDottedName()
+                continue
+            }
             let start = index
             do {
                 declarations.append(try parseDeclaration())
@@ -136,7 +149,14 @@ public struct DSLParser {
                 if current.isSymbol("}") { advance() }
             }
         }
-        return SchemaDocument(path: path, declarations: declarations, incompleteNames: incompleteNames)
+        return SchemaDocument(path: path, declarations: declarations, incompleteNames: incompleteNames, namespace: namespace)
+    }
+
+    /// `Models.V1`: identifiers separated by dots.
+    private mutating func parseDottedName() throws -> [String] {
+        var names = [try expectIdentifier("a namespace name after 'namespace'").value]
+        while consumeSymbol(".") { names.append(try expectIdentifier("a name after '.'").value) }
+        return names
     }
 
     /// The name a declaration starting at token `start` declares, if it got that far.

@@ -144,7 +144,7 @@ public struct JSONSchemaReader {
     // MARK: Document
 
     mutating func readDocument(_ root: JSONValue) -> SchemaDocument {
-        guard let top = members(root, "the schema document", allowed: ["$schema", "declarations"]) else {
+        guard let top = members(root, "the schema document", allowed: ["$schema", "namespace", "declarations"]) else {
             return SchemaDocument(path: path, declarations: [])
         }
         var declarations: [Declaration] = []
@@ -160,7 +160,11 @@ public struct JSONSchemaReader {
                 }
             }
         }
-        return SchemaDocument(path: path, declarations: declarations, incompleteNames: incomplete)
+        var document = SchemaDocument(path: path, declarations: declarations, incompleteNames: incomplete)
+        if let namespace = string(top["namespace"], "'namespace'") {
+            document.namespace = Located(namespace.value.split(separator: ".", omittingEmptySubsequences: false).map(String.init), at: namespace.location)
+        }
+        return document
     }
 
     private mutating func readDeclaration(_ value: JSONValue) -> Declaration? {

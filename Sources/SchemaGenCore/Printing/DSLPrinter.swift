@@ -2,6 +2,10 @@
 public enum DSLPrinter {
     public static func print(_ document: SchemaDocument) -> String {
         var writer = SwiftWriter()
+        if let namespace = document.namespace {
+            writer.line("namespace \(namespace.value.joined(separator: "."))")
+            if !document.declarations.isEmpty { writer.line() }
+        }
         for (offset, declaration) in document.declarations.enumerated() {
             if offset > 0 { writer.line() }
             switch declaration {

@@ -10,10 +10,10 @@ public enum JSONPrinter {
     }
 
     public static func print(_ document: SchemaDocument, schemaURL: String = "../docs/schemagen-format.json") -> String {
-        let root = Node.object([
-            ("$schema", .string(schemaURL)),
-            ("declarations", .array(document.declarations.map(declaration))),
-        ])
+        var members: [(String, Node)] = [("$schema", .string(schemaURL))]
+        if let namespace = document.namespace { members.append(("namespace", .string(namespace.value.joined(separator: ".")))) }
+        members.append(("declarations", .array(document.declarations.map(declaration))))
+        let root = Node.object(members)
         var text = ""
         write(root, indent: 0, into: &text)
         return text + "\n"

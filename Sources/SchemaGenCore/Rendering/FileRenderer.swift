@@ -19,7 +19,36 @@ public enum FileRenderer {
             case .structure(let structure): StructRenderer.render(structure, into: &writer)
             }
         }
+        renderNamespace(file, into: &writer)
         return writer.text
+    }
+
+    /// `namespace Models.V1`: each type of the file is declared at the top level (stores,
+    /// schema lists and other files name it so) and is also `Models.V1.User`, through a
+    /// typealias in the enum the user declares. The alias goes through a file-level one,
+    /// since inside the namespace `User` would name the alias itself.
+    private static func renderNamespace(_ file: FileModel, into writer: inout SwiftWriter) {
+        guard !file.namespace.isEmpty else { return }
+        let namespace = file.namespace.joined(separator: ".")
+        let types: [(name: String, access: AccessLevel)] = file.declarations.map { declaration in
+            switch declaration {
+            case .entity(let entity): (entity.name, entity.access)
+            case .enumeration(let enumeration): (enumeration.name, enumeration.access)
+            case .structure(let structure): (structure.name, structure.access)
+            }
+        }
+        guard !types.isEmpty else { return }
+        let prefix = "_" + file.namespace.joined(separator: "_") + "_"
+        writer.line()
+        writer.line("// MARK: - namespace \(namespace)")
+        writer.line()
+        for type in types { writer.line("\(type.access.prefix)typealias \(prefix)\(type.name) = \(type.name)") }
+        writer.line()
+        writer.block("extension \(namespace)") { writer in
+            for type in types {
+                writer.line("\(type.access.prefix)typealias \(type.name) = \(prefix)\(type.name)")
+            }
+        }
     }
 
     /// One call per `external` declaration, at its schema line: a missing type or conformance

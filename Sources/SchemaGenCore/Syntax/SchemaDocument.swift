@@ -8,11 +8,15 @@ public struct SchemaDocument: Hashable, Sendable {
     /// (already reported). Validation stays quiet about what follows from the gap: an unknown
     /// type of that name, a missing member or inverse inside it.
     public var incompleteNames: Set<String> = []
+    /// `namespace Models.V1`: the enum (declared in Swift) whose members the file's types are
+    /// also reachable as (`Models.V1.User`); nil for none.
+    public var namespace: Located<[String]>? = nil
 
-    public init(path: String, declarations: [Declaration], incompleteNames: Set<String> = []) {
+    public init(path: String, declarations: [Declaration], incompleteNames: Set<String> = [], namespace: Located<[String]>? = nil) {
         self.path = path
         self.declarations = declarations
         self.incompleteNames = incompleteNames
+        self.namespace = namespace
     }
 }
 

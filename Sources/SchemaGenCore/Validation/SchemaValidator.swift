@@ -24,6 +24,25 @@ public struct SchemaValidator {
         diagnostics.error(message, at: location, hint: hint)
     }
 
+    /// The file's namespace, each name checked; the types' aliases are generated inside it,
+    /// so a name of the file's own types cannot be a namespace component.
+    private mutating func checkedNamespace(_ document: SchemaDocument) -> [String] {
+        guard let namespace = document.namespace else { return [] }
+        for name in namespace.value {
+            if let problem = SwiftName.identifierProblem(name) {
+                error("namespace: \(problem)", at: namespace.location, hint: "write the enum's path, e.g. 'namespace Models.V1'")
+                return []
+            }
+        }
+        let own = Set(document.declarations.map(\.name.value))
+        if let clash = namespace.value.first(where: own.contains) {
+            error("namespace '\(namespace.value.joined(separator: "."))' names '\(clash)', a type this file declares", at: namespace.location,
+                  hint: "a namespace is an enum declared in Swift, apart from the schema's types")
+            return []
+        }
+        return namespace.value
+    }
+
     private mutating func run() -> SchemaModel {
         registerDeclarations()
         checkOutputNames()
@@ -44,7 +63,7 @@ public struct SchemaValidator {
                                      origin: external.name.location)
             }
             files.append(FileModel(sourceName: Self.fileName(document.path), outputName: Self.outputName(for: document.path),
-                                   declarations: declarations, externals: externals))
+                                   declarations: declarations, externals: externals, namespace: checkedNamespace(document)))
         }
         resolveEquatableEntities(&files)
         let entities = documents.flatMap { document in
