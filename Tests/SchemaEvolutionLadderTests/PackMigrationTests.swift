@@ -70,4 +70,26 @@ import Testing
         #expect(new.context.find(LadderV3.Writer.self, id: "a2") != nil)
         new.close()
     }
+
+    /// Soft-deleted archives follow renames of their entity, its fields and its relations.
+    @Test func archivesFollowARenamingMigration() throws {
+        let folder = try TemporaryFolder()
+        let url = folder.url.appendingPathComponent("archives.sqlite")
+        let old = try Store(.file(url), schema: LadderV2Schema.self)
+        try old.write { context in
+            try LadderV2.Author(id: "a1", name: "Ada", born: 1815, books: .relation([LadderV2.Book(id: "b1", title: "Notes")])).save(to: &context)
+            try LadderV2.Tag(id: "t1", label: "math").save(to: &context)
+            try context.find(LadderV2.Author.self, id: "a1")!.asDeleted(in: context)!.save(to: &context)
+            try context.find(LadderV2.Tag.self, id: "t1")!.asDeleted(in: context)!.save(to: &context)
+        }
+        old.close()
+
+        let new = try Store(.file(url), schema: LadderV3Schema.self)
+        let writer = try #require(Deleted<LadderV3.Writer>.query(in: new.context).resolve().first)
+        #expect(writer.entity.fullName == "Ada" && writer.entity.born == 1815 && writer.entity.$works.ids == ["b1"])
+        #expect(Deleted<LadderV3.Tag>.query(in: new.context).resolve().first?.entity.name == "math")
+        try new.write { context in try Deleted<LadderV3.Writer>.query(in: context).resolve()[0].restore(in: &context) }
+        #expect(LadderV3.Writer.query("a1", in: new.context).with(\.$works).resolve()?.works?.map(\.id) == ["b1"])
+        new.close()
+    }
 }

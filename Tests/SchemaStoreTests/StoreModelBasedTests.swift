@@ -21,7 +21,7 @@ import Testing
         let other = "m\(Int.random(in: 0..<30, using: &random))"
         let number = Int.random(in: 0..<1000, using: &random)
         let users = (0..<Int.random(in: 0..<4, using: &random)).map { _ in "u\(Int.random(in: 0..<6, using: &random))" }
-        switch Int.random(in: 0..<15, using: &random) {
+        switch Int.random(in: 0..<17, using: &random) {
         case 0:
             return ("save user \(user)", { try User(id: user, name: "n\(number)", username: number % 3 == 0 ? "name\(number % 5)" : nil,
                                                     age: number % 90, status: number % 2 == 0 ? .away : .active).save(to: &$0) })
@@ -78,6 +78,17 @@ import Testing
         case 13:
             return ("insert \(users) at \(number % 3) into users of \(chat)", { context in
                 try Chat(id: chat).insert(users, at: number % 3, into: \.$users, in: &context)
+            })
+        case 14:
+            return ("archive \(message)", { context in
+                guard let archive = context.find(Message.self, id: message)?.asDeleted(in: context) else { return }
+                try archive.save(to: &context)
+            })
+        case 15:
+            // Restoring may leave a required relation empty (its chat deleted since): then it throws on both sides.
+            return ("restore \(message)", { context in
+                guard let archive = context.find(Deleted<Message>.self, id: message) else { return }
+                try archive.restore(in: &context)
             })
         default:
             return ("edit text of \(message)", { context in

@@ -23,6 +23,10 @@ struct StoreSnapshot: Equatable, CustomStringConvertible {
         try add(Chat.self)
         try add(Message.self)
         try add(Attachment.self)
+        // Archives, with the links they keep (not their time: each side archives at its own).
+        for archive in Deleted<Message>.query(in: context).resolve() {
+            lines.append("archived Message " + String(decoding: try encoder.encode(archive.entity), as: UTF8.self))
+        }
         lines.sort()
         // Index answers: ordered (timestamp), full text, hash (status), unique (username).
         lines.append("newest: " + Message.query(in: context).sorted(by: \.timestamp).resolve().map { "\($0.timestamp):\($0.id)" }.sorted().joined(separator: ","))

@@ -155,13 +155,24 @@ import Testing
         #expect(chatAfter?.users?.map(\.id) == ["u2", "u1"] && chatAfter?.admins?.map(\.id) == ["u2", "u1"])
     }
 
-    @Test func archivingInAStoreIsRefusedWholeRatherThanLost() throws {
-        let store = try Store(.sqliteMemory, schema: ChatModelsSchema.self)
+    @Test func softDeletedArchivesAreKeptAcrossReopeningAndRestore() throws {
+        let folder = try TemporaryFolder()
+        let store = try Store(.file(folder.file()), schema: ChatModelsSchema.self)
         try store.write { try Self.seed(&$0) }
-        let before = try StoreSnapshot(store.context)
-        #expect(throws: StoreError.unknownEntity(name: "Deleted<Message>")) {
-            try store.write { context in try context.find(Message.self, id: "m1")!.asDeleted(in: context)!.save(to: &context) }
-        }
-        #expect(try StoreSnapshot(store.context) == before)
+        try store.write { context in try context.find(Message.self, id: "m1")!.asDeleted(in: context)!.save(to: &context) }
+        let archived = try #require(Deleted<Message>.query(in: store.context).resolve().first)
+        store.close()
+
+        let reopened = try Store(.file(folder.file()), schema: ChatModelsSchema.self)
+        #expect(reopened.context.find(Message.self, id: "m1") == nil)
+        let loaded = try #require(Deleted<Message>.query(in: reopened.context).resolve().first)
+        #expect(loaded.entity.text == archived.entity.text && loaded.deletedAt == archived.deletedAt)
+        #expect(loaded.entity.$chat.id == "c1" && loaded.entity.$author.id == "u1", "the archive keeps the links restore relinks")
+        try reopened.write { context in try Deleted<Message>.query(in: context).resolve()[0].restore(in: &context) }
+        reopened.close()
+
+        let restored = try Store(.file(folder.file()), schema: ChatModelsSchema.self)
+        #expect(Deleted<Message>.query(in: restored.context).resolve().isEmpty)
+        #expect(Chat.query("c1", in: restored.context).with(\.$messages).resolve()?.messages?.map(\.id).sorted() == ["m1", "m2"])
     }
 }

@@ -18,6 +18,8 @@ final class SQLiteBackend: StoreBackend, @unchecked Sendable {
     static let metaTable = quoted(StoreMetadataKey.table)
     /// The user's edits of pack entities (``OverlayRecord``); created by the first edit.
     static let overlayTable = quoted("schemagen:overlay")
+    /// Soft-deleted archives (`Deleted<Entity>`), as JSON: created on first use.
+    static let archiveTable = quoted("schemagen:archive")
 
     let location: String
     private let database: SQLiteDatabase
@@ -229,6 +231,18 @@ final class SQLiteBackend: StoreBackend, @unchecked Sendable {
                 throw StoreError.corrupt(path: location, reason: "a record of schemagen:overlay is unreadable")
             }
             try body(OverlayRecord(kind: kind, name: name, id: statement.value(at: 2), pack: pack))
+        }
+    }
+
+    func loadArchives(_ body: (String, Data) throws -> Void) throws {
+        let exists = try mapped { try database.strings("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'schemagen:archive'") }
+        guard !exists.isEmpty else { return }
+        let statement = try mapped { try database.statement("SELECT name, archive FROM \(Self.archiveTable) ORDER BY rowid") }
+        while try mapped({ try statement.step() }) {
+            guard case .text(let name) = statement.value(at: 0), case .blob(let json) = statement.value(at: 1) else {
+                throw StoreError.corrupt(path: location, reason: "a record of schemagen:archive is unreadable")
+            }
+            try body(name, json)
         }
     }
 

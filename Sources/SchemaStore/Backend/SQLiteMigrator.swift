@@ -1,3 +1,4 @@
+import Foundation
 @_spi(SchemaStore) import SchemaRuntime
 
 /// Applies a ``MigrationPlan`` to an SQLite store, inside the transaction that opens it: a
@@ -71,7 +72,56 @@ struct SQLiteMigrator {
         // What nothing took: removed entities and relations, and link tables rebuilt elsewhere.
         for table in aside.values.sorted() { try database.execute("DROP TABLE \(quoted(table))") }
         try renameOverlayRecords(old: old)
+        try migrateArchives()
         database.clearStatementCache()
+    }
+
+    /// Soft-deleted archives hold each entity as JSON under its entity's name: follow renames
+    /// of the entity, and of its fields and relations (the JSON keys), so archives stay
+    /// readable. Fields added with a default decode as their default; removed ones are
+    /// ignored.
+    private func migrateArchives() throws {
+        let tables = try database.strings("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'schemagen:archive'")
+        guard !tables.isEmpty else { return }
+        for entity in layout.entities {
+            guard let oldName = plan.entitySources[entity.entityName] else { continue }
+            var keys: [String: String] = [:]   // old JSON key -> new
+            for (field, source) in plan.columnSources[entity.entityName] ?? [:] {
+                switch source {
+                case .copy(let from) where from != field, .copyReplacingNil(let from) where from != field: keys[from] = field
+                default: break
+                }
+            }
+            for relation in entity.relations {
+                if let source = plan.relationSources[.init(entity.entityName, relation.name)], source.relation != relation.name {
+                    keys[source.relation] = relation.name
+                }
+            }
+            guard oldName != entity.entityName || !keys.isEmpty else { continue }
+            let rows = try database.statement("SELECT rowid, archive FROM \(SQLiteBackend.archiveTable) WHERE name = ?")
+            try rows.bind([.text(oldName)])
+            var updates: [(rowid: StoredValue, json: Data)] = []
+            while try rows.step() {
+                guard case .blob(let json) = rows.value(at: 1) else { continue }
+                updates.append((rows.value(at: 0), keys.isEmpty ? json : try Self.renamingKeys(in: json, keys)))
+            }
+            let update = try database.statement("UPDATE \(SQLiteBackend.archiveTable) SET name = ?, archive = ? WHERE rowid = ?")
+            for row in updates { try update.run([.text("schemagen:renamed:" + entity.entityName), .blob(row.json), row.rowid]) }
+        }
+        // Two passes, through a prefix, so that swapped names stay apart.
+        let prefix = "schemagen:renamed:"
+        try database.statement("UPDATE \(SQLiteBackend.archiveTable) SET name = substr(name, ?) WHERE name LIKE ?")
+            .run([.integer(Int64(prefix.count + 1)), .text(prefix + "%")])
+    }
+
+    /// The archive JSON (`{"deletedAt": ..., "entity": {...}}`) with the entity's keys renamed.
+    private static func renamingKeys(in json: Data, _ keys: [String: String]) throws -> Data {
+        guard var archive = try JSONSerialization.jsonObject(with: json) as? [String: Any],
+              let entity = archive["entity"] as? [String: Any] else { return json }
+        var renamed: [String: Any] = [:]
+        for (key, value) in entity { renamed[keys[key] ?? key] = value }
+        archive["entity"] = renamed
+        return try JSONSerialization.data(withJSONObject: archive, options: [.sortedKeys])
     }
 
     /// Edits of pack entities (``OverlayRecord``) name entities and link tables: follow

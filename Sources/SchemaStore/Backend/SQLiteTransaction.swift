@@ -1,3 +1,4 @@
+import Foundation
 import SchemaRuntime
 
 /// The statements of one write transaction, prepared once per connection and reused.
@@ -61,6 +62,25 @@ struct SQLiteTransaction: StoreTransaction {
         try createOverlayTable()
         try database.statement(cacheKey: "overlay remove", "DELETE FROM \(SQLiteBackend.overlayTable) WHERE kind = ? AND name = ? AND id = ?")
             .run([.text(kind.rawValue), .text(name), id])
+    }
+
+    func upsertArchive(name: String, id: StoredValue, json: Data) throws {
+        try createArchiveTable()
+        try database.statement(cacheKey: "archive add", "INSERT OR REPLACE INTO \(SQLiteBackend.archiveTable) (name, id, archive) VALUES (?, ?, ?)")
+            .run([.text(name), id, .blob(json)])
+    }
+
+    func removeArchive(name: String, id: StoredValue) throws {
+        try createArchiveTable()
+        try database.statement(cacheKey: "archive remove", "DELETE FROM \(SQLiteBackend.archiveTable) WHERE name = ? AND id = ?").run([.text(name), id])
+    }
+
+    /// Created on first use: stores that never archive never have the table.
+    private func createArchiveTable() throws {
+        try database.statement(cacheKey: "archive table", """
+            CREATE TABLE IF NOT EXISTS \(SQLiteBackend.archiveTable) (name TEXT NOT NULL, id NOT NULL, archive BLOB NOT NULL, \
+            PRIMARY KEY (name, id))
+            """).run()
     }
 
     /// Created on first use: stores that never edit pack content never have the table.

@@ -1,3 +1,4 @@
+import Foundation
 import SchemaRuntime
 
 /// Where a ``Store`` keeps its graph durably. The store works in tables, rows and links (its
@@ -25,6 +26,10 @@ protocol StoreBackend: AnyObject, Sendable {
     /// packs).
     func loadOverlay(_ body: (OverlayRecord) throws -> Void) throws
 
+    /// Every soft-deleted archive: the archived entity's name and the archive as JSON (none in
+    /// a store that never archived).
+    func loadArchives(_ body: (_ name: String, _ json: Data) throws -> Void) throws
+
     /// Runs `body` in one transaction: all of its writes are kept, or none.
     func transaction(_ body: (any StoreTransaction) throws -> Void) throws
 
@@ -48,6 +53,10 @@ protocol StoreTransaction {
     func addOverlay(_ record: OverlayRecord) throws
     /// Removes the record of this kind, name and id, if any.
     func removeOverlay(_ kind: OverlayRecord.Kind, name: String, id: StoredValue) throws
+    /// Adds or replaces the archive of `id` of entity `name`.
+    func upsertArchive(name: String, id: StoredValue, json: Data) throws
+    /// Removes the archive of `id` of entity `name`, if any.
+    func removeArchive(name: String, id: StoredValue) throws
 }
 
 extension StoreBackend {

@@ -10,6 +10,10 @@ struct StoreLayout: Sendable {
     let entities: [any AnyEntityPersister]
     let links: [LinkLayout]
     let persisterByTable: [ObjectIdentifier: any AnyEntityPersister]
+    /// The archive persister of each entity type (generated entities are Codable), by the
+    /// context table of its `Deleted<Entity>` rows and by entity name.
+    let archives: [ObjectIdentifier: any AnyArchivePersister]
+    let archivesByName: [String: any AnyArchivePersister]
 
     init(_ schema: any PersistentSchema.Type) {
         fingerprint = schema.fingerprint
@@ -27,6 +31,9 @@ struct StoreLayout: Sendable {
             byTable[entity.table] = entity
         }
         persisterByTable = byTable
+        let archivePersisters = schema.entities.compactMap(Self.archivePersister)
+        archives = Dictionary(uniqueKeysWithValues: archivePersisters.map { ($0.table, $0) })
+        archivesByName = Dictionary(uniqueKeysWithValues: archivePersisters.map { ($0.entityName, $0) })
         var links: [LinkLayout] = []
         for entity in entities {
             for relation in entity.relations {
@@ -42,6 +49,15 @@ struct StoreLayout: Sendable {
             }
         }
         self.links = links
+    }
+
+    private static func archivePersister(for type: any PersistentEntity.Type) -> (any AnyArchivePersister)? {
+        guard let codable = type as? any (PersistentEntity & Codable).Type else { return nil }
+        return archivePersister(codable)
+    }
+
+    private static func archivePersister<Entity: PersistentEntity & Codable>(_ type: Entity.Type) -> any AnyArchivePersister {
+        ArchivePersister<Entity>()
     }
 
     private static func persister<Entity: PersistentEntity>(for type: Entity.Type, shape: EntityShape, tables: TableLayout) -> any AnyEntityPersister {

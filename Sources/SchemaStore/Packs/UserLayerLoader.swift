@@ -49,6 +49,7 @@ struct UserLayerLoader {
                 try setLinks(link, owner: record.id, targets: [], in: &context)
             }
         }
+        try GraphLoader.loadArchives(layout: layout, backend: backend, into: &context)
         return stale
     }
 

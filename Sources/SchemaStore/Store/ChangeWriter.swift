@@ -17,6 +17,10 @@ struct ChangeWriter {
     /// Call ``checkEntities(_:layout:context:)`` first: rows of other types are skipped here.
     func write(_ changes: ChangeSet) throws {
         for (table, keys) in changes.rows.sorted(by: { order($0.key) < order($1.key) }) {
+            if let archive = layout.archives[table] {
+                for key in keys { try writeArchive(archive, key) }
+                continue
+            }
             guard let entity = layout.persisterByTable[table] else { continue }
             for key in keys {
                 if let layers, let (pack, baseKey) = layers.packEntity(entity, id: entity.idValue(key, in: context)) {
@@ -36,6 +40,16 @@ struct ChangeWriter {
             } else if let keys = changes.toOne[slot] {
                 for key in keys where !(try writePackSlot(link, key)) { try writeLink(link, key) }
             }
+        }
+    }
+
+    /// An archive (`Deleted<Entity>`): its record, or none once it is restored or removed.
+    private func writeArchive(_ archive: any AnyArchivePersister, _ key: Int32) throws {
+        let id = archive.idValue(key, in: context)
+        if let json = try archive.json(key, in: context) {
+            try transaction.upsertArchive(name: archive.entityName, id: id, json: json)
+        } else {
+            try transaction.removeArchive(name: archive.entityName, id: id)
         }
     }
 
@@ -137,7 +151,8 @@ struct ChangeWriter {
 
     /// Rows or links of a type outside the schema would be lost silently: refuse the write.
     static func checkEntities(_ changes: ChangeSet, layout: StoreLayout, context: Context) throws {
-        let tables = Array(changes.rows.keys) + changes.toOne.keys.map(\.table) + changes.toMany.keys.map(\.table)
+        // Archives have rows only; they are not entities of the schema but are kept.
+        let tables = changes.rows.keys.filter { layout.archives[$0] == nil } + changes.toOne.keys.map(\.table) + changes.toMany.keys.map(\.table)
         for table in tables where layout.persisterByTable[table] == nil {
             throw StoreError.unknownEntity(name: context.entityName(of: table) ?? "an entity type")
         }

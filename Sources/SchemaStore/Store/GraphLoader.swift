@@ -47,5 +47,21 @@ struct GraphLoader {
                 }
             }
         }
+        // The user's soft-deleted archives (packs have none).
+        if source == .user { try Self.loadArchives(layout: layout, backend: backend, into: &context) }
+    }
+
+    /// Reads the store's soft-deleted archives into `context`. An archive of an entity the
+    /// schema no longer has stays in the file, unread; one that cannot be decoded is an
+    /// unreadable row.
+    static func loadArchives(layout: StoreLayout, backend: any StoreBackend, into context: inout Context) throws {
+        try backend.loadArchives { name, json in
+            guard let archive = layout.archivesByName[name] else { return }
+            do {
+                try archive.load(json, into: &context)
+            } catch {
+                throw StoreError.unreadableRow(path: backend.location, entity: "Deleted<\(name)>", reason: "\(error)")
+            }
+        }
     }
 }
