@@ -8,7 +8,7 @@ import SchemaRuntime
 enum GeneratedCodeTestsSchema: PersistentSchema {
     /// Changes when an entity, field type or relation changes; not for indexes, merge rules or comments.
     /// A store file records the fingerprint it was written with.
-    static let fingerprint = "3fc479d04d5e41c7"
+    static let fingerprint = "e360001bc7c6f1ce"
 
     static let entities: [any PersistentEntity.Type] = [
         Document.self,
@@ -20,6 +20,8 @@ enum GeneratedCodeTestsSchema: PersistentSchema {
         KeywordNames.self,
         KeywordRelations.self,
         Account.self,
+        Note.self,
+        NotePart.self,
         Scored.self,
         Label.self,
         Post.self,
@@ -337,6 +339,27 @@ enum GeneratedCodeTestsSchema: PersistentSchema {
                 FieldShape("name", "String", column: .text, defaultValue: "\"\""),
                 FieldShape("isCurrent", "Bool", column: .integer, defaultValue: "false"),
             ]
+        ),
+        EntityShape(
+            "Note",
+            fields: [
+                FieldShape("id", "String", column: .text),
+                FieldShape("text", "String", column: .text, defaultValue: "\"\""),
+            ],
+            relations: [
+                RelationShape("parts", to: "NotePart", toMany: true, inverse: "note"),
+            ]
+        ),
+        EntityShape(
+            "NotePart",
+            fields: [
+                FieldShape("id", "String", column: .text),
+                FieldShape("body", "String", column: .text, defaultValue: "\"\""),
+            ],
+            relations: [
+                RelationShape("note", to: "Note", inverse: "parts"),
+            ],
+            tracksUpdatedAt: true
         ),
         EntityShape(
             "Scored",

@@ -103,3 +103,210 @@ extension Account: PersistentEntity {
 }
 
 extension Account: Equatable {}
+
+// MARK: - Note
+
+/// SwiftletModel's delete keeps a `Deleted<T>` archive: `metadata softDelete`, cascades included.
+struct Note: Sendable {
+    let id: String
+    var text: String
+
+    /// To-many, mutual with `NotePart.note`; deleting this entity deletes the related ones.
+    @ToMany<NotePart, Mutual> var parts: [NotePart]?
+
+    /// Creates the entity. Relations default to `.none`, which leaves stored links as they are on save.
+    init(
+        id: String,
+        text: String = "",
+        parts: ToMany<NotePart, Mutual> = .none
+    ) {
+        self.id = id
+        self.text = text
+        self._parts = parts
+    }
+}
+
+extension Note: EntityModelProtocol {
+    static let entityName = "Note"
+
+    /// Where each relation's links are stored, and how mutual relations pair up.
+    enum Relations {
+        static let parts = ToManyRelationDescriptor("parts", \Note.$parts, column: 0, inverse: .toOne(0), deleteRule: .cascade)
+    }
+
+    static let relations: [AnyRelation<Note>] = [
+        Relations.parts.erased,
+    ]
+
+    /// `metadata softDelete`: deleting an entity (cascades included) keeps a `Deleted<Note>` archive of it
+    /// (`Deleted<Note>.query(in:)`, `restore(in:)`).
+    static let keepsDeletedArchives = true
+
+    /// Used by `save(to:)`.
+    static let defaultMergeStrategy: MergeStrategy<Note> = .replace
+    /// Used by `save(to:options: .fragment)` and `.fragment(...)` relations.
+    static let fragmentMergeStrategy: MergeStrategy<Note> = patch
+    /// `Note` has no optional `var` fields, so patching stores the new value as it is.
+    static let patch: MergeStrategy<Note> = .replace
+
+    mutating func normalize() {
+        $parts = .none
+    }
+
+    func save(to context: inout Context, options: MergeStrategy<Note>) throws {
+        try context.transaction { context in
+            var entity = self
+            try entity.willSave(to: &context)
+            let key = try context.upsert(entity, options: options)
+            try context.saveRelation(entity.$parts, of: key, Relations.parts)
+            try entity.didSave(to: &context)
+        }
+    }
+
+    /// Deletes this entity alone; `delete(from:)` runs it and the deletes it queues in `cascade`.
+    func delete(from context: inout Context, cascade: inout CascadeDeletes) throws {
+        guard let key = context.storedKey(of: id, Note.self) else { return }
+        try willDelete(from: &context)
+        context.removeRow(key)
+        try context.applyDeleteRule(Relations.parts, of: key, cascade: &cascade)
+        try didDelete(from: &context)
+    }
+}
+
+extension Note: Codable {
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: FieldCodingKey.self)
+        self.id = try container.decode(String.self, forKey: "id")
+        self.text = try container.decode(String.self, forKey: "text", default: "")
+        self._parts = try container.decodeRelation(ToMany<NotePart, Mutual>.self, forKey: "parts")
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: FieldCodingKey.self)
+        try container.encode(self.id, forKey: "id")
+        try container.encode(self.text, forKey: "text")
+        try container.encode($parts, forKey: "parts")
+    }
+}
+
+extension Note: PersistentEntity {
+    /// The columns of the `Note` table in a store, one per field, `id` first.
+    static let storedFields: [StoredField<Note>] = [
+        .column("id", \.id),
+        .column("text", \.text, default: ""),
+    ]
+
+    /// Reads an entity back from its stored row; relations are `.none`.
+    init(storedRow row: StoredRow) throws {
+        self.id = try row.value(at: 0, as: String.self)
+        self.text = try row.value(at: 1, as: String.self)
+        self._parts = .none
+    }
+}
+
+extension Note: Equatable {}
+
+// MARK: - NotePart
+
+struct NotePart: Sendable {
+    let id: String
+    var body: String
+
+    /// To-one, required, mutual with `Note.parts`.
+    @ToOne<Note, Mutual, Required> var note: Note?
+
+    /// Creates the entity. Relations default to `.none`, which leaves stored links as they are on save.
+    init(
+        id: String,
+        body: String = "",
+        note: ToOne<Note, Mutual, Required> = .none
+    ) {
+        self.id = id
+        self.body = body
+        self._note = note
+    }
+}
+
+extension NotePart: EntityModelProtocol {
+    static let entityName = "NotePart"
+
+    /// Where each relation's links are stored, and how mutual relations pair up.
+    enum Relations {
+        static let note = ToOneRelationDescriptor("note", \NotePart.$note, column: 0, inverse: .toMany(0))
+    }
+
+    static let relations: [AnyRelation<NotePart>] = [
+        Relations.note.erased,
+    ]
+
+    /// `metadata updatedAt`: the context records when each entity was last saved
+    /// (`context.updatedAt(of:id:)`, `query.updated(since:)`).
+    static let tracksUpdatedAt = true
+
+    /// `metadata softDelete`: deleting an entity (cascades included) keeps a `Deleted<NotePart>` archive of it
+    /// (`Deleted<NotePart>.query(in:)`, `restore(in:)`).
+    static let keepsDeletedArchives = true
+
+    /// Used by `save(to:)`.
+    static let defaultMergeStrategy: MergeStrategy<NotePart> = .replace
+    /// Used by `save(to:options: .fragment)` and `.fragment(...)` relations.
+    static let fragmentMergeStrategy: MergeStrategy<NotePart> = patch
+    /// `NotePart` has no optional `var` fields, so patching stores the new value as it is.
+    static let patch: MergeStrategy<NotePart> = .replace
+
+    mutating func normalize() {
+        $note = .none
+    }
+
+    func save(to context: inout Context, options: MergeStrategy<NotePart>) throws {
+        try context.transaction { context in
+            var entity = self
+            try entity.willSave(to: &context)
+            let key = try context.upsert(entity, options: options)
+            try context.saveRelation(entity.$note, of: key, Relations.note)
+            try entity.didSave(to: &context)
+        }
+    }
+
+    /// Deletes this entity alone; `delete(from:)` runs it and the deletes it queues in `cascade`.
+    func delete(from context: inout Context, cascade: inout CascadeDeletes) throws {
+        guard let key = context.storedKey(of: id, NotePart.self) else { return }
+        try willDelete(from: &context)
+        context.removeRow(key)
+        try context.applyDeleteRule(Relations.note, of: key, cascade: &cascade)
+        try didDelete(from: &context)
+    }
+}
+
+extension NotePart: Codable {
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: FieldCodingKey.self)
+        self.id = try container.decode(String.self, forKey: "id")
+        self.body = try container.decode(String.self, forKey: "body", default: "")
+        self._note = try container.decodeRelation(ToOne<Note, Mutual, Required>.self, forKey: "note")
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: FieldCodingKey.self)
+        try container.encode(self.id, forKey: "id")
+        try container.encode(self.body, forKey: "body")
+        try container.encode($note, forKey: "note")
+    }
+}
+
+extension NotePart: PersistentEntity {
+    /// The columns of the `NotePart` table in a store, one per field, `id` first.
+    static let storedFields: [StoredField<NotePart>] = [
+        .column("id", \.id),
+        .column("body", \.body, default: ""),
+    ]
+
+    /// Reads an entity back from its stored row; relations are `.none`.
+    init(storedRow row: StoredRow) throws {
+        self.id = try row.value(at: 0, as: String.self)
+        self.body = try row.value(at: 1, as: String.self)
+        self._note = .none
+    }
+}
+
+extension NotePart: Equatable {}

@@ -42,7 +42,8 @@ enum ConvertCommand {
                 throw UsageError(message: "cannot read \(path): \(error.localizedDescription)")
             }
         }
-        let result = SwiftletModelImport.convert(sources, options: .init(tracksUpdatedAt: !arguments.flags.contains("--no-updated-at")))
+        let result = SwiftletModelImport.convert(sources, options: .init(tracksUpdatedAt: !arguments.flags.contains("--no-updated-at"),
+                                                                         keepsDeletedArchives: !arguments.flags.contains("--no-soft-delete")))
         SchemaGenCommand.report(result.diagnostics)
         if result.hasErrors {
             SchemaGenCommand.printError("nothing written: fix the errors above (in the Swift models) and convert again")

@@ -29,11 +29,12 @@ enum SchemaGenCommand {
           convert <file> [--to dsl|json] [--output <file>]
                                                 Convert a schema between the DSL and JSON syntaxes
                                                 (default: to the other syntax, printed to standard output).
-          convert --from swiftletmodel <file.swift>... --output <dir> [--no-updated-at]
+          convert --from swiftletmodel <file.swift>... --output <dir> [--no-updated-at] [--no-soft-delete]
                                                 Write schema files for SwiftletModel models (@EntityModel
                                                 structs), and beside each a <name>+Kept.swift with the code a
                                                 schema cannot hold. Nothing is written if a model cannot be
-                                                converted. --no-updated-at: omit 'metadata updatedAt'.
+                                                converted. Every entity gets 'metadata updatedAt, softDelete'
+                                                (as SwiftletModel behaves); the flags leave either out.
           migrate-plan --store <file> <path>... Print the migration a store file written with an older schema
                                                 needs to follow the schema files at <path>, without changing it.
                                                 Exit 1 if some change needs a migration closure or a default.
@@ -63,7 +64,7 @@ enum SchemaGenCommand {
             switch command {
             case "generate": return try GenerateCommand.run(try ParsedArguments(rest, options: ["--output", "--schema-name"], flags: ["--quiet", "--keep-stale", "--full-source-paths"]))
             case "check": return try CheckCommand.run(try ParsedArguments(rest, options: ["--generated", "--schema-name"], flags: []))
-            case "convert": return try ConvertCommand.run(try ParsedArguments(rest, options: ["--to", "--output", "--from"], flags: ["--no-updated-at"]))
+            case "convert": return try ConvertCommand.run(try ParsedArguments(rest, options: ["--to", "--output", "--from"], flags: ["--no-updated-at", "--no-soft-delete"]))
             case "migrate-plan": return try MigratePlanCommand.runMigratePlan(try ParsedArguments(rest, options: ["--store"], flags: []))
             case "diff": return try MigratePlanCommand.runDiff(try ParsedArguments(rest, options: [], flags: []))
             case "json-schema":

@@ -26,9 +26,13 @@ public struct SwiftletModelImport: Sendable {
     public struct Options: Sendable {
         /// Adds `metadata updatedAt` to every entity, as SwiftletModel tracks save times for all.
         public var tracksUpdatedAt = true
+        /// Adds `metadata softDelete` to every entity, as SwiftletModel's `delete(from:)` keeps
+        /// a `Deleted<T>` archive of everything it deletes.
+        public var keepsDeletedArchives = true
 
-        public init(tracksUpdatedAt: Bool = true) {
+        public init(tracksUpdatedAt: Bool = true, keepsDeletedArchives: Bool = true) {
             self.tracksUpdatedAt = tracksUpdatedAt
+            self.keepsDeletedArchives = keepsDeletedArchives
         }
     }
 

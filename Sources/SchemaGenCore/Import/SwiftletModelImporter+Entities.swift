@@ -10,6 +10,7 @@ extension SwiftletModelImporter {
         entity.access = Self.access(declaration.modifiers)
         entity.documentation = declaration.documentation
         if options.tracksUpdatedAt { entity.tracksUpdatedAt = Located(true, at: keyword.location) }
+        if options.keepsDeletedArchives { entity.keepsDeletedArchives = Located(true, at: keyword.location) }
         var kept: [String] = []
         var indexes: [(kind: IndexDeclaration.Kind, declaration: IndexDeclaration)] = []
         for member in input.reader.declarations(in: declaration.body ?? 0..<0) {

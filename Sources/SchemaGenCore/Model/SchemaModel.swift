@@ -47,6 +47,8 @@ public struct EntityModel: Hashable, Sendable {
     /// Optional `var` fields that `patch` keeps when the new value is nil.
     public var patchFields: [String]
     public var tracksUpdatedAt: Bool
+    /// `metadata softDelete`: deleting keeps a `Deleted<Entity>` archive.
+    public var keepsDeletedArchives: Bool = false
     /// Whether the generated struct can conform to Equatable (every field and related entity can).
     public var isEquatable: Bool
 

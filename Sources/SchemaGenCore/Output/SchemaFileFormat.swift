@@ -117,7 +117,7 @@ public enum SchemaFileFormat {
           "default": {"type": "array", "items": {"$ref": "#/definitions/mergeRule"}},
           "fragment": {"type": "array", "items": {"$ref": "#/definitions/mergeRule"}}
         }},
-        "metadata": {"type": "array", "items": {"enum": ["updatedAt"]}}
+        "metadata": {"type": "array", "items": {"enum": ["updatedAt", "softDelete"]}}
       }
     },
     "enum": {

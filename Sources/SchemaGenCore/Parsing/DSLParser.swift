@@ -272,11 +272,14 @@ public struct DSLParser {
             entity.mergeRules.append(try parseMerge(at: keyword.location))
         case "metadata":
             advance()
-            let what = try expectIdentifier("'updatedAt' after 'metadata'")
-            guard what.value == "updatedAt" else {
-                throw fail("unknown metadata '\(what.value)'", at: what.location, hint: "the only metadata is 'updatedAt'")
-            }
-            entity.tracksUpdatedAt = Located(true, at: keyword.location)
+            repeat {
+                let what = try expectIdentifier("'updatedAt' or 'softDelete' after 'metadata'")
+                switch what.value {
+                case "updatedAt": entity.tracksUpdatedAt = Located(true, at: keyword.location)
+                case "softDelete": entity.keepsDeletedArchives = Located(true, at: keyword.location)
+                default: throw fail("unknown metadata '\(what.value)'", at: what.location, hint: "metadata is 'updatedAt' or 'softDelete'")
+                }
+            } while consumeSymbol(",")
         default:
             if current.isSymbol("}") { return } // doc comment right before the closing brace
             let hint = keyword.identifier.flatMap { Suggestion.didYouMean($0, in: Self.memberKeywords) }

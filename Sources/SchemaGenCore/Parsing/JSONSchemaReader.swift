@@ -207,8 +207,10 @@ public struct JSONSchemaReader {
             guard let text = string(item, "a metadata name") else { continue }
             if text.value == "updatedAt" {
                 entity.tracksUpdatedAt = Located(true, at: text.location)
+            } else if text.value == "softDelete" {
+                entity.keepsDeletedArchives = Located(true, at: text.location)
             } else {
-                error("unknown metadata '\(text.value)'", at: text.location, hint: "the only metadata is 'updatedAt'")
+                error("unknown metadata '\(text.value)'", at: text.location, hint: "metadata is 'updatedAt' or 'softDelete'")
             }
         }
         return entity

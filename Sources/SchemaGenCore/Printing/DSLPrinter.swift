@@ -66,9 +66,10 @@ public enum DSLPrinter {
                 }
                 writer.line("merge \(merge.which.rawValue): \(rules.joined(separator: ", "))")
             }
-            if entity.tracksUpdatedAt?.value == true {
+            let metadata = (entity.tracksUpdatedAt?.value == true ? ["updatedAt"] : []) + (entity.keepsDeletedArchives?.value == true ? ["softDelete"] : [])
+            if !metadata.isEmpty {
                 writer.line()
-                writer.line("metadata updatedAt")
+                writer.line("metadata \(metadata.joined(separator: ", "))")
             }
         }
     }

@@ -87,7 +87,8 @@ public enum JSONPrinter {
                     }))
                 })))
             }
-            if entity.tracksUpdatedAt?.value == true { members.append(("metadata", .array([.string("updatedAt")]))) }
+            let metadata = (entity.tracksUpdatedAt?.value == true ? ["updatedAt"] : []) + (entity.keepsDeletedArchives?.value == true ? ["softDelete"] : [])
+            if !metadata.isEmpty { members.append(("metadata", .array(metadata.map { .string($0) }))) }
             return .object(members)
         case .enumeration(let enumeration):
             return .object([("enum", .string(enumeration.name.value))] + access(enumeration.access) + docs(enumeration.documentation) + [

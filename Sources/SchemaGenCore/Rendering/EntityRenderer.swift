@@ -115,6 +115,12 @@ struct EntityRenderer {
                                       "(`context.updatedAt(of:id:)`, `query.updated(since:)`)."])
                 writer.line("\(access.prefix)static let tracksUpdatedAt = true")
             }
+            if entity.keepsDeletedArchives {
+                writer.line()
+                writer.documentation(["`metadata softDelete`: deleting an entity (cascades included) keeps a `Deleted<\(name)>` archive of it",
+                                      "(`Deleted<\(name)>.query(in:)`, `restore(in:)`)."])
+                writer.line("\(access.prefix)static let keepsDeletedArchives = true")
+            }
 
             writer.line()
             writer.documentation(["Used by `save(to:)`."])

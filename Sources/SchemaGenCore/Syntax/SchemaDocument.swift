@@ -63,6 +63,8 @@ public struct EntityDeclaration: Hashable, Sendable {
     public var mergeRules: [MergeDeclaration] = []
     /// `metadata updatedAt`: the runtime records when each entity was last saved.
     public var tracksUpdatedAt: Located<Bool>? = nil
+    /// `metadata softDelete`: deleting an entity keeps a `Deleted<Entity>` archive of it.
+    public var keepsDeletedArchives: Located<Bool>? = nil
     /// `entity Message, renamedFrom: Post`: names the entity had before, so a store keeps its rows.
     public var renamedFrom: [Located<String>] = []
     public var location: SourceLocation

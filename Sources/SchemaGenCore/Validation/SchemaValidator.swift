@@ -297,6 +297,7 @@ public struct SchemaValidator {
             defaultMerge: defaultMerge, fragmentMerge: fragmentMerge,
             patchFields: fields.filter { $0.isMutable && $0.type.isOptional }.map(\.name),
             tracksUpdatedAt: entity.tracksUpdatedAt?.value ?? false,
+            keepsDeletedArchives: entity.keepsDeletedArchives?.value ?? false,
             isEquatable: fields.allSatisfy { catalog.traits(of: $0.type).equatable }
         )
     }

@@ -72,7 +72,7 @@ public enum SwiftName {
     static let generatedEntityMembers: Set<String> = [
         "entityName", "relations", "Relations", "indexes", "Indexes", "normalize", "normalized", "save", "delete",
         "patch", "defaultMergeStrategy", "fragmentMergeStrategy", "query", "queryAll", "detach", "willSave",
-        "didSave", "willDelete", "didDelete", "CodingKeys", "encode", "filter", "tracksUpdatedAt", "ID",
+        "didSave", "willDelete", "didDelete", "CodingKeys", "encode", "filter", "tracksUpdatedAt", "keepsDeletedArchives", "ID",
     ]
 
     /// Members generated on every enum; cases cannot take these names.

@@ -21,6 +21,9 @@ public protocol EntityModelProtocol: Sendable {
 
     /// Whether the context records when each entity was last saved (`metadata updatedAt`).
     static var tracksUpdatedAt: Bool { get }
+    /// Whether deleting an entity keeps a ``Deleted`` archive of it (`metadata softDelete`),
+    /// as SwiftletModel's `delete(from:)` does.
+    static var keepsDeletedArchives: Bool { get }
 
     /// Sets every relation to `.none`. The context stores entities this way: links live in the
     /// context's link columns, and queries fill relations back in as requested.
@@ -59,6 +62,7 @@ public protocol EntityModelProtocol: Sendable {
 extension EntityModelProtocol {
     public static var indexes: [IndexDescriptor<Self>] { [] }
     public static var tracksUpdatedAt: Bool { false }
+    public static var keepsDeletedArchives: Bool { false }
 
     public mutating func willSave(to context: inout Context) throws {}
     public func didSave(to context: inout Context) throws {}

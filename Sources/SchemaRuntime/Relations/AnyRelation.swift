@@ -27,6 +27,9 @@ public struct AnyRelation<Source: EntityModelProtocol>: Sendable {
     /// Sets the relation of the `Source` at a key to every id it links to, stored or not
     /// (``ContextDocument``: a document keeps links to ids saved later, as the context does).
     let linkAllIDs: @Sendable (inout Source, Int32, Context) -> Void
+    /// Queues archiving the stored entities linked from the `Source` at a key (for a cascade
+    /// relation of a delete that keeps archives, see `Context.archiveBeforeDeleting`).
+    let queueArchives: @Sendable (Context, Int32, inout Context.ArchiveWork) -> Void
 
     var targetTable: ObjectIdentifier { ObjectIdentifier(target) }
 }

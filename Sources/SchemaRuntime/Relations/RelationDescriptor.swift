@@ -54,6 +54,10 @@ public struct ToOneRelationDescriptor<Source: EntityModelProtocol, Target: Entit
             linkAllIDs: { entity, key, context in
                 let target = context.storageIfPresent(ObjectIdentifier(Source.self))?.toOneLink(column, key) ?? -1
                 if target >= 0 { entity[keyPath: keyPath] = .id(context.id(Target.self, target)) }
+            },
+            queueArchives: { context, key, work in
+                guard let target = context.liveTarget(ObjectIdentifier(Source.self), column, key, Target.self) else { return }
+                work.steps.append { context, work in try context.archiveOne(Target.self, key: target, work: &work) }
             }
         )
     }
@@ -115,6 +119,12 @@ public struct ToManyRelationDescriptor<Source: EntityModelProtocol, Target: Enti
             linkAllIDs: { entity, key, context in
                 let targets = context.storageIfPresent(ObjectIdentifier(Source.self))?.toManyLinks(column, key).keys ?? []
                 entity[keyPath: keyPath] = .ids(targets.map { context.id(Target.self, $0) })
+            },
+            queueArchives: { context, key, work in
+                // Reversed: the worklist pops from the end, so targets are archived in link order.
+                for target in context.liveTargets(ObjectIdentifier(Source.self), column, key, Target.self).reversed() {
+                    work.steps.append { context, work in try context.archiveOne(Target.self, key: target, work: &work) }
+                }
             }
         )
     }
