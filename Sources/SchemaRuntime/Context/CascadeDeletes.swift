@@ -65,7 +65,7 @@ extension Context {
     /// Iterative, like the cascade itself. O(entities the cascade reaches and their links).
     @inlinable
     mutating func archiveBeforeDeleting<Entity: EntityModelProtocol>(_ type: Entity.Type, key: Int32, archived: inout Set<CascadeDeletes.ArchivedKey>) throws {
-        guard Self.archivesDeletes(reachableFrom: Entity.self) else { return }
+        guard tableIfPresent(Entity.self)?.archivesOnDelete == true else { return }
         try archiveTree(Entity.self, key: key, archived: &archived)
     }
 

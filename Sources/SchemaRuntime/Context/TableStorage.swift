@@ -193,6 +193,9 @@ final class EntityTable<Entity: EntityModelProtocol>: TableStorage, @unchecked S
     @usableFromInline var updatedAt = ChunkedArray<Double>()
     @usableFromInline var updatedAtIndex = OrderedIndexStorage(descending: [false])
     @usableFromInline let tracksUpdatedAt: Bool
+    /// Whether deleting an entity of this type can archive anything (`metadata softDelete` on
+    /// it or on a type its cascades reach): decided once per table, read on every delete.
+    @usableFromInline let archivesOnDelete: Bool
     /// What each row write of the running transaction replaced, oldest first: the row and its
     /// save time. Rollback pops them newest first (``Journal/Entry/row(table:key:)``).
     @usableFromInline var rowUndo: ContiguousArray<(key: Int32, old: Entity?, savedAt: Double?)> = []
@@ -202,6 +205,7 @@ final class EntityTable<Entity: EntityModelProtocol>: TableStorage, @unchecked S
         var slots: [Int] = []
         descriptors = Entity.indexes
         tracksUpdatedAt = Entity.tracksUpdatedAt
+        archivesOnDelete = Context.archivesDeletes(reachableFrom: Entity.self)
         for descriptor in descriptors {
             switch descriptor.kind {
             case .ordered:
@@ -244,6 +248,7 @@ final class EntityTable<Entity: EntityModelProtocol>: TableStorage, @unchecked S
         indexSlots = other.indexSlots
         descriptors = other.descriptors
         tracksUpdatedAt = other.tracksUpdatedAt
+        archivesOnDelete = other.archivesOnDelete
         updatedAt = other.updatedAt
         updatedAtIndex = other.updatedAtIndex
         rowUndo = other.rowUndo
