@@ -6,8 +6,9 @@
 #
 #   scripts/measure-generated-compile.sh [-r rounds] [-p "1 4"] REV [REV...]
 #
-# Prints, per revision and round, the seconds to rebuild `App` alone (SchemaRuntime and the
-# plugin already built) with all entities in one schema file, and split over four files.
+# Prints, per revision and round, the time to rebuild `App` alone (SchemaRuntime and the
+# plugin already built) with all entities in one schema file, and split over four files:
+# wall clock, CPU time of all processes, and the largest compiler process's memory.
 set -euo pipefail
 
 rounds=2
@@ -64,16 +65,16 @@ make_consumer() {
     printf 'import SchemaRuntime\nprint(E0(id: 1, name: "a").name)\n' >"$consumer/Sources/App/main.swift"
 }
 
-# Seconds to rebuild App alone.
+# Seconds to rebuild App alone: wall clock, then CPU (user + system, all processes), then the
+# largest resident set of one compiler process in MB.
 app_rebuild() {
-    local consumer=$1 start end
+    local consumer=$1
     swift build --package-path "$consumer" >/dev/null 2>&1
     # A new modification time on every input makes the driver recompile all of App.
     find "$consumer/Sources/App" "$consumer/.build/plugins/outputs" -name "*.swift" -exec touch {} +
-    start=$(date +%s.%N)
-    swift build --package-path "$consumer" >"$work/last.log" 2>&1 || { cat "$work/last.log" >&2; return 1; }
-    end=$(date +%s.%N)
-    echo "$end - $start" | bc
+    /usr/bin/time -f "%e\t%U %S\t%M" -o "$work/time" swift build --package-path "$consumer" >"$work/last.log" 2>&1 \
+        || { cat "$work/last.log" >&2; return 1; }
+    awk -F'\t' '{ split($2, cpu, " "); printf "%s s\t%.1f s CPU\t%d MB\n", $1, cpu[1] + cpu[2], $3 / 1024 }' "$work/time"
 }
 
 for round in $(seq 1 "$rounds"); do

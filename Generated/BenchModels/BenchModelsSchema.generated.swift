@@ -24,79 +24,95 @@ public enum BenchModelsSchema: PersistentSchema {
     /// What a store keeps of each entity, and the names it had before (`renamedFrom:`): a store records
     /// it, and migrates a file written with another shape when it opens (docs/Persistence.md).
     public static let shape = SchemaShape(entities: [
-        EntityShape(
-            "User",
-            fields: [
-                FieldShape("id", "Int", column: .integer),
-                FieldShape("name", "String", column: .text),
-                FieldShape("age", "Int", column: .integer),
-            ],
-            relations: [
-                RelationShape("chats", to: "Chat", toMany: true, inverse: "users"),
-            ]
-        ),
-        EntityShape(
-            "Chat",
-            fields: [
-                FieldShape("id", "Int", column: .integer),
-                FieldShape("title", "String", column: .text),
-            ],
-            relations: [
-                RelationShape("users", to: "User", toMany: true, inverse: "chats"),
-                RelationShape("messages", to: "Message", toMany: true, inverse: "chat"),
-            ]
-        ),
-        EntityShape(
-            "Message",
-            fields: [
-                FieldShape("id", "Int", column: .integer),
-                FieldShape("text", "String", column: .text),
-                FieldShape("timestamp", "Int", column: .integer),
-            ],
-            relations: [
-                RelationShape("chat", to: "Chat", inverse: "messages"),
-                RelationShape("author", to: "User"),
-            ]
-        ),
-        EntityShape(
-            "NoIndex",
-            fields: [
-                FieldShape("id", "Int", column: .integer),
-                FieldShape("value", "Int", column: .integer),
-                FieldShape("text", "String", column: .text),
-            ]
-        ),
-        EntityShape(
-            "OrderedIndexed",
-            fields: [
-                FieldShape("id", "Int", column: .integer),
-                FieldShape("value", "Int", column: .integer),
-                FieldShape("text", "String", column: .text),
-            ]
-        ),
-        EntityShape(
-            "HashIndexed",
-            fields: [
-                FieldShape("id", "Int", column: .integer),
-                FieldShape("value", "Int", column: .integer),
-                FieldShape("text", "String", column: .text),
-            ]
-        ),
-        EntityShape(
-            "UniqueIndexed",
-            fields: [
-                FieldShape("id", "Int", column: .integer),
-                FieldShape("value", "Int", column: .integer),
-                FieldShape("text", "String", column: .text),
-            ]
-        ),
-        EntityShape(
-            "FullTextIndexed",
-            fields: [
-                FieldShape("id", "Int", column: .integer),
-                FieldShape("value", "Int", column: .integer),
-                FieldShape("text", "String", column: .text),
-            ]
-        ),
+        shapeOfUser,
+        shapeOfChat,
+        shapeOfMessage,
+        shapeOfNoIndex,
+        shapeOfOrderedIndexed,
+        shapeOfHashIndexed,
+        shapeOfUniqueIndexed,
+        shapeOfFullTextIndexed,
     ])
+
+    private static let shapeOfUser = EntityShape(
+        "User",
+        fields: [
+            FieldShape("id", "Int", column: .integer),
+            FieldShape("name", "String", column: .text),
+            FieldShape("age", "Int", column: .integer),
+        ],
+        relations: [
+            RelationShape("chats", to: "Chat", toMany: true, inverse: "users"),
+        ]
+    )
+
+    private static let shapeOfChat = EntityShape(
+        "Chat",
+        fields: [
+            FieldShape("id", "Int", column: .integer),
+            FieldShape("title", "String", column: .text),
+        ],
+        relations: [
+            RelationShape("users", to: "User", toMany: true, inverse: "chats"),
+            RelationShape("messages", to: "Message", toMany: true, inverse: "chat"),
+        ]
+    )
+
+    private static let shapeOfMessage = EntityShape(
+        "Message",
+        fields: [
+            FieldShape("id", "Int", column: .integer),
+            FieldShape("text", "String", column: .text),
+            FieldShape("timestamp", "Int", column: .integer),
+        ],
+        relations: [
+            RelationShape("chat", to: "Chat", inverse: "messages"),
+            RelationShape("author", to: "User"),
+        ]
+    )
+
+    private static let shapeOfNoIndex = EntityShape(
+        "NoIndex",
+        fields: [
+            FieldShape("id", "Int", column: .integer),
+            FieldShape("value", "Int", column: .integer),
+            FieldShape("text", "String", column: .text),
+        ]
+    )
+
+    private static let shapeOfOrderedIndexed = EntityShape(
+        "OrderedIndexed",
+        fields: [
+            FieldShape("id", "Int", column: .integer),
+            FieldShape("value", "Int", column: .integer),
+            FieldShape("text", "String", column: .text),
+        ]
+    )
+
+    private static let shapeOfHashIndexed = EntityShape(
+        "HashIndexed",
+        fields: [
+            FieldShape("id", "Int", column: .integer),
+            FieldShape("value", "Int", column: .integer),
+            FieldShape("text", "String", column: .text),
+        ]
+    )
+
+    private static let shapeOfUniqueIndexed = EntityShape(
+        "UniqueIndexed",
+        fields: [
+            FieldShape("id", "Int", column: .integer),
+            FieldShape("value", "Int", column: .integer),
+            FieldShape("text", "String", column: .text),
+        ]
+    )
+
+    private static let shapeOfFullTextIndexed = EntityShape(
+        "FullTextIndexed",
+        fields: [
+            FieldShape("id", "Int", column: .integer),
+            FieldShape("value", "Int", column: .integer),
+            FieldShape("text", "String", column: .text),
+        ]
+    )
 }

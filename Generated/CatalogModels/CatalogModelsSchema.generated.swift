@@ -19,49 +19,55 @@ public enum CatalogModelsSchema: PersistentSchema {
     /// What a store keeps of each entity, and the names it had before (`renamedFrom:`): a store records
     /// it, and migrates a file written with another shape when it opens (docs/Persistence.md).
     public static let shape = SchemaShape(entities: [
-        EntityShape(
-            "Category",
-            fields: [
-                FieldShape("id", "Int", column: .integer),
-                FieldShape("name", "String", column: .text),
-                FieldShape("position", "Int", column: .integer, defaultValue: "0"),
-            ],
-            relations: [
-                RelationShape("parent", to: "Category", inverse: "children"),
-                RelationShape("children", to: "Category", toMany: true, inverse: "parent"),
-                RelationShape("products", to: "Product", toMany: true, inverse: "category"),
-            ]
-        ),
-        EntityShape(
-            "Product",
-            fields: [
-                FieldShape("id", "UUID", column: .text),
-                FieldShape("sku", "String", column: .text),
-                FieldShape("title", "String", column: .text),
-                FieldShape("summary", "String", column: .text, defaultValue: "\"\""),
-                FieldShape("price", "Decimal", column: .text),
-                FieldShape("currency", "Currency", column: .text, defaultValue: ".eur"),
-                FieldShape("tags", "[String]", column: .text, isJSON: true, defaultValue: "[]"),
-                FieldShape("attributes", "[String: String]", column: .text, isJSON: true, defaultValue: "[:]"),
-                FieldShape("discontinuedAt", "Date?", column: .real),
-            ],
-            relations: [
-                RelationShape("category", to: "Category", inverse: "products"),
-                RelationShape("reviews", to: "Review", toMany: true, inverse: "product"),
-                RelationShape("related", to: "Product", toMany: true),
-            ]
-        ),
-        EntityShape(
-            "Review",
-            fields: [
-                FieldShape("id", "UUID", column: .text),
-                FieldShape("rating", "Int", column: .integer),
-                FieldShape("body", "String", column: .text),
-                FieldShape("createdAt", "Date", column: .real),
-            ],
-            relations: [
-                RelationShape("product", to: "Product", inverse: "reviews"),
-            ]
-        ),
+        shapeOfCategory,
+        shapeOfProduct,
+        shapeOfReview,
     ])
+
+    private static let shapeOfCategory = EntityShape(
+        "Category",
+        fields: [
+            FieldShape("id", "Int", column: .integer),
+            FieldShape("name", "String", column: .text),
+            FieldShape("position", "Int", column: .integer, defaultValue: "0"),
+        ],
+        relations: [
+            RelationShape("parent", to: "Category", inverse: "children"),
+            RelationShape("children", to: "Category", toMany: true, inverse: "parent"),
+            RelationShape("products", to: "Product", toMany: true, inverse: "category"),
+        ]
+    )
+
+    private static let shapeOfProduct = EntityShape(
+        "Product",
+        fields: [
+            FieldShape("id", "UUID", column: .text),
+            FieldShape("sku", "String", column: .text),
+            FieldShape("title", "String", column: .text),
+            FieldShape("summary", "String", column: .text, defaultValue: "\"\""),
+            FieldShape("price", "Decimal", column: .text),
+            FieldShape("currency", "Currency", column: .text, defaultValue: ".eur"),
+            FieldShape("tags", "[String]", column: .text, isJSON: true, defaultValue: "[]"),
+            FieldShape("attributes", "[String: String]", column: .text, isJSON: true, defaultValue: "[:]"),
+            FieldShape("discontinuedAt", "Date?", column: .real),
+        ],
+        relations: [
+            RelationShape("category", to: "Category", inverse: "products"),
+            RelationShape("reviews", to: "Review", toMany: true, inverse: "product"),
+            RelationShape("related", to: "Product", toMany: true),
+        ]
+    )
+
+    private static let shapeOfReview = EntityShape(
+        "Review",
+        fields: [
+            FieldShape("id", "UUID", column: .text),
+            FieldShape("rating", "Int", column: .integer),
+            FieldShape("body", "String", column: .text),
+            FieldShape("createdAt", "Date", column: .real),
+        ],
+        relations: [
+            RelationShape("product", to: "Product", inverse: "reviews"),
+        ]
+    )
 }

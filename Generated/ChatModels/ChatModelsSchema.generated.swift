@@ -20,65 +20,73 @@ public enum ChatModelsSchema: PersistentSchema {
     /// What a store keeps of each entity, and the names it had before (`renamedFrom:`): a store records
     /// it, and migrates a file written with another shape when it opens (docs/Persistence.md).
     public static let shape = SchemaShape(entities: [
-        EntityShape(
-            "Chat",
-            fields: [
-                FieldShape("id", "String", column: .text),
-                FieldShape("title", "String?", column: .text),
-            ],
-            relations: [
-                RelationShape("users", to: "User", toMany: true, inverse: "chats"),
-                RelationShape("messages", to: "Message", toMany: true, inverse: "chat"),
-                RelationShape("admins", to: "User", toMany: true, inverse: "adminOf"),
-            ]
-        ),
-        EntityShape(
-            "Message",
-            fields: [
-                FieldShape("id", "String", column: .text),
-                FieldShape("text", "String", column: .text),
-                FieldShape("timestamp", "Int", column: .integer, defaultValue: "0"),
-                FieldShape("editedAt", "Date?", column: .real),
-                FieldShape("tags", "[String]", column: .text, isJSON: true, defaultValue: "[]"),
-            ],
-            relations: [
-                RelationShape("author", to: "User"),
-                RelationShape("chat", to: "Chat", inverse: "messages"),
-                RelationShape("attachment", to: "Attachment", inverse: "message"),
-                RelationShape("replies", to: "Message", toMany: true, inverse: "replyTo"),
-                RelationShape("replyTo", to: "Message", inverse: "replies"),
-                RelationShape("viewedBy", to: "User", toMany: true),
-            ],
-            tracksUpdatedAt: true
-        ),
-        EntityShape(
-            "Attachment",
-            fields: [
-                FieldShape("id", "String", column: .text),
-                FieldShape("kind", "AttachmentKind", column: .text, defaultValue: ".image"),
-                FieldShape("url", "URL?", column: .text),
-            ],
-            relations: [
-                RelationShape("message", to: "Message", inverse: "attachment"),
-            ]
-        ),
-        EntityShape(
-            "User",
-            fields: [
-                FieldShape("id", "String", column: .text),
-                FieldShape("name", "String", column: .text),
-                FieldShape("username", "String?", column: .text),
-                FieldShape("email", "String?", column: .text),
-                FieldShape("age", "Int", column: .integer, defaultValue: "0"),
-                FieldShape("isCurrent", "Bool?", column: .integer),
-                FieldShape("status", "UserStatus", column: .text, defaultValue: ".active"),
-                FieldShape("avatar", "Avatar?", column: .text, isJSON: true),
-                FieldShape("profile", "Profile?", column: .text, isJSON: true),
-            ],
-            relations: [
-                RelationShape("chats", to: "Chat", toMany: true, inverse: "users"),
-                RelationShape("adminOf", to: "Chat", toMany: true, inverse: "admins"),
-            ]
-        ),
+        shapeOfChat,
+        shapeOfMessage,
+        shapeOfAttachment,
+        shapeOfUser,
     ])
+
+    private static let shapeOfChat = EntityShape(
+        "Chat",
+        fields: [
+            FieldShape("id", "String", column: .text),
+            FieldShape("title", "String?", column: .text),
+        ],
+        relations: [
+            RelationShape("users", to: "User", toMany: true, inverse: "chats"),
+            RelationShape("messages", to: "Message", toMany: true, inverse: "chat"),
+            RelationShape("admins", to: "User", toMany: true, inverse: "adminOf"),
+        ]
+    )
+
+    private static let shapeOfMessage = EntityShape(
+        "Message",
+        fields: [
+            FieldShape("id", "String", column: .text),
+            FieldShape("text", "String", column: .text),
+            FieldShape("timestamp", "Int", column: .integer, defaultValue: "0"),
+            FieldShape("editedAt", "Date?", column: .real),
+            FieldShape("tags", "[String]", column: .text, isJSON: true, defaultValue: "[]"),
+        ],
+        relations: [
+            RelationShape("author", to: "User"),
+            RelationShape("chat", to: "Chat", inverse: "messages"),
+            RelationShape("attachment", to: "Attachment", inverse: "message"),
+            RelationShape("replies", to: "Message", toMany: true, inverse: "replyTo"),
+            RelationShape("replyTo", to: "Message", inverse: "replies"),
+            RelationShape("viewedBy", to: "User", toMany: true),
+        ],
+        tracksUpdatedAt: true
+    )
+
+    private static let shapeOfAttachment = EntityShape(
+        "Attachment",
+        fields: [
+            FieldShape("id", "String", column: .text),
+            FieldShape("kind", "AttachmentKind", column: .text, defaultValue: ".image"),
+            FieldShape("url", "URL?", column: .text),
+        ],
+        relations: [
+            RelationShape("message", to: "Message", inverse: "attachment"),
+        ]
+    )
+
+    private static let shapeOfUser = EntityShape(
+        "User",
+        fields: [
+            FieldShape("id", "String", column: .text),
+            FieldShape("name", "String", column: .text),
+            FieldShape("username", "String?", column: .text),
+            FieldShape("email", "String?", column: .text),
+            FieldShape("age", "Int", column: .integer, defaultValue: "0"),
+            FieldShape("isCurrent", "Bool?", column: .integer),
+            FieldShape("status", "UserStatus", column: .text, defaultValue: ".active"),
+            FieldShape("avatar", "Avatar?", column: .text, isJSON: true),
+            FieldShape("profile", "Profile?", column: .text, isJSON: true),
+        ],
+        relations: [
+            RelationShape("chats", to: "Chat", toMany: true, inverse: "users"),
+            RelationShape("adminOf", to: "Chat", toMany: true, inverse: "admins"),
+        ]
+    )
 }

@@ -4,6 +4,8 @@
 import Foundation
 import SchemaRuntime
 
+// Each entity of this schema file is generated into a file of its own, Message+<Entity>.generated.swift.
+
 // MARK: - Message
 
 /// A message posted in a chat.
@@ -203,111 +205,6 @@ extension Message: PersistentEntity {
 }
 
 extension Message: Equatable {}
-
-// MARK: - Attachment
-
-/// A file attached to a message.
-public struct Attachment: Sendable {
-    public let id: String
-    public var kind: AttachmentKind
-    public var url: URL?
-
-    /// To-one, optional, mutual with `Message.attachment`.
-    @ToOne<Message, Mutual, Nullable> public var message: Message?
-
-    /// Creates the entity. Relations default to `.none`, which leaves stored links as they are on save.
-    public init(
-        id: String,
-        kind: AttachmentKind = .image,
-        url: URL? = nil,
-        message: ToOne<Message, Mutual, Nullable> = .none
-    ) {
-        self.id = id
-        self.kind = kind
-        self.url = url
-        self._message = message
-    }
-}
-
-extension Attachment: EntityModelProtocol {
-    public static let entityName = "Attachment"
-
-    /// Where each relation's links are stored, and how mutual relations pair up.
-    public enum Relations {
-        public static let message = ToOneRelationDescriptor("message", \Attachment.$message, column: 0, inverse: .toOne(2))
-    }
-
-    public static let relations: [AnyRelation<Attachment>] = [
-        Relations.message.erased,
-    ]
-
-    /// Used by `save(to:)`.
-    public static let defaultMergeStrategy: MergeStrategy<Attachment> = .replace
-    /// Used by `save(to:options: .fragment)` and `.fragment(...)` relations.
-    public static let fragmentMergeStrategy: MergeStrategy<Attachment> = patch
-    /// Keeps the stored `url` when the new value leaves it nil.
-    public static let patch = MergeStrategy<Attachment>(.patch(\.url))
-
-    public mutating func normalize() {
-        $message = .none
-    }
-
-    public func save(to context: inout Context, options: MergeStrategy<Attachment>) throws {
-        try context.transaction { context in
-            var entity = self
-            try entity.willSave(to: &context)
-            let key = try context.upsert(entity, options: options)
-            try context.saveRelation(entity.$message, of: key, Relations.message)
-            try entity.didSave(to: &context)
-        }
-    }
-
-    /// Deletes this entity alone; `delete(from:)` runs it and the deletes it queues in `cascade`.
-    public func delete(from context: inout Context, cascade: inout CascadeDeletes) throws {
-        guard let key = context.storedKey(of: id, Attachment.self) else { return }
-        try willDelete(from: &context)
-        context.removeRow(key)
-        try context.applyDeleteRule(Relations.message, of: key, cascade: &cascade)
-        try didDelete(from: &context)
-    }
-}
-
-extension Attachment: Codable {
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: FieldCodingKey.self)
-        self.id = try container.decode(String.self, forKey: "id")
-        self.kind = try container.decode(AttachmentKind.self, forKey: "kind", default: .image)
-        self.url = try container.decodeIfPresent(URL.self, forKey: "url")
-        self._message = try container.decodeRelation(ToOne<Message, Mutual, Nullable>.self, forKey: "message")
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: FieldCodingKey.self)
-        try container.encode(self.id, forKey: "id")
-        try container.encode(self.kind, forKey: "kind")
-        try container.encode(self.url, forKey: "url")
-        try container.encode($message, forKey: "message")
-    }
-}
-
-extension Attachment: PersistentEntity {
-    /// The columns of the `Attachment` table in a store, one per field, `id` first.
-    public static let storedFields: [StoredField<Attachment>] = [
-        .column("id", \.id),
-        .column("kind", \.kind, default: .image),
-        .column("url", \.url),
-    ]
-
-    /// Reads an entity back from its stored row; relations are `.none`.
-    public init(storedRow row: StoredRow) throws {
-        self.id = try row.value(at: 0, as: String.self)
-        self.kind = try row.value(at: 1, as: AttachmentKind.self)
-        self.url = try row.value(at: 2, as: URL?.self)
-        self._message = .none
-    }
-}
-
-extension Attachment: Equatable {}
 
 // MARK: - AttachmentKind
 

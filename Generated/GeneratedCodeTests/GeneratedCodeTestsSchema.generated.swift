@@ -38,432 +38,476 @@ enum GeneratedCodeTestsSchema: PersistentSchema {
     /// What a store keeps of each entity, and the names it had before (`renamedFrom:`): a store records
     /// it, and migrates a file written with another shape when it opens (docs/Persistence.md).
     static let shape = SchemaShape(entities: [
-        EntityShape(
-            "Document",
-            fields: [
-                FieldShape("id", "UUID", column: .text),
-                FieldShape("title", "String", column: .text),
-                FieldShape("body", "String", column: .text, defaultValue: "\"\""),
-                FieldShape("pageCount", "Int", column: .integer, defaultValue: "1"),
-                FieldShape("size", "Int64", column: .integer, defaultValue: "0"),
-                FieldShape("score", "Double", column: .real, defaultValue: "0.5"),
-                FieldShape("ratio", "Float", column: .real, defaultValue: "1.25"),
-                FieldShape("isDraft", "Bool", column: .integer, defaultValue: "true"),
-                FieldShape("createdAt", "Date", column: .real),
-                FieldShape("link", "URL?", column: .text),
-                FieldShape("payload", "Data?", column: .blob),
-                FieldShape("price", "Decimal?", column: .text),
-                FieldShape("tags", "[String]", column: .text, isJSON: true, defaultValue: "[]"),
-                FieldShape("counts", "[String: Int]", column: .text, isJSON: true, defaultValue: "[:]"),
-                FieldShape("state", "DocumentState", column: .text, defaultValue: ".draft"),
-                FieldShape("metadata", "Metadata?", column: .text, isJSON: true),
-                FieldShape("owner", "Owner?", column: .text, isJSON: true),
-                FieldShape("default", "Int", column: .integer, defaultValue: "0"),
-                FieldShape("class", "String?", column: .text),
-            ],
-            relations: [
-                RelationShape("folder", to: "Folder", inverse: "documents"),
-                RelationShape("sections", to: "Section", toMany: true, inverse: "document"),
-                RelationShape("related", to: "Document", toMany: true),
-                RelationShape("cover", to: "Section"),
-            ],
-            tracksUpdatedAt: true
-        ),
-        EntityShape(
-            "Folder",
-            fields: [
-                FieldShape("id", "Int", column: .integer),
-                FieldShape("name", "String", column: .text),
-            ],
-            relations: [
-                RelationShape("documents", to: "Document", toMany: true, inverse: "folder"),
-            ]
-        ),
-        EntityShape(
-            "Section",
-            fields: [
-                FieldShape("id", "String", column: .text),
-                FieldShape("heading", "String", column: .text),
-            ],
-            relations: [
-                RelationShape("document", to: "Document", inverse: "sections"),
-            ]
-        ),
-        EntityShape(
-            "Revision",
-            fields: [
-                FieldShape("id", "Int", column: .integer),
-                FieldShape("note", "String?", column: .text),
-            ],
-            relations: [
-                RelationShape("document", to: "Document"),
-            ]
-        ),
-        EntityShape(
-            "Indexed",
-            fields: [
-                FieldShape("id", "Int", column: .integer),
-                FieldShape("a", "Int", column: .integer),
-                FieldShape("b", "String", column: .text),
-                FieldShape("c", "Double?", column: .real),
-                FieldShape("level", "Level", column: .integer),
-                FieldShape("text", "String", column: .text),
-            ]
-        ),
-        EntityShape(
-            "Plain",
-            fields: [
-                FieldShape("id", "Int", column: .integer),
-                FieldShape("a", "Int", column: .integer),
-                FieldShape("b", "String", column: .text),
-                FieldShape("c", "Double?", column: .real),
-                FieldShape("level", "Level", column: .integer),
-                FieldShape("text", "String", column: .text),
-            ]
-        ),
-        EntityShape(
-            "KeywordNames",
-            fields: [
-                FieldShape("id", "String", column: .text),
-                FieldShape("associatedtype", "Int?", column: .integer, defaultValue: "0"),
-                FieldShape("deinit", "Int?", column: .integer, defaultValue: "0"),
-                FieldShape("enum", "Int?", column: .integer, defaultValue: "0"),
-                FieldShape("extension", "Int?", column: .integer, defaultValue: "0"),
-                FieldShape("fileprivate", "Int?", column: .integer, defaultValue: "0"),
-                FieldShape("func", "Int?", column: .integer, defaultValue: "0"),
-                FieldShape("import", "Int?", column: .integer, defaultValue: "0"),
-                FieldShape("inout", "Int?", column: .integer, defaultValue: "0"),
-                FieldShape("internal", "Int?", column: .integer, defaultValue: "0"),
-                FieldShape("let", "Int?", column: .integer, defaultValue: "0"),
-                FieldShape("open", "Int?", column: .integer, defaultValue: "0"),
-                FieldShape("operator", "Int?", column: .integer, defaultValue: "0"),
-                FieldShape("private", "Int?", column: .integer, defaultValue: "0"),
-                FieldShape("precedencegroup", "Int?", column: .integer, defaultValue: "0"),
-                FieldShape("protocol", "Int?", column: .integer, defaultValue: "0"),
-                FieldShape("public", "Int?", column: .integer, defaultValue: "0"),
-                FieldShape("rethrows", "Int?", column: .integer, defaultValue: "0"),
-                FieldShape("static", "Int?", column: .integer, defaultValue: "0"),
-                FieldShape("struct", "Int?", column: .integer, defaultValue: "0"),
-                FieldShape("subscript", "Int?", column: .integer, defaultValue: "0"),
-                FieldShape("typealias", "Int?", column: .integer, defaultValue: "0"),
-                FieldShape("var", "Int?", column: .integer, defaultValue: "0"),
-                FieldShape("break", "Int?", column: .integer, defaultValue: "0"),
-                FieldShape("case", "Int?", column: .integer, defaultValue: "0"),
-                FieldShape("catch", "Int?", column: .integer, defaultValue: "0"),
-                FieldShape("continue", "Int?", column: .integer, defaultValue: "0"),
-                FieldShape("defer", "Int?", column: .integer, defaultValue: "0"),
-                FieldShape("do", "Int?", column: .integer, defaultValue: "0"),
-                FieldShape("else", "Int?", column: .integer, defaultValue: "0"),
-                FieldShape("fallthrough", "Int?", column: .integer, defaultValue: "0"),
-                FieldShape("for", "Int?", column: .integer, defaultValue: "0"),
-                FieldShape("guard", "Int?", column: .integer, defaultValue: "0"),
-                FieldShape("if", "Int?", column: .integer, defaultValue: "0"),
-                FieldShape("repeat", "Int?", column: .integer, defaultValue: "0"),
-                FieldShape("return", "Int?", column: .integer, defaultValue: "0"),
-                FieldShape("throw", "Int?", column: .integer, defaultValue: "0"),
-                FieldShape("switch", "Int?", column: .integer, defaultValue: "0"),
-                FieldShape("where", "Int?", column: .integer, defaultValue: "0"),
-                FieldShape("while", "Int?", column: .integer, defaultValue: "0"),
-                FieldShape("Any", "Int?", column: .integer, defaultValue: "0"),
-                FieldShape("as", "Int?", column: .integer, defaultValue: "0"),
-                FieldShape("await", "Int?", column: .integer, defaultValue: "0"),
-                FieldShape("false", "Int?", column: .integer, defaultValue: "0"),
-                FieldShape("is", "Int?", column: .integer, defaultValue: "0"),
-                FieldShape("nil", "Int?", column: .integer, defaultValue: "0"),
-                FieldShape("super", "Int?", column: .integer, defaultValue: "0"),
-                FieldShape("throws", "Int?", column: .integer, defaultValue: "0"),
-                FieldShape("true", "Int?", column: .integer, defaultValue: "0"),
-                FieldShape("try", "Int?", column: .integer, defaultValue: "0"),
-                FieldShape("package", "Int?", column: .integer, defaultValue: "0"),
-                FieldShape("consume", "Int?", column: .integer, defaultValue: "0"),
-                FieldShape("borrowing", "Int?", column: .integer, defaultValue: "0"),
-                FieldShape("consuming", "Int?", column: .integer, defaultValue: "0"),
-                FieldShape("async", "Int?", column: .integer, defaultValue: "0"),
-                FieldShape("actor", "Int?", column: .integer, defaultValue: "0"),
-                FieldShape("some", "Int?", column: .integer, defaultValue: "0"),
-                FieldShape("any", "Int?", column: .integer, defaultValue: "0"),
-                FieldShape("macro", "Int?", column: .integer, defaultValue: "0"),
-                FieldShape("each", "Int?", column: .integer, defaultValue: "0"),
-                FieldShape("copy", "Int?", column: .integer, defaultValue: "0"),
-                FieldShape("discard", "Int?", column: .integer, defaultValue: "0"),
-                FieldShape("dynamic", "Int?", column: .integer, defaultValue: "0"),
-                FieldShape("lazy", "Int?", column: .integer, defaultValue: "0"),
-                FieldShape("optional", "Int?", column: .integer, defaultValue: "0"),
-                FieldShape("required", "Int?", column: .integer, defaultValue: "0"),
-                FieldShape("convenience", "Int?", column: .integer, defaultValue: "0"),
-                FieldShape("override", "Int?", column: .integer, defaultValue: "0"),
-                FieldShape("final", "Int?", column: .integer, defaultValue: "0"),
-                FieldShape("mutating", "Int?", column: .integer, defaultValue: "0"),
-                FieldShape("nonmutating", "Int?", column: .integer, defaultValue: "0"),
-                FieldShape("indirect", "Int?", column: .integer, defaultValue: "0"),
-                FieldShape("infix", "Int?", column: .integer, defaultValue: "0"),
-                FieldShape("prefix", "Int?", column: .integer, defaultValue: "0"),
-                FieldShape("postfix", "Int?", column: .integer, defaultValue: "0"),
-                FieldShape("weak", "Int?", column: .integer, defaultValue: "0"),
-                FieldShape("unowned", "Int?", column: .integer, defaultValue: "0"),
-                FieldShape("get", "Int?", column: .integer, defaultValue: "0"),
-                FieldShape("set", "Int?", column: .integer, defaultValue: "0"),
-                FieldShape("willSet", "Int?", column: .integer, defaultValue: "0"),
-                FieldShape("didSet", "Int?", column: .integer, defaultValue: "0"),
-                FieldShape("none", "Int?", column: .integer, defaultValue: "0"),
-                FieldShape("unsafe", "Int?", column: .integer, defaultValue: "0"),
-                FieldShape("key", "Int?", column: .integer, defaultValue: "0"),
-                FieldShape("context", "Int?", column: .integer, defaultValue: "0"),
-                FieldShape("options", "Int?", column: .integer, defaultValue: "0"),
-                FieldShape("entity", "Int?", column: .integer, defaultValue: "0"),
-                FieldShape("container", "Int?", column: .integer, defaultValue: "0"),
-                FieldShape("decoder", "Int?", column: .integer, defaultValue: "0"),
-                FieldShape("encoder", "Int?", column: .integer, defaultValue: "0"),
-                FieldShape("lhs", "Int?", column: .integer, defaultValue: "0"),
-                FieldShape("rhs", "Int?", column: .integer, defaultValue: "0"),
-                FieldShape("id2", "Int?", column: .integer, defaultValue: "0"),
-                FieldShape("from", "Int?", column: .integer, defaultValue: "0"),
-                FieldShape("to", "Int?", column: .integer, defaultValue: "0"),
-            ],
-            relations: [
-                RelationShape("default", to: "KeywordNames"),
-                RelationShape("class", to: "KeywordNames", toMany: true),
-                RelationShape("self2", to: "KeywordNames", inverse: "in"),
-                RelationShape("in", to: "KeywordNames", inverse: "self2"),
-            ]
-        ),
-        EntityShape(
-            "KeywordRelations",
-            fields: [
-                FieldShape("id", "String", column: .text),
-            ],
-            relations: [
-                RelationShape("associatedtype", to: "KeywordNames"),
-                RelationShape("class", to: "KeywordNames"),
-                RelationShape("deinit", to: "KeywordNames"),
-                RelationShape("enum", to: "KeywordNames"),
-                RelationShape("extension", to: "KeywordNames"),
-                RelationShape("fileprivate", to: "KeywordNames"),
-                RelationShape("func", to: "KeywordNames"),
-                RelationShape("import", to: "KeywordNames"),
-                RelationShape("inout", to: "KeywordNames"),
-                RelationShape("internal", to: "KeywordNames"),
-                RelationShape("let", to: "KeywordNames"),
-                RelationShape("open", to: "KeywordNames"),
-                RelationShape("operator", to: "KeywordNames"),
-                RelationShape("private", to: "KeywordNames"),
-                RelationShape("precedencegroup", to: "KeywordNames"),
-                RelationShape("protocol", to: "KeywordNames"),
-                RelationShape("public", to: "KeywordNames"),
-                RelationShape("rethrows", to: "KeywordNames"),
-                RelationShape("static", to: "KeywordNames"),
-                RelationShape("struct", to: "KeywordNames"),
-                RelationShape("subscript", to: "KeywordNames"),
-                RelationShape("typealias", to: "KeywordNames"),
-                RelationShape("var", to: "KeywordNames"),
-                RelationShape("break", to: "KeywordNames"),
-                RelationShape("case", to: "KeywordNames"),
-                RelationShape("catch", to: "KeywordNames"),
-                RelationShape("continue", to: "KeywordNames"),
-                RelationShape("default", to: "KeywordNames"),
-                RelationShape("defer", to: "KeywordNames"),
-                RelationShape("do", to: "KeywordNames"),
-                RelationShape("else", to: "KeywordNames"),
-                RelationShape("fallthrough", to: "KeywordNames"),
-                RelationShape("for", to: "KeywordNames"),
-                RelationShape("guard", to: "KeywordNames"),
-                RelationShape("if", to: "KeywordNames"),
-                RelationShape("in", to: "KeywordNames"),
-                RelationShape("repeat", to: "KeywordNames"),
-                RelationShape("return", to: "KeywordNames"),
-                RelationShape("throw", to: "KeywordNames"),
-                RelationShape("switch", to: "KeywordNames"),
-                RelationShape("where", to: "KeywordNames"),
-                RelationShape("while", to: "KeywordNames"),
-                RelationShape("Any", to: "KeywordNames"),
-                RelationShape("as", to: "KeywordNames"),
-                RelationShape("await", to: "KeywordNames"),
-                RelationShape("false", to: "KeywordNames"),
-                RelationShape("is", to: "KeywordNames"),
-                RelationShape("nil", to: "KeywordNames"),
-                RelationShape("super", to: "KeywordNames"),
-                RelationShape("throws", to: "KeywordNames"),
-                RelationShape("true", to: "KeywordNames"),
-                RelationShape("try", to: "KeywordNames"),
-                RelationShape("package", to: "KeywordNames"),
-                RelationShape("consume", to: "KeywordNames"),
-                RelationShape("borrowing", to: "KeywordNames"),
-                RelationShape("consuming", to: "KeywordNames"),
-                RelationShape("async", to: "KeywordNames"),
-                RelationShape("actor", to: "KeywordNames"),
-                RelationShape("some", to: "KeywordNames"),
-                RelationShape("any", to: "KeywordNames"),
-                RelationShape("macro", to: "KeywordNames"),
-                RelationShape("each", to: "KeywordNames"),
-                RelationShape("copy", to: "KeywordNames"),
-                RelationShape("discard", to: "KeywordNames"),
-                RelationShape("dynamic", to: "KeywordNames"),
-                RelationShape("lazy", to: "KeywordNames"),
-                RelationShape("optional", to: "KeywordNames"),
-                RelationShape("required", to: "KeywordNames"),
-                RelationShape("convenience", to: "KeywordNames"),
-                RelationShape("override", to: "KeywordNames"),
-                RelationShape("final", to: "KeywordNames"),
-                RelationShape("mutating", to: "KeywordNames"),
-                RelationShape("nonmutating", to: "KeywordNames"),
-                RelationShape("indirect", to: "KeywordNames"),
-                RelationShape("infix", to: "KeywordNames"),
-                RelationShape("prefix", to: "KeywordNames"),
-                RelationShape("postfix", to: "KeywordNames"),
-                RelationShape("weak", to: "KeywordNames"),
-                RelationShape("unowned", to: "KeywordNames"),
-                RelationShape("get", to: "KeywordNames"),
-                RelationShape("set", to: "KeywordNames"),
-                RelationShape("willSet", to: "KeywordNames"),
-                RelationShape("didSet", to: "KeywordNames"),
-                RelationShape("none", to: "KeywordNames"),
-                RelationShape("unsafe", to: "KeywordNames"),
-                RelationShape("key", to: "KeywordNames"),
-                RelationShape("context", to: "KeywordNames"),
-                RelationShape("options", to: "KeywordNames"),
-                RelationShape("entity", to: "KeywordNames"),
-                RelationShape("container", to: "KeywordNames"),
-                RelationShape("decoder", to: "KeywordNames"),
-                RelationShape("encoder", to: "KeywordNames"),
-                RelationShape("lhs", to: "KeywordNames"),
-                RelationShape("rhs", to: "KeywordNames"),
-                RelationShape("id2", to: "KeywordNames"),
-                RelationShape("from", to: "KeywordNames"),
-                RelationShape("to", to: "KeywordNames"),
-            ]
-        ),
-        EntityShape(
-            "Account",
-            fields: [
-                FieldShape("id", "String", column: .text),
-                FieldShape("name", "String", column: .text, defaultValue: "\"\""),
-                FieldShape("isCurrent", "Bool", column: .integer, defaultValue: "false"),
-            ]
-        ),
-        EntityShape(
-            "Note",
-            fields: [
-                FieldShape("id", "String", column: .text),
-                FieldShape("text", "String", column: .text, defaultValue: "\"\""),
-            ],
-            relations: [
-                RelationShape("parts", to: "NotePart", toMany: true, inverse: "note"),
-            ]
-        ),
-        EntityShape(
-            "NotePart",
-            fields: [
-                FieldShape("id", "String", column: .text),
-                FieldShape("body", "String", column: .text, defaultValue: "\"\""),
-            ],
-            relations: [
-                RelationShape("note", to: "Note", inverse: "parts"),
-            ],
-            tracksUpdatedAt: true
-        ),
-        EntityShape(
-            "Scored",
-            fields: [
-                FieldShape("id", "String", column: .text),
-                FieldShape("score", "Double", column: .real, defaultValue: "0"),
-                FieldShape("email", "String?", column: .text),
-                FieldShape("code", "String?", column: .text),
-                FieldShape("rank", "Int", column: .integer, defaultValue: "0"),
-                FieldShape("maybe", "Int?", column: .integer, defaultValue: "5"),
-            ],
-            tracksUpdatedAt: true
-        ),
-        EntityShape(
-            "Label",
-            fields: [
-                FieldShape("id", "String", column: .text),
-                FieldShape("text", "String?", column: .text),
-            ]
-        ),
-        EntityShape(
-            "Post",
-            fields: [
-                FieldShape("id", "String", column: .text),
-                FieldShape("title", "String", column: .text, defaultValue: "\"\""),
-            ],
-            relations: [
-                RelationShape("labels", to: "Label", toMany: true),
-                RelationShape("pinned", to: "Label"),
-            ]
-        ),
-        EntityShape(
-            "ChainNode",
-            fields: [
-                FieldShape("id", "Int", column: .integer),
-                FieldShape("label", "String", column: .text, defaultValue: "\"\""),
-            ],
-            relations: [
-                RelationShape("next", to: "ChainNode"),
-            ]
-        ),
-        EntityShape(
-            "TreeNode",
-            fields: [
-                FieldShape("id", "String", column: .text),
-            ],
-            relations: [
-                RelationShape("children", to: "TreeNode", toMany: true, inverse: "parent"),
-                RelationShape("parent", to: "TreeNode", inverse: "children"),
-            ]
-        ),
-        EntityShape(
-            "Book",
-            fields: [
-                FieldShape("id", "String", column: .text),
-            ],
-            relations: [
-                RelationShape("loans", to: "Loan", toMany: true, inverse: "book"),
-                RelationShape("copies", to: "BookCopy", toMany: true, inverse: "book"),
-            ]
-        ),
-        EntityShape(
-            "Loan",
-            fields: [
-                FieldShape("id", "String", column: .text),
-            ],
-            relations: [
-                RelationShape("book", to: "Book", inverse: "loans"),
-                RelationShape("borrower", to: "Member"),
-            ]
-        ),
-        EntityShape(
-            "BookCopy",
-            fields: [
-                FieldShape("id", "String", column: .text),
-            ],
-            relations: [
-                RelationShape("book", to: "Book", inverse: "copies"),
-            ]
-        ),
-        EntityShape(
-            "Member",
-            fields: [
-                FieldShape("id", "String", column: .text),
-                FieldShape("name", "String", column: .text, defaultValue: "\"\""),
-            ]
-        ),
-        EntityShape(
-            "Person",
-            fields: [
-                FieldShape("id", "String", column: .text),
-            ],
-            relations: [
-                RelationShape("passport", to: "Passport", inverse: "owner"),
-            ]
-        ),
-        EntityShape(
-            "Passport",
-            fields: [
-                FieldShape("id", "String", column: .text),
-            ],
-            relations: [
-                RelationShape("owner", to: "Person", inverse: "passport"),
-            ]
-        ),
+        shapeOfDocument,
+        shapeOfFolder,
+        shapeOfSection,
+        shapeOfRevision,
+        shapeOfIndexed,
+        shapeOfPlain,
+        shapeOfKeywordNames,
+        shapeOfKeywordRelations,
+        shapeOfAccount,
+        shapeOfNote,
+        shapeOfNotePart,
+        shapeOfScored,
+        shapeOfLabel,
+        shapeOfPost,
+        shapeOfChainNode,
+        shapeOfTreeNode,
+        shapeOfBook,
+        shapeOfLoan,
+        shapeOfBookCopy,
+        shapeOfMember,
+        shapeOfPerson,
+        shapeOfPassport,
     ])
+
+    private static let shapeOfDocument = EntityShape(
+        "Document",
+        fields: [
+            FieldShape("id", "UUID", column: .text),
+            FieldShape("title", "String", column: .text),
+            FieldShape("body", "String", column: .text, defaultValue: "\"\""),
+            FieldShape("pageCount", "Int", column: .integer, defaultValue: "1"),
+            FieldShape("size", "Int64", column: .integer, defaultValue: "0"),
+            FieldShape("score", "Double", column: .real, defaultValue: "0.5"),
+            FieldShape("ratio", "Float", column: .real, defaultValue: "1.25"),
+            FieldShape("isDraft", "Bool", column: .integer, defaultValue: "true"),
+            FieldShape("createdAt", "Date", column: .real),
+            FieldShape("link", "URL?", column: .text),
+            FieldShape("payload", "Data?", column: .blob),
+            FieldShape("price", "Decimal?", column: .text),
+            FieldShape("tags", "[String]", column: .text, isJSON: true, defaultValue: "[]"),
+            FieldShape("counts", "[String: Int]", column: .text, isJSON: true, defaultValue: "[:]"),
+            FieldShape("state", "DocumentState", column: .text, defaultValue: ".draft"),
+            FieldShape("metadata", "Metadata?", column: .text, isJSON: true),
+            FieldShape("owner", "Owner?", column: .text, isJSON: true),
+            FieldShape("default", "Int", column: .integer, defaultValue: "0"),
+            FieldShape("class", "String?", column: .text),
+        ],
+        relations: [
+            RelationShape("folder", to: "Folder", inverse: "documents"),
+            RelationShape("sections", to: "Section", toMany: true, inverse: "document"),
+            RelationShape("related", to: "Document", toMany: true),
+            RelationShape("cover", to: "Section"),
+        ],
+        tracksUpdatedAt: true
+    )
+
+    private static let shapeOfFolder = EntityShape(
+        "Folder",
+        fields: [
+            FieldShape("id", "Int", column: .integer),
+            FieldShape("name", "String", column: .text),
+        ],
+        relations: [
+            RelationShape("documents", to: "Document", toMany: true, inverse: "folder"),
+        ]
+    )
+
+    private static let shapeOfSection = EntityShape(
+        "Section",
+        fields: [
+            FieldShape("id", "String", column: .text),
+            FieldShape("heading", "String", column: .text),
+        ],
+        relations: [
+            RelationShape("document", to: "Document", inverse: "sections"),
+        ]
+    )
+
+    private static let shapeOfRevision = EntityShape(
+        "Revision",
+        fields: [
+            FieldShape("id", "Int", column: .integer),
+            FieldShape("note", "String?", column: .text),
+        ],
+        relations: [
+            RelationShape("document", to: "Document"),
+        ]
+    )
+
+    private static let shapeOfIndexed = EntityShape(
+        "Indexed",
+        fields: [
+            FieldShape("id", "Int", column: .integer),
+            FieldShape("a", "Int", column: .integer),
+            FieldShape("b", "String", column: .text),
+            FieldShape("c", "Double?", column: .real),
+            FieldShape("level", "Level", column: .integer),
+            FieldShape("text", "String", column: .text),
+        ]
+    )
+
+    private static let shapeOfPlain = EntityShape(
+        "Plain",
+        fields: [
+            FieldShape("id", "Int", column: .integer),
+            FieldShape("a", "Int", column: .integer),
+            FieldShape("b", "String", column: .text),
+            FieldShape("c", "Double?", column: .real),
+            FieldShape("level", "Level", column: .integer),
+            FieldShape("text", "String", column: .text),
+        ]
+    )
+
+    private static let shapeOfKeywordNames = EntityShape(
+        "KeywordNames",
+        fields: [
+            FieldShape("id", "String", column: .text),
+            FieldShape("associatedtype", "Int?", column: .integer, defaultValue: "0"),
+            FieldShape("deinit", "Int?", column: .integer, defaultValue: "0"),
+            FieldShape("enum", "Int?", column: .integer, defaultValue: "0"),
+            FieldShape("extension", "Int?", column: .integer, defaultValue: "0"),
+            FieldShape("fileprivate", "Int?", column: .integer, defaultValue: "0"),
+            FieldShape("func", "Int?", column: .integer, defaultValue: "0"),
+            FieldShape("import", "Int?", column: .integer, defaultValue: "0"),
+            FieldShape("inout", "Int?", column: .integer, defaultValue: "0"),
+            FieldShape("internal", "Int?", column: .integer, defaultValue: "0"),
+            FieldShape("let", "Int?", column: .integer, defaultValue: "0"),
+            FieldShape("open", "Int?", column: .integer, defaultValue: "0"),
+            FieldShape("operator", "Int?", column: .integer, defaultValue: "0"),
+            FieldShape("private", "Int?", column: .integer, defaultValue: "0"),
+            FieldShape("precedencegroup", "Int?", column: .integer, defaultValue: "0"),
+            FieldShape("protocol", "Int?", column: .integer, defaultValue: "0"),
+            FieldShape("public", "Int?", column: .integer, defaultValue: "0"),
+            FieldShape("rethrows", "Int?", column: .integer, defaultValue: "0"),
+            FieldShape("static", "Int?", column: .integer, defaultValue: "0"),
+            FieldShape("struct", "Int?", column: .integer, defaultValue: "0"),
+            FieldShape("subscript", "Int?", column: .integer, defaultValue: "0"),
+            FieldShape("typealias", "Int?", column: .integer, defaultValue: "0"),
+            FieldShape("var", "Int?", column: .integer, defaultValue: "0"),
+            FieldShape("break", "Int?", column: .integer, defaultValue: "0"),
+            FieldShape("case", "Int?", column: .integer, defaultValue: "0"),
+            FieldShape("catch", "Int?", column: .integer, defaultValue: "0"),
+            FieldShape("continue", "Int?", column: .integer, defaultValue: "0"),
+            FieldShape("defer", "Int?", column: .integer, defaultValue: "0"),
+            FieldShape("do", "Int?", column: .integer, defaultValue: "0"),
+            FieldShape("else", "Int?", column: .integer, defaultValue: "0"),
+            FieldShape("fallthrough", "Int?", column: .integer, defaultValue: "0"),
+            FieldShape("for", "Int?", column: .integer, defaultValue: "0"),
+            FieldShape("guard", "Int?", column: .integer, defaultValue: "0"),
+            FieldShape("if", "Int?", column: .integer, defaultValue: "0"),
+            FieldShape("repeat", "Int?", column: .integer, defaultValue: "0"),
+            FieldShape("return", "Int?", column: .integer, defaultValue: "0"),
+            FieldShape("throw", "Int?", column: .integer, defaultValue: "0"),
+            FieldShape("switch", "Int?", column: .integer, defaultValue: "0"),
+            FieldShape("where", "Int?", column: .integer, defaultValue: "0"),
+            FieldShape("while", "Int?", column: .integer, defaultValue: "0"),
+            FieldShape("Any", "Int?", column: .integer, defaultValue: "0"),
+            FieldShape("as", "Int?", column: .integer, defaultValue: "0"),
+            FieldShape("await", "Int?", column: .integer, defaultValue: "0"),
+            FieldShape("false", "Int?", column: .integer, defaultValue: "0"),
+            FieldShape("is", "Int?", column: .integer, defaultValue: "0"),
+            FieldShape("nil", "Int?", column: .integer, defaultValue: "0"),
+            FieldShape("super", "Int?", column: .integer, defaultValue: "0"),
+            FieldShape("throws", "Int?", column: .integer, defaultValue: "0"),
+            FieldShape("true", "Int?", column: .integer, defaultValue: "0"),
+            FieldShape("try", "Int?", column: .integer, defaultValue: "0"),
+            FieldShape("package", "Int?", column: .integer, defaultValue: "0"),
+            FieldShape("consume", "Int?", column: .integer, defaultValue: "0"),
+            FieldShape("borrowing", "Int?", column: .integer, defaultValue: "0"),
+            FieldShape("consuming", "Int?", column: .integer, defaultValue: "0"),
+            FieldShape("async", "Int?", column: .integer, defaultValue: "0"),
+            FieldShape("actor", "Int?", column: .integer, defaultValue: "0"),
+            FieldShape("some", "Int?", column: .integer, defaultValue: "0"),
+            FieldShape("any", "Int?", column: .integer, defaultValue: "0"),
+            FieldShape("macro", "Int?", column: .integer, defaultValue: "0"),
+            FieldShape("each", "Int?", column: .integer, defaultValue: "0"),
+            FieldShape("copy", "Int?", column: .integer, defaultValue: "0"),
+            FieldShape("discard", "Int?", column: .integer, defaultValue: "0"),
+            FieldShape("dynamic", "Int?", column: .integer, defaultValue: "0"),
+            FieldShape("lazy", "Int?", column: .integer, defaultValue: "0"),
+            FieldShape("optional", "Int?", column: .integer, defaultValue: "0"),
+            FieldShape("required", "Int?", column: .integer, defaultValue: "0"),
+            FieldShape("convenience", "Int?", column: .integer, defaultValue: "0"),
+            FieldShape("override", "Int?", column: .integer, defaultValue: "0"),
+            FieldShape("final", "Int?", column: .integer, defaultValue: "0"),
+            FieldShape("mutating", "Int?", column: .integer, defaultValue: "0"),
+            FieldShape("nonmutating", "Int?", column: .integer, defaultValue: "0"),
+            FieldShape("indirect", "Int?", column: .integer, defaultValue: "0"),
+            FieldShape("infix", "Int?", column: .integer, defaultValue: "0"),
+            FieldShape("prefix", "Int?", column: .integer, defaultValue: "0"),
+            FieldShape("postfix", "Int?", column: .integer, defaultValue: "0"),
+            FieldShape("weak", "Int?", column: .integer, defaultValue: "0"),
+            FieldShape("unowned", "Int?", column: .integer, defaultValue: "0"),
+            FieldShape("get", "Int?", column: .integer, defaultValue: "0"),
+            FieldShape("set", "Int?", column: .integer, defaultValue: "0"),
+            FieldShape("willSet", "Int?", column: .integer, defaultValue: "0"),
+            FieldShape("didSet", "Int?", column: .integer, defaultValue: "0"),
+            FieldShape("none", "Int?", column: .integer, defaultValue: "0"),
+            FieldShape("unsafe", "Int?", column: .integer, defaultValue: "0"),
+            FieldShape("key", "Int?", column: .integer, defaultValue: "0"),
+            FieldShape("context", "Int?", column: .integer, defaultValue: "0"),
+            FieldShape("options", "Int?", column: .integer, defaultValue: "0"),
+            FieldShape("entity", "Int?", column: .integer, defaultValue: "0"),
+            FieldShape("container", "Int?", column: .integer, defaultValue: "0"),
+            FieldShape("decoder", "Int?", column: .integer, defaultValue: "0"),
+            FieldShape("encoder", "Int?", column: .integer, defaultValue: "0"),
+            FieldShape("lhs", "Int?", column: .integer, defaultValue: "0"),
+            FieldShape("rhs", "Int?", column: .integer, defaultValue: "0"),
+            FieldShape("id2", "Int?", column: .integer, defaultValue: "0"),
+            FieldShape("from", "Int?", column: .integer, defaultValue: "0"),
+            FieldShape("to", "Int?", column: .integer, defaultValue: "0"),
+        ],
+        relations: [
+            RelationShape("default", to: "KeywordNames"),
+            RelationShape("class", to: "KeywordNames", toMany: true),
+            RelationShape("self2", to: "KeywordNames", inverse: "in"),
+            RelationShape("in", to: "KeywordNames", inverse: "self2"),
+        ]
+    )
+
+    private static let shapeOfKeywordRelations = EntityShape(
+        "KeywordRelations",
+        fields: [
+            FieldShape("id", "String", column: .text),
+        ],
+        relations: [
+            RelationShape("associatedtype", to: "KeywordNames"),
+            RelationShape("class", to: "KeywordNames"),
+            RelationShape("deinit", to: "KeywordNames"),
+            RelationShape("enum", to: "KeywordNames"),
+            RelationShape("extension", to: "KeywordNames"),
+            RelationShape("fileprivate", to: "KeywordNames"),
+            RelationShape("func", to: "KeywordNames"),
+            RelationShape("import", to: "KeywordNames"),
+            RelationShape("inout", to: "KeywordNames"),
+            RelationShape("internal", to: "KeywordNames"),
+            RelationShape("let", to: "KeywordNames"),
+            RelationShape("open", to: "KeywordNames"),
+            RelationShape("operator", to: "KeywordNames"),
+            RelationShape("private", to: "KeywordNames"),
+            RelationShape("precedencegroup", to: "KeywordNames"),
+            RelationShape("protocol", to: "KeywordNames"),
+            RelationShape("public", to: "KeywordNames"),
+            RelationShape("rethrows", to: "KeywordNames"),
+            RelationShape("static", to: "KeywordNames"),
+            RelationShape("struct", to: "KeywordNames"),
+            RelationShape("subscript", to: "KeywordNames"),
+            RelationShape("typealias", to: "KeywordNames"),
+            RelationShape("var", to: "KeywordNames"),
+            RelationShape("break", to: "KeywordNames"),
+            RelationShape("case", to: "KeywordNames"),
+            RelationShape("catch", to: "KeywordNames"),
+            RelationShape("continue", to: "KeywordNames"),
+            RelationShape("default", to: "KeywordNames"),
+            RelationShape("defer", to: "KeywordNames"),
+            RelationShape("do", to: "KeywordNames"),
+            RelationShape("else", to: "KeywordNames"),
+            RelationShape("fallthrough", to: "KeywordNames"),
+            RelationShape("for", to: "KeywordNames"),
+            RelationShape("guard", to: "KeywordNames"),
+            RelationShape("if", to: "KeywordNames"),
+            RelationShape("in", to: "KeywordNames"),
+            RelationShape("repeat", to: "KeywordNames"),
+            RelationShape("return", to: "KeywordNames"),
+            RelationShape("throw", to: "KeywordNames"),
+            RelationShape("switch", to: "KeywordNames"),
+            RelationShape("where", to: "KeywordNames"),
+            RelationShape("while", to: "KeywordNames"),
+            RelationShape("Any", to: "KeywordNames"),
+            RelationShape("as", to: "KeywordNames"),
+            RelationShape("await", to: "KeywordNames"),
+            RelationShape("false", to: "KeywordNames"),
+            RelationShape("is", to: "KeywordNames"),
+            RelationShape("nil", to: "KeywordNames"),
+            RelationShape("super", to: "KeywordNames"),
+            RelationShape("throws", to: "KeywordNames"),
+            RelationShape("true", to: "KeywordNames"),
+            RelationShape("try", to: "KeywordNames"),
+            RelationShape("package", to: "KeywordNames"),
+            RelationShape("consume", to: "KeywordNames"),
+            RelationShape("borrowing", to: "KeywordNames"),
+            RelationShape("consuming", to: "KeywordNames"),
+            RelationShape("async", to: "KeywordNames"),
+            RelationShape("actor", to: "KeywordNames"),
+            RelationShape("some", to: "KeywordNames"),
+            RelationShape("any", to: "KeywordNames"),
+            RelationShape("macro", to: "KeywordNames"),
+            RelationShape("each", to: "KeywordNames"),
+            RelationShape("copy", to: "KeywordNames"),
+            RelationShape("discard", to: "KeywordNames"),
+            RelationShape("dynamic", to: "KeywordNames"),
+            RelationShape("lazy", to: "KeywordNames"),
+            RelationShape("optional", to: "KeywordNames"),
+            RelationShape("required", to: "KeywordNames"),
+            RelationShape("convenience", to: "KeywordNames"),
+            RelationShape("override", to: "KeywordNames"),
+            RelationShape("final", to: "KeywordNames"),
+            RelationShape("mutating", to: "KeywordNames"),
+            RelationShape("nonmutating", to: "KeywordNames"),
+            RelationShape("indirect", to: "KeywordNames"),
+            RelationShape("infix", to: "KeywordNames"),
+            RelationShape("prefix", to: "KeywordNames"),
+            RelationShape("postfix", to: "KeywordNames"),
+            RelationShape("weak", to: "KeywordNames"),
+            RelationShape("unowned", to: "KeywordNames"),
+            RelationShape("get", to: "KeywordNames"),
+            RelationShape("set", to: "KeywordNames"),
+            RelationShape("willSet", to: "KeywordNames"),
+            RelationShape("didSet", to: "KeywordNames"),
+            RelationShape("none", to: "KeywordNames"),
+            RelationShape("unsafe", to: "KeywordNames"),
+            RelationShape("key", to: "KeywordNames"),
+            RelationShape("context", to: "KeywordNames"),
+            RelationShape("options", to: "KeywordNames"),
+            RelationShape("entity", to: "KeywordNames"),
+            RelationShape("container", to: "KeywordNames"),
+            RelationShape("decoder", to: "KeywordNames"),
+            RelationShape("encoder", to: "KeywordNames"),
+            RelationShape("lhs", to: "KeywordNames"),
+            RelationShape("rhs", to: "KeywordNames"),
+            RelationShape("id2", to: "KeywordNames"),
+            RelationShape("from", to: "KeywordNames"),
+            RelationShape("to", to: "KeywordNames"),
+        ]
+    )
+
+    private static let shapeOfAccount = EntityShape(
+        "Account",
+        fields: [
+            FieldShape("id", "String", column: .text),
+            FieldShape("name", "String", column: .text, defaultValue: "\"\""),
+            FieldShape("isCurrent", "Bool", column: .integer, defaultValue: "false"),
+        ]
+    )
+
+    private static let shapeOfNote = EntityShape(
+        "Note",
+        fields: [
+            FieldShape("id", "String", column: .text),
+            FieldShape("text", "String", column: .text, defaultValue: "\"\""),
+        ],
+        relations: [
+            RelationShape("parts", to: "NotePart", toMany: true, inverse: "note"),
+        ]
+    )
+
+    private static let shapeOfNotePart = EntityShape(
+        "NotePart",
+        fields: [
+            FieldShape("id", "String", column: .text),
+            FieldShape("body", "String", column: .text, defaultValue: "\"\""),
+        ],
+        relations: [
+            RelationShape("note", to: "Note", inverse: "parts"),
+        ],
+        tracksUpdatedAt: true
+    )
+
+    private static let shapeOfScored = EntityShape(
+        "Scored",
+        fields: [
+            FieldShape("id", "String", column: .text),
+            FieldShape("score", "Double", column: .real, defaultValue: "0"),
+            FieldShape("email", "String?", column: .text),
+            FieldShape("code", "String?", column: .text),
+            FieldShape("rank", "Int", column: .integer, defaultValue: "0"),
+            FieldShape("maybe", "Int?", column: .integer, defaultValue: "5"),
+        ],
+        tracksUpdatedAt: true
+    )
+
+    private static let shapeOfLabel = EntityShape(
+        "Label",
+        fields: [
+            FieldShape("id", "String", column: .text),
+            FieldShape("text", "String?", column: .text),
+        ]
+    )
+
+    private static let shapeOfPost = EntityShape(
+        "Post",
+        fields: [
+            FieldShape("id", "String", column: .text),
+            FieldShape("title", "String", column: .text, defaultValue: "\"\""),
+        ],
+        relations: [
+            RelationShape("labels", to: "Label", toMany: true),
+            RelationShape("pinned", to: "Label"),
+        ]
+    )
+
+    private static let shapeOfChainNode = EntityShape(
+        "ChainNode",
+        fields: [
+            FieldShape("id", "Int", column: .integer),
+            FieldShape("label", "String", column: .text, defaultValue: "\"\""),
+        ],
+        relations: [
+            RelationShape("next", to: "ChainNode"),
+        ]
+    )
+
+    private static let shapeOfTreeNode = EntityShape(
+        "TreeNode",
+        fields: [
+            FieldShape("id", "String", column: .text),
+        ],
+        relations: [
+            RelationShape("children", to: "TreeNode", toMany: true, inverse: "parent"),
+            RelationShape("parent", to: "TreeNode", inverse: "children"),
+        ]
+    )
+
+    private static let shapeOfBook = EntityShape(
+        "Book",
+        fields: [
+            FieldShape("id", "String", column: .text),
+        ],
+        relations: [
+            RelationShape("loans", to: "Loan", toMany: true, inverse: "book"),
+            RelationShape("copies", to: "BookCopy", toMany: true, inverse: "book"),
+        ]
+    )
+
+    private static let shapeOfLoan = EntityShape(
+        "Loan",
+        fields: [
+            FieldShape("id", "String", column: .text),
+        ],
+        relations: [
+            RelationShape("book", to: "Book", inverse: "loans"),
+            RelationShape("borrower", to: "Member"),
+        ]
+    )
+
+    private static let shapeOfBookCopy = EntityShape(
+        "BookCopy",
+        fields: [
+            FieldShape("id", "String", column: .text),
+        ],
+        relations: [
+            RelationShape("book", to: "Book", inverse: "copies"),
+        ]
+    )
+
+    private static let shapeOfMember = EntityShape(
+        "Member",
+        fields: [
+            FieldShape("id", "String", column: .text),
+            FieldShape("name", "String", column: .text, defaultValue: "\"\""),
+        ]
+    )
+
+    private static let shapeOfPerson = EntityShape(
+        "Person",
+        fields: [
+            FieldShape("id", "String", column: .text),
+        ],
+        relations: [
+            RelationShape("passport", to: "Passport", inverse: "owner"),
+        ]
+    )
+
+    private static let shapeOfPassport = EntityShape(
+        "Passport",
+        fields: [
+            FieldShape("id", "String", column: .text),
+        ],
+        relations: [
+            RelationShape("owner", to: "Person", inverse: "passport"),
+        ]
+    )
 }

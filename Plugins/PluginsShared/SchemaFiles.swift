@@ -1,7 +1,7 @@
 import Foundation
 
 /// Schema file conventions shared by the plugins. Plugins cannot import library targets,
-/// so this mirrors `SchemaSource.isSchemaFile`, `SchemaValidator.outputName(for:)` and
+/// so this mirrors `SchemaSource.isSchemaFile`, `SchemaValidator.outputName(for:)`, `FileModel.entityOutputName` and
 /// `SchemaGenerator.schemaName(forTarget:)` in SchemaGenCore; `PluginNamingTests` checks the two agree.
 enum SchemaFiles {
     static func isSchemaFile(_ name: String) -> Bool {
@@ -16,6 +16,14 @@ enum SchemaFiles {
             break
         }
         return base + ".generated.swift"
+    }
+
+    /// `Message` of `Chat.schema` is generated into `Chat+Message.generated.swift`, and `Chat`
+    /// into `Chat.generated.swift` (mirrors `FileModel.entityOutputName(_:schemaOutput:)`).
+    static func entityOutputName(_ entity: String, schemaOutput: String) -> String {
+        let suffix = ".generated.swift"
+        let base = schemaOutput.hasSuffix(suffix) ? String(schemaOutput.dropLast(suffix.count)) : schemaOutput
+        return base == entity ? schemaOutput : base + "+" + entity + suffix
     }
 
     /// The type listing a target's entities for a store, `ChatModels` -> `ChatModelsSchema`

@@ -32,9 +32,24 @@ func commands(schemas: [URL], targetName: String, workDirectory: URL, tool: URL)
     // Two schema files with one base name collide; schemagen reports it, SwiftPM must not see duplicates first.
     let schemaName = SchemaFiles.schemaName(forTarget: targetName)
     var outputs: [URL] = [output.appending(path: schemaName + ".generated.swift")]
+    // Each entity is compiled from a file of its own (compile time grows with the square of
+    // the entities in one file). SwiftPM needs the names now, before schemagen runs, and does
+    // not ask again when only a schema's content changes; `--entity-files` tells schemagen
+    // which were declared, and it puts any other entity in its schema file's file.
+    var entityFiles: [String] = []
     for schema in schemas {
         let url = output.appending(path: SchemaFiles.outputName(for: schema))
-        if !outputs.contains(url) { outputs.append(url) }
+        guard !outputs.contains(url) else { continue }
+        outputs.append(url)
+        let text = (try? String(contentsOf: schema, encoding: .utf8)) ?? ""
+        for entity in SchemaEntityNames.names(in: text, isJSON: schema.lastPathComponent.hasSuffix(".json")) {
+            let name = SchemaFiles.entityOutputName(entity, schemaOutput: url.lastPathComponent)
+            let entityURL = output.appending(path: name)
+            // The entity named like its schema file is in that file.
+            guard !name.contains("/"), !outputs.contains(entityURL) else { continue }
+            outputs.append(entityURL)
+            entityFiles.append(name)
+        }
     }
     return [
         .buildCommand(
@@ -42,7 +57,8 @@ func commands(schemas: [URL], targetName: String, workDirectory: URL, tool: URL)
             executable: tool,
             // Absolute schema paths in #sourceLocation directives: compiler errors about Swift
             // the schema names (external types, resolvers) link to the schema line.
-            arguments: ["generate", "--quiet", "--full-source-paths", "--output", output.path, "--schema-name", schemaName] + schemas.map(\.path),
+            arguments: ["generate", "--quiet", "--full-source-paths", "--output", output.path, "--schema-name", schemaName,
+                        "--entity-files", entityFiles.joined(separator: "/")] + schemas.map(\.path),
             inputFiles: schemas,
             outputFiles: outputs
         )

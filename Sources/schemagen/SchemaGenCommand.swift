@@ -12,7 +12,8 @@ enum SchemaGenCommand {
         USAGE: schemagen <command> [options]
 
         COMMANDS:
-          generate --output <dir> <path>...     Generate one Swift file per schema file into <dir>.
+          generate --output <dir> <path>...     Generate Swift into <dir>: <name>.generated.swift per schema file,
+                                                and <name>+<Entity>.generated.swift per entity.
                                                 Paths are schema files or directories searched recursively.
                                                 Only files whose content changed are rewritten.
               --keep-stale                      Keep generated files whose schema file is gone.
@@ -24,6 +25,10 @@ enum SchemaGenCommand {
                                                 directives (default: file names, so output does not depend
                                                 on where it is generated). The build plugin passes absolute
                                                 paths with this flag, so compiler errors link to the schema.
+              --entity-files <name/name/...>    Give only the entities whose file is named here a file of their
+                                                own ('/'-separated; empty for none); the others go into their
+                                                schema file's file, and named files no entity fills get a note.
+                                                The build plugin passes the files it declared to SwiftPM.
           check --generated <dir> <path>...     Exit 1 with a diff if <dir> is not what 'generate' would write.
               --schema-name <Name>              As for 'generate' (default from <dir>).
           convert <file> [--to dsl|json] [--output <file>]
@@ -62,7 +67,7 @@ enum SchemaGenCommand {
         let rest = Array(arguments.dropFirst())
         do {
             switch command {
-            case "generate": return try GenerateCommand.run(try ParsedArguments(rest, options: ["--output", "--schema-name"], flags: ["--quiet", "--keep-stale", "--full-source-paths"]))
+            case "generate": return try GenerateCommand.run(try ParsedArguments(rest, options: ["--output", "--schema-name", "--entity-files"], flags: ["--quiet", "--keep-stale", "--full-source-paths"]))
             case "check": return try CheckCommand.run(try ParsedArguments(rest, options: ["--generated", "--schema-name"], flags: []))
             case "convert": return try ConvertCommand.run(try ParsedArguments(rest, options: ["--to", "--output", "--from"], flags: ["--no-updated-at", "--no-soft-delete"]))
             case "migrate-plan": return try MigratePlanCommand.runMigratePlan(try ParsedArguments(rest, options: ["--store"], flags: []))

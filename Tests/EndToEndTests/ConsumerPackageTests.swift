@@ -54,10 +54,28 @@ struct ConsumerPackageTests {
             try Note(id: "1", text: "hello", pinned: true, tags: .relation([Tag(id: "swift")])).save(to: &context)
             let tag = Tag.query("swift", in: context).with(\\.$notes).resolve()!
             print("pinned:", tag.notes!.map(\\.pinned))
+            print("entities:", AppSchema.entities.map { $0.entityName })
             """)
         let second = try consumer.swift(["build"])
         #expect(second.status == 0, "\(second.output)")
         #expect(try consumer.run().contains("pinned: [true]"))
+
+        // 2b. An entity added to a schema file, with no Swift file touched: SwiftPM does not run
+        // the plugin again, so the file it declared for each entity is what it compiles; the
+        // new entity's code goes into its schema file's file and the build still works.
+        try consumer.write("Sources/App/Tags.schema", """
+            entity Tag {
+                let id: String
+                relation notes: [Note], inverse: tags
+            }
+            entity Label {
+                let id: String
+                relation tag: Tag
+            }
+            """)
+        let added = try consumer.swift(["build"])
+        #expect(added.status == 0, "\(added.output)")
+        #expect(try consumer.run().contains(#"entities: ["Note", "Tag", "Label"]"#))
 
         // 3. A no-op rebuild does not rerun the generator.
         let noop = try consumer.swift(["build"])

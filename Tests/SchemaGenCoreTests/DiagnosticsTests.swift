@@ -72,7 +72,7 @@ import Testing
         #expect(messages.contains("App.schema:1:8: 'AppSchema' is the name of the generated schema type listing this target's entities"))
         #expect(messages.contains("AppSchema.schema:1:1: this file would generate 'AppSchema.generated.swift', the file of the generated schema type 'AppSchema'"))
         #expect(SchemaGenerator.generate([SchemaSource(path: "App.schema", text: "entity A {\n    let id: String\n}\n")], schemaName: "AppSchema")
-            .files.map(\.name) == ["App.generated.swift", "AppSchema.generated.swift"])
+            .files.map(\.name) == ["App.generated.swift", "App+A.generated.swift", "AppSchema.generated.swift"])
     }
 
     @Test func compilerStyleOutputWithHints() {
@@ -207,10 +207,11 @@ import Testing
     @Test func keywordsAreEscapedNotRejected() {
         let output = SchemaGenerator.generate([SchemaSource(path: "k.schema", text: "entity A {\n    let id: String\n    var `default`: Int = 0\n    var `class`: String?\n}")])
         #expect(output.diagnostics.isEmpty)
-        #expect(output.files[0].contents.contains("public var `default`: Int") == false) // internal entity
-        #expect(output.files[0].contents.contains("var `default`: Int"))
-        #expect(output.files[0].contents.contains("`default`: Int = 0,"))
-        #expect(output.files[0].contents.contains("self.`class` = try container.decodeIfPresent(String.self, forKey: \"class\")"))
+        let code = output.files.first { $0.name == "k+A.generated.swift" }?.contents ?? ""
+        #expect(code.contains("public var `default`: Int") == false) // internal entity
+        #expect(code.contains("var `default`: Int"))
+        #expect(code.contains("`default`: Int = 0,"))
+        #expect(code.contains("self.`class` = try container.decodeIfPresent(String.self, forKey: \"class\")"))
     }
 
     @Test func namesCollidingWithGeneratedMembers() {

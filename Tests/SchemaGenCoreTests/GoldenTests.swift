@@ -7,15 +7,19 @@ import Testing
 /// that the plugin names schema files by absolute path in `#sourceLocation` directives).
 @Suite struct GoldenTests {
     /// The fixture covering every construct is compiled by GeneratedCodeTests; its golden
-    /// file is the committed `Generated/GeneratedCodeTests/AllConstructs.generated.swift`.
-    @Test func allConstructsMatchesItsGoldenFile() throws {
+    /// files are the committed `Generated/GeneratedCodeTests/AllConstructs*.generated.swift`:
+    /// the schema file's own file, and one per entity.
+    @Test func allConstructsMatchesItsGoldenFiles() throws {
         let source = SchemaSource(path: "AllConstructs.schema", text: try PackagePaths.text(ParserTests.dslPath))
         let output = SchemaGenerator.generate([source])
         #expect(!output.hasErrors, "\(output.diagnostics)")
-        let golden = "Generated/GeneratedCodeTests/AllConstructs.generated.swift"
-        let expected = try PackagePaths.text(golden)
-        #expect(output.files[0].contents == expected,
-                "\(TextDiff.lines(old: expected, new: output.files[0].contents, oldName: golden, newName: "generated"))")
+        let files = output.files.filter { $0.name.hasPrefix("AllConstructs") }
+        #expect(files.map(\.name) == ["AllConstructs.generated.swift"] + ["Document", "Folder", "Section", "Revision"].map { "AllConstructs+\($0).generated.swift" })
+        for file in files {
+            let golden = "Generated/GeneratedCodeTests/\(file.name)"
+            let expected = try PackagePaths.text(golden)
+            #expect(file.contents == expected, "\(TextDiff.lines(old: expected, new: file.contents, oldName: golden, newName: "generated"))")
+        }
     }
 
     /// One case per target that applies the plugin: its schema folder and its Generated/ folder.
@@ -58,5 +62,9 @@ import Testing
             #expect(SchemaFiles.schemaName(forTarget: target) == SchemaGenerator.schemaName(forTarget: target))
         }
         #expect(!SchemaFiles.isSchemaFile("Chat.swift") && !SchemaSource.isSchemaFile("Chat.json"))
+        for (entity, schemaOutput) in [("Message", "Chat.generated.swift"), ("Chat", "Chat.generated.swift"), ("chat", "Chat.generated.swift"), ("A", "a.b.generated.swift")] {
+            #expect(SchemaFiles.entityOutputName(entity, schemaOutput: schemaOutput) == FileModel.entityOutputName(entity, schemaOutput: schemaOutput))
+        }
+        #expect(FileModel.entityOutputName("Message", schemaOutput: "Chat.generated.swift") == "Chat+Message.generated.swift")
     }
 }

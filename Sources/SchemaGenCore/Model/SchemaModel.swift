@@ -15,6 +15,20 @@ public struct FileModel: Hashable, Sendable {
     public var externals: [ExternalModel] = []
     /// `namespace Models.V1`: the enum the file's types are also reachable in; empty for none.
     public var namespace: [String] = []
+
+    /// The file an entity of this schema file is generated into when it has one of its own:
+    /// `Chat+Message.generated.swift` for `Message` in `Chat.schema`, and the schema file's
+    /// own `Chat.generated.swift` for the entity named like the file, `Chat`.
+    public func entityOutputName(_ entity: String) -> String {
+        Self.entityOutputName(entity, schemaOutput: outputName)
+    }
+
+    /// `entityOutputName(_:)` from the schema file's output name.
+    public static func entityOutputName(_ entity: String, schemaOutput: String) -> String {
+        let suffix = ".generated.swift"
+        let base = schemaOutput.hasSuffix(suffix) ? String(schemaOutput.dropLast(suffix.count)) : schemaOutput
+        return base == entity ? schemaOutput : base + "+" + entity + suffix
+    }
 }
 
 /// An `external` declaration: a Swift type the user writes, which only the compiler can check.

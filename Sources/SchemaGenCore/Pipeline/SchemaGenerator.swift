@@ -1,7 +1,7 @@
 import SchemaEvolution
 
 /// The generator pipeline: parse each file (DSL or JSON), validate all of a target's files
-/// together, then render one Swift file per schema file.
+/// together, then render Swift: one file per schema file and one per entity.
 ///
 /// Output is produced only when no stage reported an error, so a bad schema never yields a
 /// partial or silently wrong file.
@@ -61,8 +61,10 @@ public enum SchemaGenerator {
     /// reports what does not follow from them.
     /// `schemaName` names the type listing the target's entities for a store (the build plugin
     /// passes `<Target>Schema`); it is rendered into `<schemaName>.generated.swift`.
+    /// `entityFiles` says which entities get a file of their own (all, unless the build plugin
+    /// names the files it declared).
     public static func generate(_ sources: [SchemaSource], sourcePaths: SourcePathStyle = .fileName,
-                                schemaName: String = defaultSchemaName) -> Output {
+                                schemaName: String = defaultSchemaName, entityFiles: EntityFiles = .all) -> Output {
         let (documents, syntax) = parseAll(sources)
         var semantic = Diagnostics()
         let (model, problems) = SchemaValidator.validate(documents)
@@ -70,9 +72,15 @@ public enum SchemaGenerator {
         semantic.append(contentsOf: SchemaNameCheck.problems(schemaName: schemaName, documents: documents))
         let diagnostics = syntax.sorted + semantic.sorted
         guard !syntax.hasErrors, !semantic.hasErrors else { return Output(files: [], diagnostics: diagnostics) }
-        var files = model.files.map { GeneratedFile(name: $0.outputName, contents: FileRenderer.render($0, sourcePaths: sourcePaths)) }
+        var files = model.files.flatMap { FileRenderer.render($0, sourcePaths: sourcePaths, entityFiles: entityFiles) }
         files.append(GeneratedFile(name: SchemaRenderer.outputName(for: schemaName),
                                    contents: SchemaRenderer.render(model, schemaName: schemaName)))
+        if case .declared(let names) = entityFiles {
+            let written = Set(files.map(\.name))
+            for name in names.sorted() where !written.contains(name) {
+                files.append(GeneratedFile(name: name, contents: FileRenderer.placeholder()))
+            }
+        }
         return Output(files: files, diagnostics: diagnostics)
     }
 }

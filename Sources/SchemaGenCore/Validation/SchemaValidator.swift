@@ -99,16 +99,32 @@ public struct SchemaValidator {
         return base + ".generated.swift"
     }
 
+    /// Every generated file name must be unique, compared without case: macOS and Windows
+    /// file systems do not tell `User.generated.swift` from `user.generated.swift`.
     private mutating func checkOutputNames() {
         var seen: [String: String] = [:]
         for document in documents {
             let output = Self.outputName(for: document.path)
-            if let previous = seen[output] {
-                error("'\(document.path)' and '\(previous)' would both generate '\(output)'",
+            if let previous = seen[output.lowercased()] {
+                error("'\(document.path)' and \(previous) would both generate '\(output)'",
                       at: SourceLocation(path: document.path, line: 1, column: 1),
                       hint: "rename one of the schema files; each target generates one Swift file per schema file name")
             } else {
-                seen[output] = document.path
+                seen[output.lowercased()] = "'\(document.path)'"
+            }
+        }
+        for document in documents {
+            let output = Self.outputName(for: document.path)
+            for case .entity(let entity) in document.declarations {
+                let file = FileModel.entityOutputName(entity.name.value, schemaOutput: output)
+                guard file != output else { continue }
+                if let previous = seen[file.lowercased()] {
+                    error("entity '\(entity.name.value)' would be generated into '\(file)', which \(previous) also generates",
+                          at: entity.name.location,
+                          hint: "rename the entity or a schema file; file names that differ only in case are one file on macOS")
+                } else {
+                    seen[file.lowercased()] = "entity '\(entity.name.value)' at \(entity.name.location)"
+                }
             }
         }
     }
