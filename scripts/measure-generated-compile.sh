@@ -31,31 +31,7 @@ trap 'rm -rf "$work"' EXIT
 
 # Writes the 200 entities into $1 as $2 schema files.
 write_schemas() {
-    python3 - "$1" "$2" <<'PY'
-import sys
-directory, parts = sys.argv[1], int(sys.argv[2])
-n = 200
-entities = []
-for i in range(n):
-    entities.append(f"""public entity E{i} {{
-    let id: Int
-    var name: String
-    var title: String = ""
-    var count: Int = 0
-    var score: Double?
-    var tags: [String] = []
-    relation next: E{(i+1)%n}, inverse: previous
-    relation previous: [E{(i-1)%n}], inverse: next
-    relation seen: [E{(i+1)%n}]
-    index ordered(count, name desc)
-    index fulltext(name, title)
-    merge fragment: patch, append(tags)
-}}""")
-size = n // parts
-for part in range(parts):
-    with open(f"{directory}/Domain{part}.schema", "w") as file:
-        file.write("\n".join(entities[part * size:(part + 1) * size]) + "\n")
-PY
+    python3 "$repo/scripts/write-domain-schemas.py" "$1" "$2" 200
 }
 
 make_consumer() {
