@@ -4,4 +4,4 @@
 import Foundation
 import SchemaRuntime
 
-// Each entity of this schema file is generated into a file of its own, Bench+<Entity>.generated.swift.
+// Entities of this schema file are generated into files of their own, Bench+<Entity>.generated.swift.

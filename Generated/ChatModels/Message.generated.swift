@@ -4,7 +4,7 @@
 import Foundation
 import SchemaRuntime
 
-// Each entity of this schema file is generated into a file of its own, Message+<Entity>.generated.swift.
+// Entities of this schema file are generated into files of their own, Message+<Entity>.generated.swift.
 
 // MARK: - Message
 

@@ -13,7 +13,7 @@ private enum ExternalTypes {
     }
 }
 
-// Each entity of this schema file is generated into a file of its own, AllConstructs+<Entity>.generated.swift.
+// Entities of this schema file are generated into files of their own, AllConstructs+<Entity>.generated.swift.
 
 // MARK: - DocumentState
 

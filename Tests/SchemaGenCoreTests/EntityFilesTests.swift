@@ -60,6 +60,8 @@ import Testing
         #expect(structs["Chat+Message.generated.swift"] == ["Message"])
         #expect(structs["Chat+Reaction.generated.swift"] == [])
         #expect(files["Chat+Reaction.generated.swift"]?.contains("No schema file declares the entity this file is named for") == true)
+        #expect(files["Chat.generated.swift"]?.contains("The build plugin had not seen the entities below") == true)
+        #expect(generate(.all)["Chat.generated.swift"]?.contains("The build plugin had not seen") == false)
 
         // Whatever was declared, each entity is generated exactly once, with the same code.
         let alone = generate(.all)

@@ -14,11 +14,18 @@ public enum FileRenderer {
             if name != file.outputName, entityFiles.givesOwnFile(name) { own.append((entity, name)) }
         }
         let ownNames = Set(own.map(\.entity.name))
+        let sharing = file.declarations.contains { declaration in
+            guard case .entity(let entity) = declaration else { return false }
+            return !ownNames.contains(entity.name) && file.entityOutputName(entity.name) != file.outputName
+        }
         var writer = header(file, sourcePaths: sourcePaths, subject: "")
         renderExternalChecks(file.externals, into: &writer)
-        if !own.isEmpty {
+        if !own.isEmpty || sharing {
             writer.line()
-            writer.comment("Each entity of this schema file is generated into a file of its own, \(file.entityOutputName("<Entity>")).")
+            writer.comment("Entities of this schema file are generated into files of their own, \(file.entityOutputName("<Entity>")).")
+        }
+        if sharing {
+            writer.comment("The build plugin had not seen the entities below when SwiftPM last ran it, so they are here.")
         }
         for declaration in file.declarations {
             switch declaration {
