@@ -6,7 +6,8 @@ import Foundation
 /// Plugins cannot import SchemaGenCore, so this is a scan rather than the parser. A wrong
 /// answer costs compile speed, not correctness: `schemagen generate --entity-files` puts an
 /// entity whose file was not declared into its schema file's file, and writes a note into a
-/// declared file no entity fills. `PluginEntityNamesTests` checks the scan against the parser.
+/// declared file no entity fills. `EntityFilesTests.thePluginsEntityScanAgreesWithTheParser`
+/// checks the scan against the parser.
 enum SchemaEntityNames {
     static func names(in text: String, isJSON: Bool) -> [String] {
         isJSON ? namesInJSON(text) : namesInDSL(text)

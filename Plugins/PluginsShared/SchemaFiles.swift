@@ -2,7 +2,7 @@ import Foundation
 
 /// Schema file conventions shared by the plugins. Plugins cannot import library targets,
 /// so this mirrors `SchemaSource.isSchemaFile`, `SchemaValidator.outputName(for:)`, `FileModel.entityOutputName` and
-/// `SchemaGenerator.schemaName(forTarget:)` in SchemaGenCore; `PluginNamingTests` checks the two agree.
+/// `SchemaGenerator.schemaName(forTarget:)` in SchemaGenCore; `GoldenTests.pluginNamingMatchesTheGenerator` checks the two agree.
 enum SchemaFiles {
     static func isSchemaFile(_ name: String) -> Bool {
         name.hasSuffix(".schema") || name.hasSuffix(".schema.json")

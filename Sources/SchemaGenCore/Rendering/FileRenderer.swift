@@ -9,15 +9,14 @@ public enum FileRenderer {
     public static func render(_ file: FileModel, sourcePaths: SourcePathStyle = .fileName,
                               entityFiles: EntityFiles = .all) -> [GeneratedFile] {
         var own: [(entity: EntityModel, name: String)] = []
+        // Whether an entity that should have a file of its own is here: the plugin did not declare it.
+        var sharing = false
         for case .entity(let entity) in file.declarations {
             let name = file.entityOutputName(entity.name)
-            if name != file.outputName, entityFiles.givesOwnFile(name) { own.append((entity, name)) }
+            guard name != file.outputName else { continue }
+            if entityFiles.givesOwnFile(name) { own.append((entity, name)) } else { sharing = true }
         }
         let ownNames = Set(own.map(\.entity.name))
-        let sharing = file.declarations.contains { declaration in
-            guard case .entity(let entity) = declaration else { return false }
-            return !ownNames.contains(entity.name) && file.entityOutputName(entity.name) != file.outputName
-        }
         var writer = header(file, sourcePaths: sourcePaths, subject: "")
         renderExternalChecks(file.externals, into: &writer)
         if !own.isEmpty || sharing {
