@@ -8,7 +8,7 @@ import SchemaRuntime
 enum GeneratedCodeTestsSchema: PersistentSchema {
     /// Changes when an entity, field type or relation changes; not for indexes, merge rules or comments.
     /// A store file records the fingerprint it was written with.
-    static let fingerprint = "e360001bc7c6f1ce"
+    static let fingerprint = "1b1f4d2b22b87c6d"
 
     static let entities: [any PersistentEntity.Type] = [
         Document.self,
@@ -25,6 +25,7 @@ enum GeneratedCodeTestsSchema: PersistentSchema {
         Scored.self,
         Label.self,
         Post.self,
+        Item.self,
         ChainNode.self,
         TreeNode.self,
         Book.self,
@@ -52,6 +53,7 @@ enum GeneratedCodeTestsSchema: PersistentSchema {
         shapeOfScored,
         shapeOfLabel,
         shapeOfPost,
+        shapeOfItem,
         shapeOfChainNode,
         shapeOfTreeNode,
         shapeOfBook,
@@ -426,6 +428,21 @@ enum GeneratedCodeTestsSchema: PersistentSchema {
         relations: [
             RelationShape("labels", to: "Label", toMany: true),
             RelationShape("pinned", to: "Label"),
+        ]
+    )
+
+    private static let shapeOfItem = EntityShape(
+        "Item",
+        fields: [
+            FieldShape("id", "String", column: .text),
+        ],
+        relations: [
+            RelationShape("parent", to: "Item", inverse: "children"),
+            RelationShape("children", to: "Item", toMany: true, inverse: "parent"),
+            RelationShape("friends", to: "Item", toMany: true, inverse: "friends"),
+            RelationShape("refs", to: "Item", toMany: true),
+            RelationShape("ref", to: "Item"),
+            RelationShape("owner", to: "Label"),
         ]
     )
 

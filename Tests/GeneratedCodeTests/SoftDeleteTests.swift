@@ -42,3 +42,70 @@ import Testing
         reopened.close()
     }
 }
+
+/// #27: restoring is saving the archived entity back. Links of an entity to itself and
+/// one-way links to ids without a row are valid when saved, so they come back.
+@Suite struct RestoreLinksTests {
+    /// An item linked to itself through every relation shape, and one-way to ids with no row.
+    static func selfLinkedItem() -> Item {
+        Item(id: "i", parent: .id("i"), friends: .ids(["i"]), refs: .ids(["i", "ghost"]), ref: .id("i"), owner: .id("nobody"))
+    }
+
+    /// Every link of a stored item, as the ids it holds (stored or not): what an archive keeps.
+    static func links(_ id: String, _ context: Context) -> String? {
+        Item(id: id, owner: .none).asDeleted(in: context).map { archived in
+            let item = archived.entity
+            return [item.$parent.id ?? "-", "\(item.$children.ids ?? [])", "\(item.$friends.ids ?? [])",
+                    "\(item.$refs.ids ?? [])", item.$ref.id ?? "-", item.$owner.id ?? "-"].joined(separator: " ")
+        }
+    }
+
+    @Test func selfLinksAndIdOnlyLinksComeBack() throws {
+        var context = Context()
+        try Self.selfLinkedItem().save(to: &context)
+        let saved = Self.links("i", context)
+        #expect(saved == #"i ["i"] ["i"] ["i", "ghost"] i nobody"#)
+        try #require(Item(id: "i", owner: .none).asDeleted(in: context)).save(to: &context)
+        #expect(context.find(Item.self, id: "i") == nil)
+        // The archive holds every id the item linked to, stored or not.
+        let archived = try #require(context.find(Deleted<Item>.self, id: "i"))
+        #expect(archived.entity.$refs.ids == ["i", "ghost"] && archived.entity.$owner.id == "nobody")
+        // The required one-way owner has no row: the restore still succeeds, as the save did.
+        try archived.restore(in: &context)
+        #expect(Self.links("i", context) == saved)
+        #expect(Item.query("i", in: context).with(.ids).resolve().map { [$0.$parent.id, $0.$ref.id] } == ["i", "i"])
+        #expect(context.find(Deleted<Item>.self, id: "i") == nil)
+    }
+
+    @Test func mutualLinksToEntitiesDeletedSinceStayDropped() throws {
+        var context = Context()
+        try Item(id: "p", owner: .id("o")).save(to: &context)
+        try Item(id: "i", parent: .id("p"), friends: .ids(["p", "i"]), refs: .ids(["p"]), owner: .id("o")).save(to: &context)
+        try #require(Item(id: "i", owner: .none).asDeleted(in: context)).save(to: &context)
+        try Item(id: "p", owner: .none).delete(from: &context)
+        try #require(context.find(Deleted<Item>.self, id: "i")).restore(in: &context)
+        // Mutual links to the deleted "p" are dropped (a new "p" must not inherit them); the
+        // one-way ref to it and the link to itself stay.
+        #expect(Self.links("i", context) == #"- [] ["i"] ["p"] - o"#)
+        try Item(id: "p", owner: .id("o")).save(to: &context)
+        #expect(Self.links("p", context) == #"- [] [] [] - o"#)
+    }
+
+    @Test func aStoreRestoresTheSameLinks() throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("restore-\(UUID().uuidString).sqlite")
+        defer { try? FileManager.default.removeItem(at: url) }
+        var store = try Store(.file(url), schema: GeneratedCodeTestsSchema.self)
+        try store.write { context in try Self.selfLinkedItem().save(to: &context) }
+        let saved = Self.links("i", store.context)
+        try store.write { context in try #require(Item(id: "i", owner: .none).asDeleted(in: context)).save(to: &context) }
+        store.close()
+        store = try Store(.file(url), schema: GeneratedCodeTestsSchema.self)
+        #expect(store.context.find(Deleted<Item>.self, id: "i")?.entity.$refs.ids == ["i", "ghost"])
+        try store.write { context in try #require(context.find(Deleted<Item>.self, id: "i")).restore(in: &context) }
+        #expect(Self.links("i", store.context) == saved)
+        store.close()
+        store = try Store(.file(url), schema: GeneratedCodeTestsSchema.self)
+        #expect(Self.links("i", store.context) == saved)
+        store.close()
+    }
+}

@@ -86,6 +86,10 @@ indirect enum Operation {
     /// `asDeleted(in:)` saved (archive), then later `restore(in:)`.
     case softDeleteUser(String)
     case restoreUser(String)
+    /// A message archived and restored: it may link to itself (`replyTo`, `replies`) and hold
+    /// one-way links to ids without a row (`author`, `viewedBy`), which restore must keep.
+    case softDeleteMessage(String)
+    case restoreMessage(String)
     /// `detach(\.$users)` and `delete(\.$messages)` on a chat.
     case detachChatUsers(String)
     case deleteChatMessages(String)
@@ -125,7 +129,7 @@ indirect enum Operation {
         func text() -> String {
             (0..<Int.random(in: 0..<4, using: &random)).map { _ in words.randomElement(using: &random)! }.joined(separator: [" ", ", ", "_"].randomElement(using: &random)!)
         }
-        switch Int.random(in: 0..<18, using: &random) {
+        switch Int.random(in: 0..<20, using: &random) {
         case 0, 1: return user()
         case 2, 3: return .saveChat(id(), users: list(), admins: list())
         case 4:
@@ -145,6 +149,8 @@ indirect enum Operation {
         case 13: return .detachChatUsers(id())
         case 14: return .deleteChatMessages(id())
         case 15: return .saveUsers((0..<Int.random(in: 1..<4, using: &random)).map { _ in user() })
+        case 16: return .softDeleteMessage(id())
+        case 17: return .restoreMessage(id())
         default: return .rolledBack((0..<3).map { _ in Operation.random(using: &random) }.filter {
             switch $0 {
             case .rolledBack, .compact: false
@@ -201,6 +207,10 @@ indirect enum Operation {
             try User(id: id, name: "").asDeleted(in: context)?.save(to: &context)
         case .restoreUser(let id):
             try context.find(Deleted<User>.self, id: id)?.restore(in: &context)
+        case .softDeleteMessage(let id):
+            try Message(id: id, text: "").asDeleted(in: context)?.save(to: &context)
+        case .restoreMessage(let id):
+            try context.find(Deleted<Message>.self, id: id)?.restore(in: &context)
         case .detachChatUsers(let id):
             try Chat(id: id).detach(\.$users, in: &context)
         case .deleteChatMessages(let id):
@@ -227,6 +237,13 @@ struct ReferenceModel {
     var messageValues: [String: (text: String, timestamp: Int)] = [:]
     /// Soft-deleted users: what they were, and the chats they were linked to (stored ones).
     var archive: [String: (name: String, bio: String?, fields: UserFields, chats: [String], adminOf: [String])] = [:]
+    /// Soft-deleted messages: what they were and every id they linked to, stored or not.
+    var messageArchive: [String: ArchivedMessage] = [:]
+    struct ArchivedMessage {
+        var text: String, timestamp: Int
+        var chat: String?, author: String?, attachment: String?, replyTo: String?
+        var replies: Set<String>, viewedBy: Set<String>
+    }
     var chatUsers: Set<Pair> = [], chatAdmins: Set<Pair> = [], viewedBy: Set<Pair> = []
     var messageChat: [String: String] = [:], messageAuthor: [String: String] = [:]
     var messageAttachment: [String: String] = [:], replyTo: [String: String] = [:]
@@ -319,6 +336,36 @@ struct ReferenceModel {
             for chat in archived.chats where chats.contains(chat) { chatUsers.insert(Pair(from: chat, to: id)) }
             for chat in archived.adminOf where chats.contains(chat) { chatAdmins.insert(Pair(from: chat, to: id)) }
             archive[id] = nil
+        case .softDeleteMessage(let id):
+            guard messages.contains(id) else { return }
+            messageArchive[id] = ArchivedMessage(
+                text: messageValues[id]!.text, timestamp: messageValues[id]!.timestamp,
+                chat: messageChat[id], author: messageAuthor[id], attachment: messageAttachment[id], replyTo: replyTo[id],
+                replies: Set(replyTo.filter { $0.value == id }.map(\.key)), viewedBy: Set(viewedBy.filter { $0.from == id }.map(\.to)))
+            deleteMessage(id)
+        case .restoreMessage(let id):
+            guard let archived = messageArchive[id] else { return }
+            // Saving the archived message back: one-way links (author, viewedBy) as they were,
+            // links to itself, and mutual links only to entities stored now. A link dropped
+            // from a to-one leaves the stored one (a message saved since under the id) alone.
+            messages.insert(id)
+            messageValues[id] = (archived.text, archived.timestamp)
+            func kept(_ target: String?, in stored: Set<String>) -> String? {
+                target.flatMap { stored.contains($0) ? $0 : nil }
+            }
+            if let chat = kept(archived.chat, in: chats) { messageChat[id] = chat }
+            if let author = archived.author { messageAuthor[id] = author }
+            if let attachment = kept(archived.attachment, in: attachments) {
+                for (other, value) in messageAttachment where value == attachment { messageAttachment[other] = nil }
+                messageAttachment[id] = attachment
+            }
+            if let parent = kept(archived.replyTo, in: messages) { replyTo[id] = parent }
+            let children = archived.replies.filter { messages.contains($0) }
+            for (child, parent) in replyTo where parent == id && !children.contains(child) { replyTo[child] = nil }
+            for child in children { replyTo[child] = id }
+            viewedBy = viewedBy.filter { $0.from != id }
+            for user in archived.viewedBy { viewedBy.insert(Pair(from: id, to: user)) }
+            messageArchive[id] = nil
         case .detachChatUsers(let id):
             chatUsers = chatUsers.filter { $0.from != id }
         case .deleteChatMessages(let id):
@@ -438,6 +485,7 @@ struct ReferenceModel {
         var chats: [String: String] = [:]
         var messages: [String: String] = [:]
         var attachments: [String: String] = [:]
+        var archivedMessages: [String: String] = [:]
 
         static func ids(_ ids: some Sequence<String>) -> String { ids.sorted().joined(separator: ",") }
 
@@ -456,6 +504,10 @@ struct ReferenceModel {
             }
             for a in Attachment.queryAll(with: .ids, in: context).resolve() {
                 attachments[a.id] = a.$message.id ?? "-"
+            }
+            for archived in Deleted<Message>.query(in: context).resolve() {
+                let m = archived.entity
+                archivedMessages[m.id] = "\(m.text)|\(m.$author.id ?? "-")|\(m.$replyTo.id ?? "-")|\(Self.ids(m.$replies.ids ?? []))|\(Self.ids(m.$viewedBy.ids ?? []))"
             }
         }
     }
@@ -484,6 +536,9 @@ struct ReferenceModel {
         for id in attachments {
             result.attachments[id] = stored(messages, messageAttachment.first { $0.value == id }?.key)
         }
+        for (id, m) in messageArchive {
+            result.archivedMessages[id] = "\(m.text)|\(m.author ?? "-")|\(m.replyTo ?? "-")|\(ids(m.replies))|\(ids(m.viewedBy))"
+        }
         return result
     }
 }
@@ -505,7 +560,7 @@ struct OrderedObservation: Equatable {
             lines.append("message \(m.id) \(m.$chat.id ?? "-") \(m.$author.id ?? "-") \(m.$replies.ids!) \(m.$viewedBy.ids!) \(saved)")
         }
         lines.append("attachments \(context.ids(of: Attachment.self))")
-        lines.append("archived \(context.ids(of: Deleted<User>.self))")
+        lines.append("archived \(context.ids(of: Deleted<User>.self)) \(context.ids(of: Deleted<Message>.self))")
     }
 }
 

@@ -28,8 +28,10 @@ import Testing
         case 1:
             return ("save chat \(chat) users \(users)", { try Chat(id: chat, title: "t\(number)", users: .ids(users)).save(to: &$0) })
         case 2, 3:
+            // Now and then by an author without a row: a one-way link to an id is valid data
+            // that archives, restores and reopening must keep.
             return ("save message \(message) in \(chat)", { context in
-                try User(id: user, name: "n\(number)").save(to: &context, options: .fragment)
+                if number % 5 != 0 { try User(id: user, name: "n\(number)").save(to: &context, options: .fragment) }
                 try Message(id: message, text: number % 2 == 0 ? "hello \(number)" : "bye \(number)", timestamp: number,
                             tags: ["t\(number % 3)"], author: .id(user), chat: .id(chat)).save(to: &context)
             })
@@ -41,9 +43,11 @@ import Testing
         case 5:
             return ("delete chat \(chat) (cascade)", { try Chat(id: chat).delete(from: &$0) })
         case 6:
-            return ("reply \(message) to \(other)", { context in
-                guard context.find(Message.self, id: message) != nil, context.find(Message.self, id: other) != nil else { return }
-                try Message(id: message, text: "reply \(number)", author: .id(user), chat: .id(chat), replyTo: .id(other)).save(to: &context, options: .fragment)
+            // A quarter of replies are to the message itself: links to itself must survive archives.
+            let parent = number % 4 == 0 ? message : other
+            return ("reply \(message) to \(parent)", { context in
+                guard context.find(Message.self, id: message) != nil, context.find(Message.self, id: parent) != nil else { return }
+                try Message(id: message, text: "reply \(number)", author: .id(user), chat: .id(chat), replyTo: .id(parent)).save(to: &context, options: .fragment)
             })
         case 7:
             return ("\(users) viewed \(message)", { context in

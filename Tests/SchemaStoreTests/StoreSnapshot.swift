@@ -23,6 +23,12 @@ struct StoreSnapshot: Equatable, CustomStringConvertible {
         try add(Chat.self)
         try add(Message.self)
         try add(Attachment.self)
+        // Every link a message holds, to stored ids or not (one-way links to ids without a
+        // row are data, which queries do not show).
+        for message in Message.query(in: context).resolve() {
+            guard let raw = message.asDeleted(in: context)?.entity else { continue }
+            lines.append("links of Message " + String(decoding: try encoder.encode(raw), as: UTF8.self))
+        }
         // Archives, with the links they keep (not their time: each side archives at its own).
         for archive in Deleted<Message>.query(in: context).resolve() {
             lines.append("archived Message " + String(decoding: try encoder.encode(archive.entity), as: UTF8.self))

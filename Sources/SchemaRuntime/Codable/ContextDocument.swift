@@ -43,11 +43,7 @@ public struct ContextDocument<Schema: PersistentSchema>: Codable, Sendable {
 
     /// The stored entities of a type, in context order, with every link as it is stored.
     private static func entities<Entity: PersistentEntity>(_ type: Entity.Type, in context: Context) -> [Entity] {
-        context.liveKeys(Entity.self).compactMap { key in
-            guard var entity = context.row(Entity.self, key) else { return nil }
-            for relation in Entity.relations { relation.linkAllIDs(&entity, key, context) }
-            return entity
-        }
+        context.liveKeys(Entity.self).compactMap { context.entityWithEveryLink(Entity.self, key: $0) }
     }
 
     // MARK: Decoding and saving

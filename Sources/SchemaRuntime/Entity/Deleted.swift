@@ -12,8 +12,11 @@ import Foundation
 /// ```
 ///
 /// Saving a `Deleted` deletes the original with its delete rules (a cascade still deletes
-/// related entities for good). Restoring saves the entity with the links it had, as ids, so
-/// links to entities that still exist come back; links to entities deleted since do not.
+/// related entities for good). Restoring is saving the archived entity back, with the links it
+/// had as ids: one-way links all come back (a one-way link to an id without a row is as valid
+/// as when it was saved), links to itself come back, and mutual links come back to entities
+/// that are stored; mutual links to entities deleted since do not, so a new entity saved later
+/// under such an id does not inherit a link it never had.
 public struct Deleted<Entity: EntityModelProtocol>: EntityModelProtocol {
     /// The archived entity, with every relation as the ids it was linked to.
     public let entity: Entity
@@ -56,13 +59,14 @@ public struct Deleted<Entity: EntityModelProtocol>: EntityModelProtocol {
         try didDelete(from: &context)
     }
 
-    /// Saves the entity back with the links it had and removes the archive, in one transaction.
-    /// Links to entities that were deleted since are not restored: a new entity saved later
-    /// under the same id does not inherit them.
+    /// Saves the entity back with the links it had and removes the archive, in one transaction:
+    /// the same as saving the archived entity, except that mutual links to entities that are
+    /// not stored (deleted since) are dropped. Throws, changing nothing, when that save would
+    /// (a required relation left empty, a unique index collision).
     public func restore(in context: inout Context) throws {
         try context.transaction { context in
             var restored = entity
-            for relation in Entity.relations { relation.keepStoredTargets(&restored, context) }
+            for relation in Entity.relations { relation.keepStoredTargets(&restored, context, true) }
             try restored.save(to: &context)
             try delete(from: &context)
         }
@@ -73,10 +77,11 @@ extension Deleted: Codable where Entity: Codable {}
 extension Deleted: Equatable where Entity: Equatable {}
 
 extension EntityModelProtocol {
-    /// The stored entity, with all its relations as ids, ready to be archived by saving it;
-    /// nil if the entity is not stored.
+    /// The stored entity, with all its relations as the ids it links to (stored or not), ready
+    /// to be archived by saving it; nil if the entity is not stored.
     public func asDeleted(in context: Context) -> Deleted<Self>? {
-        guard let stored = Self.query(id, in: context).with(.ids).resolve() else { return nil }
+        guard let key = context.storedKey(of: id, Self.self),
+              let stored = context.entityWithEveryLink(Self.self, key: key.rawValue) else { return nil }
         return Deleted(stored)
     }
 }

@@ -69,11 +69,28 @@ extension Context {
     }
 
     /// `entity` with the id links to entities this context does not store dropped (relations
-    /// held as ids; others are left as they are).
+    /// held as ids; others are left as they are). Links of the entity to itself are kept.
     public func keepingStoredTargets<Entity: EntityModelProtocol>(_ entity: Entity) -> Entity {
         var kept = entity
-        for relation in Entity.relations { relation.keepStoredTargets(&kept, self) }
+        for relation in Entity.relations { relation.keepStoredTargets(&kept, self, false) }
         return kept
+    }
+
+    /// Whether `id` has a row of `Target`, or is `entity` itself (a link of an entity to
+    /// itself is kept while that entity is being saved back).
+    func isStoredOrSelf<Source: EntityModelProtocol, Target: EntityModelProtocol>(_ id: Target.ID, _ type: Target.Type,
+                                                                                 restoring entity: Source) -> Bool {
+        if storedKey(of: id, Target.self) != nil { return true }
+        return Source.self == Target.self && (id as? Source.ID) == entity.id
+    }
+
+    /// The entity stored under `key` with every relation set to the ids it links to, whether
+    /// or not they are stored (a one-way link to an id without a row is valid data; a mutual
+    /// one is a link the target inherits when it is saved). Nil when `key` holds no row.
+    func entityWithEveryLink<Entity: EntityModelProtocol>(_ type: Entity.Type, key: Int32) -> Entity? {
+        guard var entity = row(Entity.self, key) else { return nil }
+        for relation in Entity.relations { relation.linkAllIDs(&entity, key, self) }
+        return entity
     }
 
     // MARK: Loading

@@ -18,8 +18,11 @@ public struct AnyRelation<Source: EntityModelProtocol>: Sendable {
 
     let resolveBulk: @Sendable (inout Source, Int32, Context, ArraySlice<Nested>) -> Void
     let deleteTargets: @Sendable (inout Context, [Int32]) throws -> Void
-    /// Drops id links to targets that are not stored in the context (``Deleted/restore(in:)``).
-    let keepStoredTargets: @Sendable (inout Source, Context) -> Void
+    /// Drops id links to targets that are not stored in the context, except links of an
+    /// entity to itself. With `keepsOneWay`, only mutual relations are filtered: a one-way
+    /// link to an id without a row is valid data (``Deleted/restore(in:)``); without it,
+    /// every relation is (pack export keeps only links among the selected entities).
+    let keepStoredTargets: @Sendable (inout Source, Context, _ keepsOneWay: Bool) -> Void
     /// The first step of saving each entity embedded in the relation of a `Source`, in order.
     let embeddedSaves: @Sendable (Source) -> [SaveStep]
     /// Links the `Source` at a key as its relation says; embedded entities are already saved.

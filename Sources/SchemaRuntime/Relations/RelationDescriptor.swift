@@ -24,6 +24,7 @@ public struct ToOneRelationDescriptor<Source: EntityModelProtocol, Target: Entit
     public var erased: AnyRelation<Source> {
         let keyPath = keyPath
         let column = column
+        let inverse = inverse
         return AnyRelation(
             name: name, keyPath: keyPath, slot: .toOne(column), target: Target.self,
             inverse: inverse, deleteRule: deleteRule, isRequired: Constraint.self == Required.self,
@@ -41,10 +42,11 @@ public struct ToOneRelationDescriptor<Source: EntityModelProtocol, Target: Entit
                 }
             },
             deleteTargets: { context, keys in try context.deleteEntities(Target.self, keys: keys) },
-            keepStoredTargets: { entity, context in
-                if case .id(let id) = entity[keyPath: keyPath].state, context.storedKey(of: id, Target.self) == nil {
-                    entity[keyPath: keyPath] = .none
-                }
+            keepStoredTargets: { entity, context, keepsOneWay in
+                guard keepsOneWay == false || inverse != nil,
+                      case .id(let id) = entity[keyPath: keyPath].state,
+                      !context.isStoredOrSelf(id, Target.self, restoring: entity) else { return }
+                entity[keyPath: keyPath] = .none
             },
             embeddedSaves: { entity in
                 guard case .entity(let target, let fragment) = entity[keyPath: keyPath].state else { return [] }
@@ -89,6 +91,7 @@ public struct ToManyRelationDescriptor<Source: EntityModelProtocol, Target: Enti
     public var erased: AnyRelation<Source> {
         let keyPath = keyPath
         let column = column
+        let inverse = inverse
         return AnyRelation(
             name: name, keyPath: keyPath, slot: .toMany(column), target: Target.self,
             inverse: inverse, deleteRule: deleteRule, isRequired: false,
@@ -105,10 +108,11 @@ public struct ToManyRelationDescriptor<Source: EntityModelProtocol, Target: Enti
                 }
             },
             deleteTargets: { context, keys in try context.deleteEntities(Target.self, keys: keys) },
-            keepStoredTargets: { entity, context in
-                if case .ids(let ids, let appending) = entity[keyPath: keyPath].state {
-                    entity[keyPath: keyPath] = ToMany(state: .ids(ids.filter { context.storedKey(of: $0, Target.self) != nil }, appending: appending))
-                }
+            keepStoredTargets: { entity, context, keepsOneWay in
+                guard keepsOneWay == false || inverse != nil,
+                      case .ids(let ids, let appending) = entity[keyPath: keyPath].state else { return }
+                let kept = ids.filter { context.isStoredOrSelf($0, Target.self, restoring: entity) }
+                entity[keyPath: keyPath] = ToMany(state: .ids(kept, appending: appending))
             },
             embeddedSaves: { entity in
                 guard case .entities(let targets, let fragment, _) = entity[keyPath: keyPath].state else { return [] }
