@@ -251,3 +251,25 @@ report("  with 100 live queries and a stream of every commit", [median(liveAndSt
 print("  observers add: live queries \(overhead(liveOnly)); with the commit stream \(overhead(liveAndStream))")
 print("  \(liveWrites) writes to one of the 100 chats re-ran its query \(writtenReruns) times (latest result wins), the other 99 queries \(otherReruns) times; \(commitsSeen) commits streamed")
 observed.close()
+
+// 9. Two stores on one file (an app and its widget): how long one store's commit takes to
+//    reach the other's `context` (its check every Store.externalCommitCheckInterval, then a
+//    reload of the whole graph), and what the writer's single writes cost while the other
+//    store is open.
+let writer = try Store(.file(storeURL), schema: BenchModelsSchema.self)
+let follower = try Store(.file(storeURL), schema: BenchModelsSchema.self, options: .init(readOnly: true))
+var reachDelays: [Double] = [], sharedWrites: [Double] = []
+for index in 0..<20 {
+    let id = messageCount + 200_000 + index
+    let start = ContinuousClock.now
+    sharedWrites.append(try milliseconds {
+        try writer.write { try Message(id: id, text: "shared", timestamp: id, chat: .id(userCount - 1), author: .id(0)).save(to: &$0) }
+    })
+    while follower.context.find(Message.self, id: id) == nil { usleep(200) }
+    let elapsed = ContinuousClock.now - start
+    reachDelays.append(Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15)
+}
+report("1 message in its own write, another store open on the file", [median(sharedWrites)])
+report("  until the other store's context has it (median of 20)", reachDelays)
+writer.close()
+follower.close()

@@ -46,6 +46,28 @@ import Testing
         ])
     }
 
+    /// An old version of the app keeps the file open while a new one migrates it: the old
+    /// store keeps its last graph, refuses writes with a typed error, and never reads the new
+    /// tables with its old layout.
+    @Test func aStoreOpenWhileAnotherMigratesTheFileStopsWriting() throws {
+        let folder = try TemporaryFolder()
+        let url = folder.file()
+        try Self.seedV1(url)
+        let old = try Store(.file(url), schema: LadderV1Schema.self)
+        let before = LibraryDump.v1(old.context)
+        let new = try Store(.file(url), schema: LadderV2Schema.self)
+        try new.write { try LadderV2.Review(id: "r1", stars: 4, book: .id("b1")).save(to: &$0) }
+        #expect(throws: StoreError.schemaChangedElsewhere(path: url.path)) {
+            try old.write { try LadderV1.Tag(id: "t3", label: "new").save(to: &$0) }
+        }
+        #expect(LibraryDump.v1(old.context) == before)
+        // The new version's data is intact, and the old version now opens it read-only only.
+        #expect(LadderV2.Review.query(in: new.context).count() == 1 && LadderV2.Tag.query(in: new.context).count() == 2)
+        #expect(throws: StoreError.self) { try Store(.file(url), schema: LadderV1Schema.self) }
+        old.close()
+        new.close()
+    }
+
     @Test func aV1StoreFollowsEveryVersionAndKeepsEveryRowAndLink() throws {
         let folder = try TemporaryFolder()
         let url = folder.file()

@@ -130,20 +130,6 @@ import Testing
         }
     }
 
-    @Test func twoStoresOnOneFile() throws {
-        let folder = try TemporaryFolder()
-        let url = try storeFile(in: folder)
-        let first = try Store(.file(url), schema: ChatModelsSchema.self)
-        #expect(throws: StoreError.locked(path: url.path)) {
-            try Store(.file(url), schema: ChatModelsSchema.self)
-        }
-        // The first store is unaffected, and the file opens again once it is closed.
-        try first.write { try User(id: "u7", name: "Gus").save(to: &$0) }
-        first.close()
-        let again = try Store(.file(url), schema: ChatModelsSchema.self)
-        #expect(again.context.find(User.self, id: "u7")?.name == "Gus")
-    }
-
     @Test func aUniqueCollisionInTheFileIsReportedNotResolved() throws {
         let folder = try TemporaryFolder()
         let url = try storeFile(in: folder)

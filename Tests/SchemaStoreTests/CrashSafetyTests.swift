@@ -55,4 +55,55 @@ import Testing
         #expect(kills >= 20)
         #expect(committed > 100, "only \(committed) writes committed in all rounds")
     }
+
+    /// Whether `context` holds exactly the first k writes of the helper, for some k; that k.
+    static func writesPrefix(_ context: Context) -> Int? {
+        let ids = Set(context.ids(of: Message.self))
+        guard ids == Set((0..<ids.count).map { "m\($0)" }) else { return nil }
+        if ids.isEmpty { return 0 }
+        guard context.find(Chat.self, id: "counter")?.title == "\(ids.count - 1)" else { return nil }
+        return ids.count
+    }
+
+    /// A read-only store in this process follows the helper's commits while it writes and is
+    /// killed: every graph it shows holds whole writes only, and after each kill it catches
+    /// up with every commit the helper reported, without reopening.
+    @Test func aReaderFollowsAWriterInAnotherProcessThroughKills() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: Self.helper.path), "store-crash-helper was not built next to the tests")
+        let folder = try TemporaryFolder()
+        let url = folder.file()
+        try Store(.file(url), schema: ChatModelsSchema.self).close()
+        let reader = try Store(.file(url), schema: ChatModelsSchema.self, options: .init(readOnly: true))
+        var random = SplitMix64(seed: 7)
+        var committed = 0
+        var seen = Set<Int>()
+        for round in 0..<8 {
+            let output = Pipe()
+            let process = Process()
+            process.executableURL = Self.helper
+            process.arguments = [url.path, "\(committed)", "1000000"]
+            process.standardOutput = output
+            try process.run()
+            let end = Date().addingTimeInterval(Double.random(in: 0.1...0.4, using: &random))
+            while Date() < end {
+                let context = reader.context
+                let prefix = Self.writesPrefix(context)
+                #expect(prefix != nil, "round \(round): the reader shows part of a write")
+                if let prefix { seen.insert(prefix) }
+                Thread.sleep(forTimeInterval: 0.003)
+            }
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            let reported = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                .split(separator: "\n").compactMap { Int($0) }
+            let acknowledged = reported.last.map { $0 + 1 } ?? committed
+            #expect(SharedFileTests.eventually { (Self.writesPrefix(reader.context) ?? -1) >= acknowledged },
+                    "round \(round): the reader misses acknowledged commits (\(acknowledged) reported)")
+            committed = Self.writesPrefix(reader.context) ?? committed
+        }
+        // The reader saw the store grow while it was written, not only after each kill.
+        #expect(seen.count > 8, "the reader saw only \(seen.count) states")
+        #expect(committed > 50, "only \(committed) writes committed in all rounds")
+        reader.close()
+    }
 }

@@ -10,8 +10,11 @@ import SchemaRuntime
 /// and per stored link slot, and a `schemagen:meta` table recording the store format and the
 /// schema fingerprint and layout it was written with.
 ///
-/// The connection holds the file's write lock from open to close (exclusive locking mode),
-/// so a second store on the same file fails to open instead of diverging from this one.
+/// Several connections, in this process or others, may share the file (WAL: readers never
+/// wait, one writer at a time). Each write transaction takes the write lock at its start
+/// (`BEGIN IMMEDIATE`) and waits up to the lock timeout for another writer to finish; a store
+/// notices other connections' commits through ``externalCommitCounter()`` (`PRAGMA
+/// data_version`) and loads their state before it writes.
 final class SQLiteBackend: StoreBackend, @unchecked Sendable {
     /// The store format this code writes; a file with a higher one is refused.
     static let format = 1
@@ -75,7 +78,6 @@ final class SQLiteBackend: StoreBackend, @unchecked Sendable {
                 if case .migrate = decision { preconditionFailure("a read-only open never migrates") }
                 return nil
             }
-            try database.execute("PRAGMA locking_mode = EXCLUSIVE")
             // Refuse a file that is not this schema's store, or that cannot be migrated, before
             // anything below changes it (switching to WAL rewrites the file header).
             _ = try decide(layout, migrations: migrations, policy: policy)
@@ -84,7 +86,8 @@ final class SQLiteBackend: StoreBackend, @unchecked Sendable {
                 throw StoreError.cannotOpen(path: location, reason: "the file cannot use a write-ahead log (journal mode is \(mode))")
             }
             try database.execute("PRAGMA synchronous = \(durability == .full ? "FULL" : "NORMAL")")
-            // Taking the write lock now makes a second store on the file fail here, at open.
+            // Decide again under the write lock: another connection may have created or
+            // migrated the file since; exactly one connection migrates it.
             try database.execute("BEGIN IMMEDIATE")
             do {
                 var applied: MigrationPlan?
@@ -255,10 +258,44 @@ final class SQLiteBackend: StoreBackend, @unchecked Sendable {
                 try body(SQLiteTransaction(database: database))
                 try database.execute("COMMIT")
             } catch {
+                database.resetActiveStatements()
                 try? database.execute("ROLLBACK")
                 throw error
             }
         }
+    }
+
+    func readTransaction<Result>(_ body: () throws -> Result) throws -> Result {
+        // Inside a write transaction the reads already see one state: join it.
+        guard sqlite3_get_autocommit(database.handle) != 0 else { return try body() }
+        try mapped { try database.execute("BEGIN DEFERRED") }
+        do {
+            let result = try body()
+            try mapped { try database.execute("COMMIT") }
+            return result
+        } catch {
+            database.resetActiveStatements()
+            try? database.execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    func externalCommitCounter() throws -> Int64? {
+        guard location != ":memory:" else { return nil }
+        return try mapped {
+            let statement = try database.statement("PRAGMA data_version")
+            // Reset at once: a statement left on its row would hold its read transaction open,
+            // pinning an old snapshot.
+            defer { statement.reset() }
+            guard try statement.step(), case .integer(let version) = statement.value(at: 0) else {
+                throw StoreError.database(path: location, reason: "PRAGMA data_version returned nothing")
+            }
+            return version
+        }
+    }
+
+    func recordedFingerprint() throws -> String? {
+        try mapped { try readMetadata()?.fingerprint }
     }
 
     func close() { database.close() }

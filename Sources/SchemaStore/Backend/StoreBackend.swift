@@ -30,8 +30,23 @@ protocol StoreBackend: AnyObject, Sendable {
     /// a store that never archived).
     func loadArchives(_ body: (_ name: String, _ json: Data) throws -> Void) throws
 
-    /// Runs `body` in one transaction: all of its writes are kept, or none.
+    /// Runs `body` in one transaction: all of its writes are kept, or none. The transaction
+    /// holds the database's write lock from its start, so reads inside it see the latest
+    /// committed state and no other connection commits before it ends.
     func transaction(_ body: (any StoreTransaction) throws -> Void) throws
+
+    /// Runs `body`, which only reads, in one read transaction: every read sees the same
+    /// committed state, whatever other connections commit meanwhile. Inside ``transaction(_:)``
+    /// it joins that transaction.
+    func readTransaction<Result>(_ body: () throws -> Result) throws -> Result
+
+    /// A value that changes whenever another connection (of this process or another) commits
+    /// to the database, and never for this connection's own commits; nil when no other
+    /// connection can open it (an in-memory database). O(1).
+    func externalCommitCounter() throws -> Int64?
+
+    /// The schema fingerprint the database records (another connection may have migrated it).
+    func recordedFingerprint() throws -> String?
 
     /// Releases the storage. Further calls fail.
     func close()

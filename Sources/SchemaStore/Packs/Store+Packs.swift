@@ -106,7 +106,7 @@ extension Store {
     static func loadUnified(_ layers: PackLayers, layout: StoreLayout, backend: (any StoreBackend)?) throws -> UnifiedGraph {
         var context = layers.base
         guard let backend else { return UnifiedGraph(context: context, stale: []) }
-        let stale = try UserLayerLoader(layout: layout, backend: backend, layers: layers).load(into: &context)
+        let stale = try backend.readTransaction { try UserLayerLoader(layout: layout, backend: backend, layers: layers).load(into: &context) }
         return UnifiedGraph(context: context, stale: stale)
     }
 

@@ -73,6 +73,17 @@ final class SQLiteDatabase {
         return SQLiteStatement(pointer, database: self)
     }
 
+    /// Rewinds every statement still positioned on a row. A statement left on a row keeps its
+    /// read transaction open, which would pin this connection to an old snapshot of a file
+    /// other connections write; a loop that threw midway leaves one.
+    func resetActiveStatements() {
+        var statement = sqlite3_next_stmt(handle, nil)
+        while let current = statement {
+            if sqlite3_stmt_busy(current) != 0 { sqlite3_reset(current) }
+            statement = sqlite3_next_stmt(handle, current)
+        }
+    }
+
     /// Forgets every cached statement (after tables were renamed or dropped).
     func clearStatementCache() {
         statements.removeAll()

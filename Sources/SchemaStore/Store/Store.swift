@@ -19,6 +19,10 @@ import Foundation
 ///   current graph changes. Writers are serialized; readers never wait for them.
 /// - Durability: a committed write survives the process being killed at any moment (WAL
 ///   journal); ``Durability/full`` also survives power loss, at an fsync per commit.
+/// - Sharing: several stores may open one file, in this process or others (an app and its
+///   widget). They write one at a time; each write first loads what the others committed,
+///   so none is lost, and each store notices the others' commits within
+///   ``externalCommitCheckInterval``, loads them and tells its observers.
 ///
 /// Opening loads the whole graph and rebuilds the in-memory indexes (see docs/Persistence.md).
 public final class Store: @unchecked Sendable {
@@ -58,8 +62,8 @@ public final class Store: @unchecked Sendable {
 
     public struct Options: Sendable {
         public var durability: Durability
-        /// How long opening waits for another connection to release the file before failing
-        /// with ``StoreError/locked(path:)``.
+        /// How long opening and each write wait for another store writing the same file (in
+        /// this process or another) before failing with ``StoreError/locked(path:)``.
         public var lockTimeout: TimeInterval
         public var migration: MigrationPolicy
         /// Opens the file without writing to it (or locking it): writes throw
@@ -67,7 +71,7 @@ public final class Store: @unchecked Sendable {
         /// the part this code knows is intact; one needing a migration does not.
         public var readOnly: Bool
 
-        public init(durability: Durability = .normal, lockTimeout: TimeInterval = 0.1, migration: MigrationPolicy = .automatic,
+        public init(durability: Durability = .normal, lockTimeout: TimeInterval = 5, migration: MigrationPolicy = .automatic,
                     readOnly: Bool = false) {
             self.durability = durability
             self.lockTimeout = lockTimeout
@@ -101,6 +105,9 @@ public final class Store: @unchecked Sendable {
     private let asyncWriters = WriterQueue()
     /// Who follows the commits (``changes()``, ``observe(_:)``).
     let observers = ObserverRegistry()
+    /// Following other stores' commits to the same file (``SharedFile``); nil for a store
+    /// no other connection can open.
+    var sharing: SharedFile?
 
     /// Opens the store at `location` for `schema`, loading its graph. A file written with an
     /// older schema is migrated first, in one transaction (see ``MigrationPolicy``);
@@ -131,6 +138,8 @@ public final class Store: @unchecked Sendable {
         let backend = try Self.backend(for: location, options: options)
         do {
             appliedMigration = try backend?.open(layout, migrations: migrations, policy: options.migration)
+            // Read before loading: a commit made while loading is then loaded again later.
+            let sharing = try backend.flatMap { try SharedFile(backend: $0) }
             if let library {
                 let layers = try PackLayers.load(try library.installed, layout: layout)
                 let graph = try Self.loadUnified(layers, layout: layout, backend: backend)
@@ -138,8 +147,9 @@ public final class Store: @unchecked Sendable {
                 current = graph.context
                 self.layers = layers
             } else {
-                current = try backend.map { try GraphLoader(layout: layout, backend: $0).load() } ?? Context()
+                current = try backend.map { try Self.loadGraph(layout: layout, backend: $0) } ?? Context()
             }
+            self.sharing = sharing
         } catch {
             backend?.close()
             throw error
@@ -149,6 +159,7 @@ public final class Store: @unchecked Sendable {
         self.backend = backend
         self.library = library
         self.isReadOnly = options.readOnly
+        startFollowingOtherStores()
     }
 
     private static func backend(for location: Location, options: Options) throws -> (any StoreBackend)? {
@@ -171,6 +182,7 @@ public final class Store: @unchecked Sendable {
     }
 
     deinit {
+        sharing?.stopPolling()
         backend?.close()
         observers.close()
     }
@@ -190,22 +202,51 @@ public final class Store: @unchecked Sendable {
 
     private func writeBlocking<Result>(_ body: (inout Context) throws -> Result) throws -> Result {
         try exclusively {
-            let before = self.context
-            var context = before
-            let (result, changes) = try context.trackingChanges(body)
-            if !changes.isEmpty {
-                // With or without a database, only the schema's entities can be kept.
-                try ChangeWriter.checkEntities(changes, layout: layout, context: context)
-                let layers = stateLock.withLock { self.layers }
-                try backend?.transaction { transaction in
-                    try ChangeWriter(layout: layout, context: context, transaction: transaction, layers: layers).write(changes)
-                }
-                if let layers { ChangeWriter.markPackSources(changes, layout: layout, layers: layers, in: &context) }
+            guard let backend else {
+                let commit = try run(body, transaction: nil)
+                return finish(commit)
             }
-            stateLock.withLock { current = context }
-            observers.deliver(changes, before: before, after: context, layout: layout)
-            return result
+            var commit: Commit<Result>?
+            // The closure runs inside the database transaction, on the latest committed
+            // graph: what other stores committed before is loaded first, and none can commit
+            // until this one ends.
+            try backend.transaction { transaction in
+                try catchUpWithOtherStores(insideTransaction: true)
+                commit = try run(body, transaction: transaction)
+            }
+            return finish(commit!)
         }
+    }
+
+    /// A write's outcome, made current once its transaction committed.
+    private struct Commit<Result> {
+        let result: Result
+        let before: Context
+        let after: Context
+        let changes: ChangeSet
+    }
+
+    /// Runs `body` on the current graph and writes its changes in `transaction`.
+    private func run<Result>(_ body: (inout Context) throws -> Result, transaction: (any StoreTransaction)?) throws -> Commit<Result> {
+        let before = self.context
+        var context = before
+        let (result, changes) = try context.trackingChanges(body)
+        if !changes.isEmpty {
+            // With or without a database, only the schema's entities can be kept.
+            try ChangeWriter.checkEntities(changes, layout: layout, context: context)
+            let layers = stateLock.withLock { self.layers }
+            if let transaction {
+                try ChangeWriter(layout: layout, context: context, transaction: transaction, layers: layers).write(changes)
+            }
+            if let layers { ChangeWriter.markPackSources(changes, layout: layout, layers: layers, in: &context) }
+        }
+        return Commit(result: result, before: before, after: context, changes: changes)
+    }
+
+    private func finish<Result>(_ commit: Commit<Result>) -> Result {
+        stateLock.withLock { current = commit.after }
+        observers.deliver(commit.changes, before: commit.before, after: commit.after, layout: layout)
+        return commit.result
     }
 
     /// Runs `body` as the only writer: the checks every write makes (not nested in a
@@ -236,6 +277,7 @@ public final class Store: @unchecked Sendable {
     /// Closes the file. Reads keep returning the last graph; writes throw ``StoreError/closed``;
     /// observations end (their streams finish).
     public func close() {
+        sharing?.stopPolling()
         writeLock.withLock {
             guard !isClosed else { return }
             isClosed = true

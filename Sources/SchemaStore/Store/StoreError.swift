@@ -5,7 +5,8 @@ import Foundation
 public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible, LocalizedError {
     /// The file cannot be opened or created: a missing or read-only folder, no permission.
     case cannotOpen(path: String, reason: String)
-    /// Another store (in this process or another) has the file open.
+    /// Another store (in this process or another) kept the file's write lock for longer than
+    /// ``Store/Options/lockTimeout``: nothing was written; try again later.
     case locked(path: String)
     /// The file is not an SQLite database, or is damaged (truncated, overwritten).
     case corrupt(path: String, reason: String)
@@ -41,6 +42,10 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible, Loc
     case unknownEntity(name: String)
     /// Any other database failure.
     case database(path: String, reason: String)
+    /// Another store (a newer version of the app, in another process) migrated the file to
+    /// another schema while this one had it open: this store keeps its last graph and
+    /// refuses writes. Open the file again with the matching schema.
+    case schemaChangedElsewhere(path: String)
     /// The store was closed.
     case closed
     /// `write` was called from inside a write's closure: change the context the closure
@@ -50,7 +55,8 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible, Loc
     public var description: String {
         switch self {
         case let .cannotOpen(path, reason): "\(path): cannot open the store: \(reason)"
-        case let .locked(path): "\(path): the store is open in another Store (in this process or another); close it first"
+        case let .locked(path):
+            "\(path): another Store (in this process or another) kept the file busy writing for longer than the lock timeout; nothing was written. Try again, or raise Store.Options.lockTimeout"
         case let .corrupt(path, reason): "\(path): the file is not a readable database (damaged or not SQLite): \(reason)"
         case let .notAStore(path, reason): "\(path): not a SchemaGen store: \(reason)"
         case let .newerFormat(path, format, supported):
@@ -73,6 +79,8 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible, Loc
         case let .unreadableRow(path, entity, reason): "\(path): a stored \(entity) cannot be read: \(reason)"
         case let .unknownEntity(name): "the write saved \(name), which is not an entity of the store's schema"
         case let .database(path, reason): "\(path): \(reason)"
+        case let .schemaChangedElsewhere(path):
+            "\(path): another Store migrated the file to another schema while this one had it open; this store keeps its last graph and takes no writes. Open the file again with the schema it now has"
         case .closed: "the store is closed"
         case .nestedWrite: "write was called inside a write's closure; change the context that closure was given instead"
         }

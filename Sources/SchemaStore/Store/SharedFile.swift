@@ -1,0 +1,46 @@
+import Foundation
+
+/// What a store knows of the other connections to its file (other ``Store``s, in this
+/// process or others): the commit counter its graph reflects, the schema the file had when
+/// the store opened, and the timer that checks for their commits.
+///
+/// `seenCounter` and `failure` are read and written only under the store's write lock.
+final class SharedFile: @unchecked Sendable {
+    /// The backend's external commit counter when the current graph was loaded.
+    var seenCounter: Int64
+    /// The schema fingerprint the file recorded when the store opened.
+    let fingerprint: String?
+    /// Set once another connection migrated the file to another schema: the store keeps its
+    /// last graph and refuses writes.
+    var failure: StoreError?
+
+    private let timerLock = NSLock()
+    private var timer: (any DispatchSourceTimer)?
+
+    /// Nil for a backend no other connection can open.
+    init?(backend: any StoreBackend) throws {
+        guard let counter = try backend.externalCommitCounter() else { return nil }
+        seenCounter = counter
+        fingerprint = try backend.recordedFingerprint()
+    }
+
+    /// Calls `check` every `interval` seconds, on a background queue, until ``stopPolling()``.
+    func startPolling(every interval: TimeInterval, _ check: @escaping @Sendable () -> Void) {
+        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global(qos: .utility))
+        let nanoseconds = Int(interval * 1_000_000_000)
+        timer.schedule(deadline: .now() + .nanoseconds(nanoseconds), repeating: .nanoseconds(nanoseconds), leeway: .nanoseconds(nanoseconds / 5))
+        timer.setEventHandler(handler: check)
+        timerLock.withLock { self.timer = timer }
+        timer.resume()
+    }
+
+    func stopPolling() {
+        let timer = timerLock.withLock {
+            defer { self.timer = nil }
+            return self.timer
+        }
+        timer?.cancel()
+    }
+
+    deinit { stopPolling() }
+}

@@ -1,0 +1,139 @@
+import ChatModels
+import Foundation
+import SchemaRuntime
+import SchemaStore
+import Testing
+
+/// Several stores on one file (an app and its widget): they write in turn, each write sees
+/// what the others committed, and each store follows the others' commits on its own.
+@Suite struct SharedFileTests {
+    /// Waits until `condition` holds, for up to ten seconds (machines here are loaded);
+    /// whether it did. Latency is a benchmark figure, not a test.
+    static func eventually(_ condition: () -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            if condition() { return true }
+            Thread.sleep(forTimeInterval: 0.005)
+        }
+        return condition()
+    }
+
+    static func counter(_ context: Context) -> Int {
+        context.find(Chat.self, id: "counter")?.title.flatMap { Int($0) } ?? 0
+    }
+
+    @Test func twoStoresOnOneFileFollowEachOther() throws {
+        let folder = try TemporaryFolder()
+        let first = try Store(.file(folder.file()), schema: ChatModelsSchema.self)
+        let second = try Store(.file(folder.file()), schema: ChatModelsSchema.self)
+        try first.write { try User(id: "u1", name: "Ada").save(to: &$0) }
+        #expect(Self.eventually { second.context.find(User.self, id: "u1")?.name == "Ada" })
+        // The second store's write starts from the first's commit and loses nothing of it.
+        try second.write { context in
+            try Chat(id: "c1", users: .ids(["u1"])).save(to: &context)
+        }
+        #expect(Self.eventually { User.query("u1", in: first.context).with(\.$chats).resolve()?.chats?.map(\.id) == ["c1"] })
+        first.close()
+        second.close()
+        let reopened = try Store(.file(folder.file()), schema: ChatModelsSchema.self)
+        #expect(User.query("u1", in: reopened.context).with(\.$chats).resolve()?.chats?.map(\.id) == ["c1"])
+    }
+
+    /// Read-modify-write from two stores and two threads: every increment counts.
+    @Test func writesInTurnLoseNoUpdate() throws {
+        let folder = try TemporaryFolder()
+        let stores = try (0..<2).map { _ in try Store(.file(folder.file()), schema: ChatModelsSchema.self) }
+        let rounds = 40
+        DispatchQueue.concurrentPerform(iterations: 2) { index in
+            for _ in 0..<rounds {
+                try? stores[index].write { context in
+                    try Chat(id: "counter", title: "\(Self.counter(context) + 1)").save(to: &context)
+                }
+            }
+        }
+        for store in stores { #expect(Self.eventually { Self.counter(store.context) == 2 * rounds }) }
+        for store in stores { store.close() }
+    }
+
+    @Test func aReadOnlyStoreOpensBesideAWriterAndFollowsIt() throws {
+        let folder = try TemporaryFolder()
+        let writer = try Store(.file(folder.file()), schema: ChatModelsSchema.self)
+        try writer.write { try User(id: "u1", name: "Ada").save(to: &$0) }
+        let reader = try Store(.file(folder.file()), schema: ChatModelsSchema.self, options: .init(readOnly: true))
+        #expect(reader.context.find(User.self, id: "u1") != nil)
+        try writer.write { try User(id: "u2", name: "Bob").save(to: &$0) }
+        #expect(Self.eventually { reader.context.find(User.self, id: "u2") != nil })
+        #expect(throws: StoreError.readOnly(path: folder.file().path)) { try reader.write { try User(id: "u3", name: "Cy").save(to: &$0) } }
+        writer.close()
+        reader.close()
+    }
+
+    @Test func observersHearTheOtherStoresCommits() async throws {
+        let folder = try TemporaryFolder()
+        let writer = try Store(.file(folder.file()), schema: ChatModelsSchema.self)
+        let reader = try Store(.file(folder.file()), schema: ChatModelsSchema.self, options: .init(readOnly: true))
+        let changes = reader.changes()
+        let live = reader.observe(User.query().sorted(by: \.name))
+        try await writer.write { try User(id: "u1", name: "Ada").save(to: &$0) }
+        var iterator = changes.makeAsyncIterator()
+        let first = await iterator.next()
+        #expect(first?.changes(User.self)?.inserted == ["u1"])
+        try await writer.write { try User(id: "u1", name: "Ada Lovelace").save(to: &$0) }
+        let second = await iterator.next()
+        #expect(second?.changes(User.self)?.updated == ["u1"])
+        var results = live.makeAsyncIterator()
+        var names: [String] = []
+        while let users = await results.next() {
+            names = users.map(\.name)
+            if names == ["Ada Lovelace"] { break }
+        }
+        #expect(names == ["Ada Lovelace"])
+        writer.close()
+        reader.close()
+    }
+
+    /// A snapshot is a value: what other stores commit later never changes its answers.
+    @Test func snapshotsNeverChangeUnderTheirReader() throws {
+        let folder = try TemporaryFolder()
+        let writer = try Store(.file(folder.file()), schema: ChatModelsSchema.self)
+        let reader = try Store(.file(folder.file()), schema: ChatModelsSchema.self)
+        try writer.write { try Chat(id: "counter", title: "1").save(to: &$0) }
+        #expect(Self.eventually { Self.counter(reader.context) == 1 })
+        let snapshot = reader.context
+        try writer.write { try Chat(id: "counter", title: "2").save(to: &$0) }
+        try writer.write { try Chat(id: "other").save(to: &$0) }
+        #expect(Self.eventually { Self.counter(reader.context) == 2 })
+        #expect(Self.counter(snapshot) == 1 && Chat.query(in: snapshot).count() == 1)
+        writer.close()
+        reader.close()
+    }
+
+    /// While one store's write runs, another's waits for the lock timeout, then throws
+    /// `locked` naming the file, changing nothing.
+    @Test func aBusyFileMakesAWriterWaitThenThrow() throws {
+        let folder = try TemporaryFolder()
+        let holder = try Store(.file(folder.file()), schema: ChatModelsSchema.self)
+        let waiter = try Store(.file(folder.file()), schema: ChatModelsSchema.self, options: .init(lockTimeout: 0.2))
+        let inside = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            try? holder.write { context in
+                try User(id: "held", name: "H").save(to: &context)
+                inside.signal()
+                release.wait()
+            }
+            done.signal()
+        }
+        inside.wait()
+        let before = waiter.context
+        #expect(throws: StoreError.locked(path: folder.file().path)) { try waiter.write { try User(id: "w", name: "W").save(to: &$0) } }
+        #expect(waiter.context.ids(of: User.self) == before.ids(of: User.self))
+        release.signal()
+        done.wait()
+        // Once the lock is free the same write goes through, after the holder's commit.
+        try waiter.write { try User(id: "w", name: "W").save(to: &$0) }
+        #expect(Set(waiter.context.ids(of: User.self)) == ["held", "w"])
+        holder.close()
+        waiter.close()
+    }
+}
