@@ -60,12 +60,10 @@ import Testing
         #expect(query.explain().description.contains("full-text index"))
     }
 
-    @Test func negativeOffsetStops() async {
-        await #expect(processExitsWith: .failure) {
-            _ = User.query(in: Context()).limit(1, offset: -1)
-        }
-        await #expect(processExitsWith: .failure) {
-            _ = User.query(in: Context()).limit(-1)
-        }
+    /// #27: negative limits and offsets come from outside too; they read as 0, never trap.
+    @Test func negativeLimitsAndOffsetsReadAsZero() throws {
+        let context = try Self.context()
+        #expect(User.query(in: context).limit(1, offset: -1).resolve().map(\.id) == ["1"])
+        #expect(User.query(in: context).limit(-1).resolve().isEmpty)
     }
 }

@@ -91,6 +91,55 @@ import Testing
         }
     }
 
+    /// #27: page sizes, limits and cursors come from outside; none of them stops the program.
+    @Test func negativeSizesAndForeignCursorsAreAnsweredNotTrapped() throws {
+        var random = SplitMix64(seed: 9)
+        var context = Context()
+        try User(id: "u", name: "U").save(to: &context)
+        for index in 0..<30 { try Self.message(index, &random).save(to: &context) }
+        let all = Message.query(in: context)
+        #expect(all.limit(-3).resolve().isEmpty && all.limit(-3).count() == 0)
+        #expect(all.limit(2, offset: -5).resolve().map(\.id) == all.limit(2).resolve().map(\.id))
+        #expect(all.sorted(by: \.timestamp).page(size: -1).entities.isEmpty)
+        #expect(all.group(by: \.text).limit(-1).count().isEmpty)
+        // A cursor from a query sorted otherwise: the page after that entity in this order.
+        let byTime = all.sorted(by: \.timestamp).page(size: 5)
+        let cursor = try #require(byTime.next)
+        let last = try #require(byTime.entities.last)
+        let order = Self.orders[2]
+        let page = order.query(all).page(size: 4, after: cursor)
+        let expected = all.resolve().sorted(by: order.precedes).filter { order.precedes(last, $0) }.prefix(4)
+        #expect(page.entities.map(\.id) == expected.map(\.id))
+    }
+
+    /// A query sorted by save time pages by save time, then id, as `sorted(by: .updatedAt)`
+    /// orders (no save time first, last when descending).
+    @Test(arguments: [false, true])
+    func pagesOfAQuerySortedByUpdatedAtFollowSaveTimes(descending: Bool) throws {
+        var random = SplitMix64(seed: 11)
+        var context = Context()
+        try User(id: "u", name: "U").save(to: &context)
+        for index in 0..<40 { try Self.message(index, &random).save(to: &context) }
+        for _ in 0..<15 {
+            var message = try #require(Message.query(in: context).resolve().randomElement(using: &random))
+            message.text += "!"
+            try message.save(to: &context)
+        }
+        let query = Message.query(in: context).sorted(by: descending ? .updatedAt.desc : .updatedAt)
+        var seen: [String] = []
+        var cursor: QueryCursor<Message>?
+        repeat {
+            let page = query.page(size: 7, after: cursor)
+            seen += page.entities.map(\.id)
+            cursor = page.next
+        } while cursor != nil
+        let times = Dictionary(uniqueKeysWithValues: Message.query(in: context).resolve().map { ($0.id, context.updatedAt(of: Message.self, id: $0.id)!) })
+        let expected = times.keys.sorted { a, b in
+            times[a]! != times[b]! ? (times[a]! < times[b]!) != descending : a < b
+        }
+        #expect(seen == expected)
+    }
+
     @Test func aPageDeepInAnIndexedOrderStartsAtTheCursor() throws {
         var random = SplitMix64(seed: 1)
         var context = Context()

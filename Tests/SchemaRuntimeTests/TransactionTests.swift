@@ -104,6 +104,30 @@ import Testing
         try Message(id: "new", text: "n").withRequiredLinks().save(to: &context)
         #expect(Message.query(in: context).resolve().last?.id == "new")
     }
+
+    /// #27: compact() inside a transaction does nothing (it would renumber the keys the undo
+    /// log refers to), so a rollback after it still restores the context exactly.
+    @Test func compactingInsideATransactionWaitsForItsEnd() throws {
+        var context = Context()
+        try Chat(id: "c", messages: .relation((0..<10).map { Message(id: "m\($0)", text: "t").withAuthor() })).save(to: &context)
+        for index in 0..<10 where index % 2 == 0 { try Message(id: "m\(index)", text: "").delete(from: &context) }
+        let keysBefore = try #require(context.tableIfPresent(Message.self)).keyCount
+        let before = try Snapshot(context)
+        struct Abort: Error {}
+        #expect(throws: Abort.self) {
+            try context.transaction { context in
+                try Message(id: "m1", text: "").delete(from: &context)
+                context.compact()
+                throw Abort()
+            }
+        }
+        #expect(try Snapshot(context) == before)
+        #expect(context.tableIfPresent(Message.self)?.keyCount == keysBefore)
+        try context.transaction { $0.compact() }
+        context.compact()
+        #expect(context.tableIfPresent(Message.self)?.keyCount ?? 0 < keysBefore)
+        #expect(try Snapshot(context) == before)
+    }
 }
 
 /// What a transaction keeps only for rollback is dropped when the outermost one commits:

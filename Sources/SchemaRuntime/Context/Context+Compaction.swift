@@ -8,9 +8,10 @@ extension Context {
     /// call `compact()` now and then, for example after a sync. Everything observable stays
     /// the same, including context order; indexes are rebuilt.
     ///
-    /// O(total size of the context). Must not be called inside a transaction.
+    /// O(total size of the context). Inside a transaction it does nothing: compaction
+    /// renumbers keys, which the transaction's undo log refers to (compact after it ends).
     public mutating func compact() {
-        precondition(!isInTransaction, "compact() cannot run inside a transaction")
+        guard !isInTransaction else { return }
         journal = nil
         // 1. The keys in use: stored rows, and keys that a link is stored at or points to
         //    (exactly the keys with references; the others' ids are already forgotten).

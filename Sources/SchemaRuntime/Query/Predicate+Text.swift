@@ -27,135 +27,80 @@ extension EntityPredicate {
     }
 
     // MARK: contains, prefix, suffix
+    //
+    // One overload per condition, generic over the fields' types: any mix of `String` and
+    // `String?` fields compiles, and a field of another type is a compile error naming
+    // ``TextSearchable``, never a failure when the query runs.
 
-    /// Some field contains `substring`.
-    public static func string(_ keyPaths: KeyPath<Entity, String>..., contains substring: String, caseSensitive: Bool = false) -> EntityPredicate {
-        text(keyPaths, .contains, substring, caseSensitive: caseSensitive)
+    /// Some field contains `substring`; nil contains nothing.
+    public static func string<each Field: TextSearchable>(_ keyPaths: repeat KeyPath<Entity, each Field>, contains substring: String,
+                                                          caseSensitive: Bool = false) -> EntityPredicate {
+        text(list(repeat each keyPaths), .contains, substring, caseSensitive: caseSensitive)
     }
 
-    /// No field contains `substring`.
-    public static func string(_ keyPaths: KeyPath<Entity, String>..., notContains substring: String, caseSensitive: Bool = false) -> EntityPredicate {
-        !text(keyPaths, .contains, substring, caseSensitive: caseSensitive)
+    /// No field contains `substring` (nil fields never do).
+    public static func string<each Field: TextSearchable>(_ keyPaths: repeat KeyPath<Entity, each Field>, notContains substring: String,
+                                                          caseSensitive: Bool = false) -> EntityPredicate {
+        !text(list(repeat each keyPaths), .contains, substring, caseSensitive: caseSensitive)
     }
 
-    /// Some field starts with `prefix`.
-    public static func string(_ keyPaths: KeyPath<Entity, String>..., hasPrefix prefix: String, caseSensitive: Bool = false) -> EntityPredicate {
-        text(keyPaths, .hasPrefix, prefix, caseSensitive: caseSensitive)
+    /// Some field starts with `prefix`; nil starts with nothing.
+    public static func string<each Field: TextSearchable>(_ keyPaths: repeat KeyPath<Entity, each Field>, hasPrefix prefix: String,
+                                                          caseSensitive: Bool = false) -> EntityPredicate {
+        text(list(repeat each keyPaths), .hasPrefix, prefix, caseSensitive: caseSensitive)
     }
 
-    /// No field starts with `prefix` (SwiftletModel's spelling; ``string(_:notHasPrefix:caseSensitive:)-(KeyPath<Entity,String>...,_,_)`` is the same).
-    public static func string(_ keyPaths: KeyPath<Entity, String>..., notHavingPrefix prefix: String, caseSensitive: Bool = false) -> EntityPredicate {
-        !text(keyPaths, .hasPrefix, prefix, caseSensitive: caseSensitive)
+    /// No field starts with `prefix` (SwiftletModel's spelling; `notHasPrefix:` is the same).
+    public static func string<each Field: TextSearchable>(_ keyPaths: repeat KeyPath<Entity, each Field>, notHavingPrefix prefix: String,
+                                                          caseSensitive: Bool = false) -> EntityPredicate {
+        !text(list(repeat each keyPaths), .hasPrefix, prefix, caseSensitive: caseSensitive)
     }
 
     /// No field starts with `prefix`.
-    public static func string(_ keyPaths: KeyPath<Entity, String>..., notHasPrefix prefix: String, caseSensitive: Bool = false) -> EntityPredicate {
-        !text(keyPaths, .hasPrefix, prefix, caseSensitive: caseSensitive)
+    public static func string<each Field: TextSearchable>(_ keyPaths: repeat KeyPath<Entity, each Field>, notHasPrefix prefix: String,
+                                                          caseSensitive: Bool = false) -> EntityPredicate {
+        !text(list(repeat each keyPaths), .hasPrefix, prefix, caseSensitive: caseSensitive)
     }
 
-    /// Some field ends with `suffix`.
-    public static func string(_ keyPaths: KeyPath<Entity, String>..., hasSuffix suffix: String, caseSensitive: Bool = false) -> EntityPredicate {
-        text(keyPaths, .hasSuffix, suffix, caseSensitive: caseSensitive)
+    /// Some field ends with `suffix`; nil ends with nothing.
+    public static func string<each Field: TextSearchable>(_ keyPaths: repeat KeyPath<Entity, each Field>, hasSuffix suffix: String,
+                                                          caseSensitive: Bool = false) -> EntityPredicate {
+        text(list(repeat each keyPaths), .hasSuffix, suffix, caseSensitive: caseSensitive)
     }
 
-    /// No field ends with `suffix` (SwiftletModel's spelling).
-    public static func string(_ keyPaths: KeyPath<Entity, String>..., notHavingSuffix suffix: String, caseSensitive: Bool = false) -> EntityPredicate {
-        !text(keyPaths, .hasSuffix, suffix, caseSensitive: caseSensitive)
+    /// No field ends with `suffix` (SwiftletModel's spelling; `notHasSuffix:` is the same).
+    public static func string<each Field: TextSearchable>(_ keyPaths: repeat KeyPath<Entity, each Field>, notHavingSuffix suffix: String,
+                                                          caseSensitive: Bool = false) -> EntityPredicate {
+        !text(list(repeat each keyPaths), .hasSuffix, suffix, caseSensitive: caseSensitive)
     }
 
     /// No field ends with `suffix`.
-    public static func string(_ keyPaths: KeyPath<Entity, String>..., notHasSuffix suffix: String, caseSensitive: Bool = false) -> EntityPredicate {
-        !text(keyPaths, .hasSuffix, suffix, caseSensitive: caseSensitive)
+    public static func string<each Field: TextSearchable>(_ keyPaths: repeat KeyPath<Entity, each Field>, notHasSuffix suffix: String,
+                                                          caseSensitive: Bool = false) -> EntityPredicate {
+        !text(list(repeat each keyPaths), .hasSuffix, suffix, caseSensitive: caseSensitive)
     }
 
-    /// Some optional field contains `substring`; nil contains nothing.
-    public static func string(_ keyPaths: KeyPath<Entity, String?>..., contains substring: String, caseSensitive: Bool = false) -> EntityPredicate {
-        text(keyPaths, .contains, substring, caseSensitive: caseSensitive)
-    }
-
-    /// No optional field contains `substring` (nil fields never do).
-    public static func string(_ keyPaths: KeyPath<Entity, String?>..., notContains substring: String, caseSensitive: Bool = false) -> EntityPredicate {
-        !text(keyPaths, .contains, substring, caseSensitive: caseSensitive)
-    }
-
-    /// Some optional field starts with `prefix`; nil starts with nothing.
-    public static func string(_ keyPaths: KeyPath<Entity, String?>..., hasPrefix prefix: String, caseSensitive: Bool = false) -> EntityPredicate {
-        text(keyPaths, .hasPrefix, prefix, caseSensitive: caseSensitive)
-    }
-
-    /// No optional field starts with `prefix`.
-    public static func string(_ keyPaths: KeyPath<Entity, String?>..., notHavingPrefix prefix: String, caseSensitive: Bool = false) -> EntityPredicate {
-        !text(keyPaths, .hasPrefix, prefix, caseSensitive: caseSensitive)
-    }
-
-    /// Some optional field ends with `suffix`; nil ends with nothing.
-    public static func string(_ keyPaths: KeyPath<Entity, String?>..., hasSuffix suffix: String, caseSensitive: Bool = false) -> EntityPredicate {
-        text(keyPaths, .hasSuffix, suffix, caseSensitive: caseSensitive)
-    }
-
-    /// No optional field ends with `suffix`.
-    public static func string(_ keyPaths: KeyPath<Entity, String?>..., notHavingSuffix suffix: String, caseSensitive: Bool = false) -> EntityPredicate {
-        !text(keyPaths, .hasSuffix, suffix, caseSensitive: caseSensitive)
-    }
-
-    /// Some of several `String` and `String?` fields contains `substring`. Any other field
-    /// type is a programming error and stops with a precondition failure naming it.
-    public static func string(_ keyPaths: PartialKeyPath<Entity>..., contains substring: String, caseSensitive: Bool = false) -> EntityPredicate {
-        checkText(keyPaths, "string(_:contains:)")
-        return text(keyPaths, .contains, substring, caseSensitive: caseSensitive)
-    }
-
-    /// Some of several `String` and `String?` fields starts with `prefix`.
-    public static func string(_ keyPaths: PartialKeyPath<Entity>..., hasPrefix prefix: String, caseSensitive: Bool = false) -> EntityPredicate {
-        checkText(keyPaths, "string(_:hasPrefix:)")
-        return text(keyPaths, .hasPrefix, prefix, caseSensitive: caseSensitive)
-    }
-
-    /// Some of several `String` and `String?` fields ends with `suffix`.
-    public static func string(_ keyPaths: PartialKeyPath<Entity>..., hasSuffix suffix: String, caseSensitive: Bool = false) -> EntityPredicate {
-        checkText(keyPaths, "string(_:hasSuffix:)")
-        return text(keyPaths, .hasSuffix, suffix, caseSensitive: caseSensitive)
+    /// The key paths of a text condition, in order.
+    private static func list<each Field: TextSearchable>(_ keyPaths: repeat KeyPath<Entity, each Field>) -> [PartialKeyPath<Entity>] {
+        var list: [PartialKeyPath<Entity>] = []
+        for keyPath in repeat each keyPaths { list.append(keyPath) }
+        return list
     }
 
     // MARK: Full text and fuzzy
 
     /// Full-text match over one or more fields: every word of `query` appears as a word of
-    /// the fields (case-insensitive). Unsorted results come in BM25 relevance order. A query
-    /// without words (empty, or only punctuation) matches nothing.
-    public static func string(_ keyPaths: KeyPath<Entity, String>..., matches query: String) -> EntityPredicate {
-        text(keyPaths, .matches, query)
-    }
-
-    /// Full-text match over optional fields (nil fields contribute no words).
-    public static func string(_ keyPaths: KeyPath<Entity, String?>..., matches query: String) -> EntityPredicate {
-        text(keyPaths, .matches, query)
-    }
-
-    /// Full-text match over `String` and `String?` fields together, as a full-text index
-    /// over both (`index fulltext(name, username)`) covers them. Any other field type is a
-    /// programming error and stops with a precondition failure naming it.
-    public static func string(_ keyPaths: PartialKeyPath<Entity>..., matches query: String) -> EntityPredicate {
-        checkText(keyPaths, "string(_:matches:)")
-        return text(keyPaths, .matches, query)
+    /// the fields (case-insensitive; nil fields contribute no words), as a full-text index
+    /// over them (`index fulltext(name, username)`) covers them. Unsorted results come in
+    /// BM25 relevance order. A query without words (empty, or only punctuation) matches nothing.
+    public static func string<each Field: TextSearchable>(_ keyPaths: repeat KeyPath<Entity, each Field>, matches query: String) -> EntityPredicate {
+        text(list(repeat each keyPaths), .matches, query)
     }
 
     /// SwiftletModel's fuzzy match: some three-letter piece of a word of `query` appears in
     /// some field, case-insensitively. A query without a word of three letters matches nothing.
-    public static func string(_ keyPaths: KeyPath<Entity, String>..., fuzzyMatches query: String) -> EntityPredicate {
-        text(keyPaths, .fuzzy, query)
-    }
-
-    /// Fuzzy match over `String` and `String?` fields together.
-    public static func string(_ keyPaths: PartialKeyPath<Entity>..., fuzzyMatches query: String) -> EntityPredicate {
-        checkText(keyPaths, "string(_:fuzzyMatches:)")
-        return text(keyPaths, .fuzzy, query)
-    }
-
-    private static func checkText(_ keyPaths: [PartialKeyPath<Entity>], _ name: String) {
-        for keyPath in keyPaths {
-            let valueType = type(of: keyPath).valueType
-            precondition(valueType == String.self || valueType == String?.self, "\(name) needs String or String? fields; \(keyPath) is \(valueType)")
-        }
+    public static func string<each Field: TextSearchable>(_ keyPaths: repeat KeyPath<Entity, each Field>, fuzzyMatches query: String) -> EntityPredicate {
+        text(list(repeat each keyPaths), .fuzzy, query)
     }
 
     // MARK: Regular expressions

@@ -156,14 +156,13 @@ extension QueryList {
 
     /// At most `limit` entities, after skipping `offset`.
     ///
-    /// A negative `limit` or `offset` is a programming error (it has no meaning, and silently
-    /// reading it as 0 hides the bug), so it stops the program with a message naming it.
+    /// A negative `limit` reads as 0 (nothing) and a negative `offset` as 0 (from the start):
+    /// page sizes and positions often come from outside (a request, a UI), and a query never
+    /// stops the program over one.
     public func limit(_ limit: Int, offset: Int = 0) -> QueryList {
-        precondition(limit >= 0, "limit(\(limit)): a limit cannot be negative")
-        precondition(offset >= 0, "limit(_:offset: \(offset)): an offset cannot be negative")
         var copy = self
-        copy.limit = limit
-        copy.offset = offset
+        copy.limit = Swift.max(limit, 0)
+        copy.offset = Swift.max(offset, 0)
         return copy
     }
 

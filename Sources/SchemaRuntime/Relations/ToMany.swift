@@ -20,10 +20,16 @@ public struct ToMany<Target: EntityModelProtocol, Directionality>: Sendable {
     /// A relation with no data: saving it keeps whatever links are stored.
     public init() { state = .none }
 
-    /// The related entities, if this relation holds them.
+    /// The related entities, if this relation holds them. Read-only: links are set through
+    /// the projected value (`chat.$users = .relation(users)`), which says how to save them;
+    /// assigning here (`chat.users = users`) is a compile error saying so.
     public var wrappedValue: [Target]? {
-        if case .entities(let entities, _, _) = state { return entities }
-        return nil
+        get {
+            if case .entities(let entities, _, _) = state { return entities }
+            return nil
+        }
+        @available(*, unavailable, message: "set a relation through its projected value: `$name = .relation(entities)`, `.ids(ids)`, `.fragment(entities)` or `.appending(ids: ids)`")
+        set { fatalError("unavailable") }
     }
 
     /// The relation itself: assign to it to change the links.

@@ -22,10 +22,16 @@ public struct ToOne<Target: EntityModelProtocol, Directionality, Constraint>: Se
     /// A relation with no data: saving it keeps whatever link is stored.
     public init() { state = .none }
 
-    /// The related entity, if this relation holds one.
+    /// The related entity, if this relation holds one. Read-only: links are set through the
+    /// projected value (`message.$author = .relation(user)`), which says how to save them;
+    /// assigning here (`message.author = user`) is a compile error saying so.
     public var wrappedValue: Target? {
-        if case .entity(let entity, _) = state { return entity }
-        return nil
+        get {
+            if case .entity(let entity, _) = state { return entity }
+            return nil
+        }
+        @available(*, unavailable, message: "set a relation through its projected value: `$name = .relation(entity)`, `.id(id)`, `.fragment(entity)` or `.null`")
+        set { fatalError("unavailable") }
     }
 
     /// The relation itself: assign to it to change the link.

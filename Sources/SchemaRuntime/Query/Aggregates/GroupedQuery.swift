@@ -44,11 +44,10 @@ public struct GroupedQuery<Entity: EntityModelProtocol, Key> {
         return copy
     }
 
-    /// At most `count` groups, after sorting. A negative count is a programming error.
+    /// At most `count` groups, after sorting; a negative count reads as 0.
     public func limit(_ count: Int) -> GroupedQuery {
-        precondition(count >= 0, "limit(\(count)): a limit cannot be negative")
         var copy = self
-        copy.limit = count
+        copy.limit = Swift.max(count, 0)
         return copy
     }
 

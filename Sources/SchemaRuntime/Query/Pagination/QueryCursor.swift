@@ -1,15 +1,16 @@
-/// Where a page of a sorted query ended: the last entity's sort values and id. The next
-/// page starts after that position, whatever was inserted or deleted meanwhile (keyset
-/// pagination): no entity is skipped or repeated because others moved.
+/// Where a page of a sorted query ended: after its last entity. The next page starts after
+/// that entity's position, whatever was inserted or deleted meanwhile (keyset pagination):
+/// no entity is skipped or repeated because others moved. The position is computed by the
+/// query it is used with, so a cursor from a query sorted otherwise still means "after this
+/// entity", never a mismatch.
 public struct QueryCursor<Entity: EntityModelProtocol>: Hashable, Sendable {
-    /// The last entity's sort values, in the query's sort order.
-    let values: [IndexValue]
-    /// The last entity's id, which breaks ties between equal sort values.
+    /// The last entity of the page, as it was then.
+    let entity: Entity
+    /// The entity's id, which identifies the cursor.
     let id: IndexValue
 
-    /// The position of `entity` in a query sorted by `sortKeys`.
-    init(_ entity: Entity, sortKeys: [SortKey<Entity>]) {
-        values = sortKeys.map { $0.value(entity) }
+    init(_ entity: Entity) {
+        self.entity = entity
         id = Self.idValue(entity.id)
     }
 
@@ -18,6 +19,9 @@ public struct QueryCursor<Entity: EntityModelProtocol>: Hashable, Sendable {
     static func idValue(_ id: Entity.ID) -> IndexValue {
         (id as? any IndexKeyConvertible)?.indexValue ?? .string("\(id)")
     }
+
+    public static func == (a: QueryCursor, b: QueryCursor) -> Bool { a.id == b.id }
+    public func hash(into hasher: inout Hasher) { hasher.combine(id) }
 }
 
 /// One page of a query: ``QueryList/page(size:after:)``.

@@ -8,18 +8,21 @@
 /// ```
 ///
 /// A paged query orders by its sort keys, then by id (ascending), so every entity has one
-/// place; that order replaces relevance order and source order. With an ordered index on
+/// place; that order replaces relevance order and source order. A query sorted by
+/// `.updatedAt` pages by save time, then id. With an ordered index on
 /// the sort fields and no filter an index cannot answer, a page starts at the cursor in the
 /// index: O(log n + page size) at any depth. Otherwise the matching entities are sorted:
 /// O(m log m) for m matches.
 extension QueryList {
     /// A page of at most `size` entities after `cursor` (from the start without one), and
-    /// the cursor of the next page. A negative size is a programming error.
+    /// the cursor of the next page. A negative size reads as 0. A cursor is a position
+    /// after an entity: from another query (another sort), it is that entity's position in
+    /// this one.
     public func page(size: Int, after cursor: QueryCursor<Entity>? = nil, in context: Context? = nil) -> QueryPage<Entity> {
-        precondition(size >= 0, "page(size: \(size)): a size cannot be negative")
+        let size = Swift.max(size, 0)
         let context = context ?? self.context ?? Context()
         var query = self
-        query.keyset = .init(after: cursor.map { cursor in { _ in cursor } })
+        query.keyset = .init(after: cursor.map { cursor in { _ in cursor.entity } })
         // One more than the page tells whether another page follows.
         query.limit = size == Int.max ? size : size + 1
         query.offset = 0
@@ -27,7 +30,7 @@ extension QueryList {
         let hasMore = keys.count > size
         if hasMore { keys.removeLast() }
         let entities = keys.compactMap { context.resolve(Entity.self, key: $0, nesting: nesting) }
-        let next = hasMore ? keys.last.flatMap { context.row(Entity.self, $0) }.map { QueryCursor($0, sortKeys: sortKeys) } : nil
+        let next = hasMore ? keys.last.flatMap { context.row(Entity.self, $0) }.map { QueryCursor($0) } : nil
         return QueryPage(entities: entities, next: next)
     }
 
@@ -36,31 +39,46 @@ extension QueryList {
     /// more: its sort values and id are the position.
     public func after(_ entity: Entity) -> QueryList {
         var copy = self
-        copy.keyset = .init(after: { QueryCursor(entity, sortKeys: $0) })
+        copy.keyset = .init(after: { _ in entity })
         return copy
     }
 
     /// The entities after `cursor` in the query's keyset order (sort keys, then id).
     public func after(_ cursor: QueryCursor<Entity>) -> QueryList {
         var copy = self
-        copy.keyset = .init(after: { _ in cursor })
+        copy.keyset = .init(after: { _ in cursor.entity })
         return copy
     }
 
     /// Keyset order and the position to start after, for a paged query.
     struct Keyset {
-        /// The position, computed from the sort keys when the query runs (so `after(_:)` and
-        /// `sorted(by:)` may come in any order); nil for the first page.
-        let after: (([SortKey<Entity>]) -> QueryCursor<Entity>)?
+        /// The entity to start after (its position is computed from the sort keys when the
+        /// query runs, so `after(_:)` and `sorted(by:)` may come in any order); nil for the
+        /// first page.
+        let after: ((Context) -> Entity)?
+    }
+
+    /// The keyset position of `entity`: its sort values (its save time in `context` for a
+    /// query sorted by `.updatedAt`) and its id.
+    private func position(of entity: Entity, in context: Context) -> (values: [IndexValue], id: IndexValue) {
+        let id = QueryCursor<Entity>.idValue(entity.id)
+        guard saveTimeOrder != nil else { return (sortKeys.map { $0.value(entity) }, id) }
+        return ([Self.saveTimeValue(context.key(of: entity.id, Entity.self).flatMap { context.savedAt(Entity.self, key: $0) })], id)
+    }
+
+    /// A save time as a keyset value: none sorts first, as `sorted(by: .updatedAt)` has it.
+    private static func saveTimeValue(_ time: Double?) -> IndexValue {
+        time.map { IndexValue.double($0) } ?? .null
+    }
+
+    /// The keyset directions: each sort key's, or the save time's.
+    private var keysetDescending: [Bool] {
+        saveTimeOrder.map { [$0] } ?? sortKeys.map(\.descending)
     }
 
     /// The keys of a paged query, in keyset order, after the cursor, limited.
     func executeKeyset(_ keyset: Keyset, in context: Context, base: [Int32]?) -> (keys: [Int32], plan: QueryPlan) {
-        precondition(saveTimeOrder == nil, "a query sorted by .updatedAt cannot be paged with a cursor; sort by fields")
-        let cursor = keyset.after?(sortKeys)
-        if let cursor {
-            precondition(cursor.values.count == sortKeys.count, "a cursor from a query sorted by \(cursor.values.count) keys used with one sorted by \(sortKeys.count)")
-        }
+        let cursor = keyset.after.map { position(of: $0(context), in: context) }
         let needed = limit.map { $0 > Int.max - offset ? Int.max : $0 + offset } ?? Int.max
         var planner = QueryPlanner<Entity>(context: context)
         var keys: [Int32] = []
@@ -97,11 +115,16 @@ extension QueryList {
             let found = all.execute(in: context, base: base)
             planner.plan = found.plan
             planner.plan.steps.append("sort by keyset")
+            let table = context.tableIfPresent(Entity.self)
             var rows: [(key: Int32, values: [IndexValue], id: IndexValue)] = found.keys.compactMap { key in
-                context.row(Entity.self, key).map { row in (key, sortKeys.map { $0.value(row) }, QueryCursor<Entity>.idValue(row.id)) }
+                context.row(Entity.self, key).map { row in
+                    let values = saveTimeOrder == nil ? sortKeys.map { $0.value(row) } : [Self.saveTimeValue(table?.savedAt(key))]
+                    return (key, values, QueryCursor<Entity>.idValue(row.id))
+                }
             }
-            rows.sort { Self.keysetPrecedes(($0.values, $0.id), ($1.values, $1.id), sortKeys) }
-            if let cursor { rows.removeAll { !Self.keysetPrecedes((cursor.values, cursor.id), ($0.values, $0.id), sortKeys) } }
+            let descending = keysetDescending
+            rows.sort { Self.keysetPrecedes(($0.values, $0.id), ($1.values, $1.id), descending) }
+            if let cursor { rows.removeAll { !Self.keysetPrecedes((cursor.values, cursor.id), ($0.values, $0.id), descending) } }
             keys = rows.map(\.key)
         }
         // The index walk runs without `distinct(on:)`, so this de-duplicates the sorted matches only.
@@ -111,9 +134,9 @@ extension QueryList {
 
     /// Whether position `a` comes before `b`: by the sort values in each key's direction,
     /// then by id ascending.
-    static func keysetPrecedes(_ a: ([IndexValue], IndexValue), _ b: ([IndexValue], IndexValue), _ sortKeys: [SortKey<Entity>]) -> Bool {
-        for (index, key) in sortKeys.enumerated() where a.0[index] != b.0[index] {
-            return (a.0[index] < b.0[index]) != key.descending
+    static func keysetPrecedes(_ a: ([IndexValue], IndexValue), _ b: ([IndexValue], IndexValue), _ descending: [Bool]) -> Bool {
+        for (index, descending) in descending.enumerated() where a.0[index] != b.0[index] {
+            return (a.0[index] < b.0[index]) != descending
         }
         return a.1 < b.1
     }
