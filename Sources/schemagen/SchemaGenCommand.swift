@@ -88,6 +88,10 @@ enum SchemaGenCommand {
         } catch let error as UsageError {
             printError("error: \(error.message)\nRun 'schemagen --help' for usage.")
             return 64
+        } catch let error as SchemaEncodingCheck.Failure {
+            // Located diagnostics, printed as the generator prints the others.
+            printError(error.description)
+            return 1
         } catch let error as FileSystemError {
             printError("schemagen: error: \(error)")
             return 1

@@ -148,7 +148,16 @@ import Testing
         let binary = directory.appendingPathComponent("Binary.schema")
         try Data([0x65, 0x6E, 0xFF, 0xFE, 0x00]).write(to: binary)
         let notText = try run(["generate", "--output", directory.appendingPathComponent("gen").path, binary.path])
-        #expect(notText.errors == "schemagen: error: cannot read '\(binary.path)': it is not UTF-8 text\n")
+        #expect(notText.errors == "\(binary.path):1:3: error: the file is not UTF-8 text: byte 0xFF cannot be read as a character\n"
+                + "\(binary.path):1:3: note: save the file as UTF-8 (schema files are UTF-8 text, like Swift sources)\n")
+        // Every such file at once, each at its first invalid byte: line 3, after "é" (one column).
+        let latin1 = directory.appendingPathComponent("Latin1.schema")
+        try Data("entity A {\n    let id: String\n    // é".utf8 + [0xE9, 0x0A, 0x7D]).write(to: latin1)
+        let both = try run(["generate", "--output", directory.appendingPathComponent("gen").path, binary.path, latin1.path])
+        #expect(both.status == 1)
+        #expect(both.errors.split(separator: "\n").filter { $0.contains(": error: ") }
+                == ["\(binary.path):1:3: error: the file is not UTF-8 text: byte 0xFF cannot be read as a character",
+                    "\(latin1.path):3:9: error: the file is not UTF-8 text: byte 0xE9 cannot be read as a character"])
     }
 
     // Issue #8: on a terminal each diagnostic shows its line and a caret; the plain

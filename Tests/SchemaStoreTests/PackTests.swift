@@ -90,6 +90,15 @@ import Testing
         let store = try installed.openStore(schema: ChatModelsSchema.self)
         #expect(store.context.ids(of: User.self) == ["a"])
         store.close()
+        // #27: a pack's folder holds exactly what was installed, after its store was opened
+        // and closed, and so does one a user store read through.
+        let user = try Store(.file(folder.file("user.sqlite")), schema: ChatModelsSchema.self, packs: library.directory)
+        #expect(Set(user.context.ids(of: User.self)) == ["a", "z"])
+        user.close()
+        for pack in try library.installed {
+            #expect(try FileManager.default.contentsOfDirectory(atPath: pack.url.path).sorted() == [Pack.manifestFileName, Pack.storeFileName])
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: v1.url.path).sorted() == [Pack.manifestFileName, Pack.storeFileName])
         #expect(try FileManager.default.contentsOfDirectory(atPath: library.directory.path).filter { $0.hasSuffix(".pack") }.count == 2)
         try library.remove(id: id)
         #expect(try library.installed.map(\.manifest.title) == ["other"])
@@ -133,7 +142,13 @@ import Testing
         for bad in ["", "1.", ".1", "1.-2", "v1", "1.2a", "１"] { #expect(PackVersion(bad) == nil, "\(bad)") }
         let text = "3.0.1"
         #expect(PackVersion(text)?.components == [3, 0, 1])
-        #expect(("1.0.0" as PackVersion).description == "1")
+        // #27: what the author wrote is kept, in descriptions and in the manifest's JSON.
+        #expect(("1.0.0" as PackVersion).description == "1.0.0")
+        let encoded = try? JSONEncoder().encode(["version": "1.0" as PackVersion])
+        #expect(encoded.map { String(decoding: $0, as: UTF8.self) } == #"{"version":"1.0"}"#)
+        let decoded = encoded.flatMap { try? JSONDecoder().decode([String: PackVersion].self, from: $0) }
+        #expect(decoded?["version"]?.description == "1.0" && decoded?["version"] == "1")
+        #expect(Set(["1.0", "1"] as [PackVersion]).count == 1)
     }
 
     @Test func exportKeepsTheSelectedEntitiesAndTheLinksAmongThem() throws {

@@ -32,16 +32,19 @@ public enum SchemaFileCollector {
         return files.sorted()
     }
 
-    /// Reads the files as UTF-8 schema sources. A file that cannot be read, or is not UTF-8
-    /// text, is an error naming it: decoding it with replacement characters would report
-    /// confusing problems, or none.
+    /// Reads the files as UTF-8 schema sources. A file that cannot be read is an error naming
+    /// it; files that are not UTF-8 text throw ``SchemaEncodingCheck/Failure`` with the
+    /// located error of each one's first invalid byte, all at once.
     public static func read(_ paths: [String]) throws -> [SchemaSource] {
-        try paths.map { path in
+        var sources: [SchemaSource] = [], problems: [Diagnostic] = []
+        for path in paths {
             let data = try FileSystemError.attempt("read", path: path) { try Data(contentsOf: URL(fileURLWithPath: path)) }
-            guard let text = String(data: data, encoding: .utf8) else {
-                throw FileSystemError("read", path: path, reason: "it is not UTF-8 text")
+            switch SchemaEncodingCheck.decode(data, path: path) {
+            case .success(let text): sources.append(SchemaSource(path: path, text: text))
+            case .failure(let problem): problems.append(problem)
             }
-            return SchemaSource(path: path, text: text)
         }
+        guard problems.isEmpty else { throw SchemaEncodingCheck.Failure(diagnostics: problems) }
+        return sources
     }
 }

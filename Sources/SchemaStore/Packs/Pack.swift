@@ -31,6 +31,7 @@ public struct Pack: Sendable, Hashable {
             let store = try Store(.file(staging.appendingPathComponent(storeFileName)), schema: schema)
             try store.write(fill)
             store.close()
+            try seal(staging.appendingPathComponent(storeFileName))
             try manifest.write(to: staging.appendingPathComponent(manifestFileName))
             try files.moveItem(at: staging, to: url)
         } catch {
@@ -55,6 +56,20 @@ public struct Pack: Sendable, Hashable {
             throw PackError.schemaMismatch(path: url.path, pack: manifest.schemaFingerprint, expected: schema.fingerprint)
         }
         return try Store(.file(storeURL), schema: schema, options: .init(readOnly: true))
+    }
+
+    /// Switches a pack's store file out of write-ahead logging, folding the log into the file:
+    /// a pack is only read, and a file in rollback-journal mode leaves no `-wal`/`-shm`
+    /// files beside it when readers open and close it, so the pack's folder holds exactly
+    /// its manifest and its store file.
+    static func seal(_ storeURL: URL) throws {
+        do {
+            let database = try SQLiteDatabase(path: storeURL.path, create: false)
+            defer { database.close() }
+            try database.execute("PRAGMA journal_mode = DELETE")
+        } catch let error as SQLiteError {
+            throw StoreError.database(path: storeURL.path, reason: "cannot seal the pack's store: \(error)")
+        }
     }
 
     /// The files that make up the pack's store: the database and, when present, its

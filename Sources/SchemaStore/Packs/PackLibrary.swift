@@ -159,9 +159,14 @@ public final class PackLibrary: @unchecked Sendable {
             try files.copyItem(at: pack.url.appendingPathComponent(name), to: staging.appendingPathComponent(name))
         }
         let copy = Pack(url: staging, manifest: pack.manifest)
-        guard pack.manifest.schemaFingerprint != schema.fingerprint else { return copy }
+        guard pack.manifest.schemaFingerprint != schema.fingerprint else {
+            // A pack made by an older version may still be in WAL mode.
+            try Pack.seal(copy.storeURL)
+            return copy
+        }
         let store = try Store(.file(copy.storeURL), schema: schema)
         store.close()
+        try Pack.seal(copy.storeURL)
         var manifest = pack.manifest
         manifest.schemaFingerprint = schema.fingerprint
         try manifest.write(to: staging.appendingPathComponent(Pack.manifestFileName))
@@ -177,6 +182,7 @@ public final class PackLibrary: @unchecked Sendable {
             guard pack.manifest.schemaFingerprint != schema.fingerprint else { continue }
             let store = try Store(.file(pack.storeURL), schema: schema)
             store.close()
+            try Pack.seal(pack.storeURL)
             var manifest = pack.manifest
             manifest.schemaFingerprint = schema.fingerprint
             try manifest.write(to: pack.url.appendingPathComponent(Pack.manifestFileName))

@@ -1,8 +1,11 @@
 /// A pack's version: dotted non-negative integers (`"1"`, `"1.2"`, `"2.0.3"`), compared
-/// number by number, missing numbers counting as 0 (`"1.2" == "1.2.0"`). Encoded as its text.
+/// number by number, missing numbers counting as 0 (`"1.2" == "1.2.0"`). Encoded and
+/// described as its author wrote it (`"1.0"` stays `"1.0"`).
 public struct PackVersion: Sendable, Hashable, Comparable, Codable, CustomStringConvertible, ExpressibleByStringLiteral {
-    /// The numbers, trailing zeros dropped.
+    /// The numbers, trailing zeros dropped: what comparisons use.
     public let components: [Int]
+    /// The version as written.
+    public let text: String
 
     /// Parses `"1.2.3"`; nil for anything else (empty parts, signs, letters).
     public init?(_ text: String) {
@@ -14,6 +17,7 @@ public struct PackVersion: Sendable, Hashable, Comparable, Codable, CustomString
         }
         while numbers.count > 1, numbers.last == 0 { numbers.removeLast() }
         components = numbers
+        self.text = text
     }
 
     public init(stringLiteral value: String) {
@@ -21,7 +25,10 @@ public struct PackVersion: Sendable, Hashable, Comparable, Codable, CustomString
         self = version
     }
 
-    public var description: String { components.map(String.init).joined(separator: ".") }
+    public var description: String { text }
+
+    public static func == (lhs: PackVersion, rhs: PackVersion) -> Bool { lhs.components == rhs.components }
+    public func hash(into hasher: inout Hasher) { hasher.combine(components) }
 
     public static func < (lhs: PackVersion, rhs: PackVersion) -> Bool {
         for index in 0..<max(lhs.components.count, rhs.components.count) {

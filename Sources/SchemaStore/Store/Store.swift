@@ -172,8 +172,10 @@ public final class Store: @unchecked Sendable {
     }
 
     /// The migration opening the file at `url` with `schema` would apply, without changing
-    /// the file: nil for a file written with `schema` (or no file yet). Throws what opening
-    /// would throw for a file it must refuse.
+    /// the file. Nil when opening would migrate nothing: no file at `url` yet (opening
+    /// creates it), or a file written with `schema` already. Throws what opening would throw
+    /// for a file it must refuse (not a store, a newer schema, a change that needs a
+    /// ``Migration``).
     public static func migrationPlan(at url: URL, schema: any PersistentSchema.Type, migrations: [Migration] = []) throws -> MigrationPlan? {
         guard FileManager.default.fileExists(atPath: url.path) else { return nil }
         let backend = try SQLiteBackend(path: url.path, durability: .normal, lockTimeout: 0.1, readOnly: true)
