@@ -86,6 +86,23 @@ import Testing
         #expect(Book.query("b", in: context).id(\.$loans).resolve()?.$loans.ids == [])
     }
 
+    /// #27: an entity saved with its link and unlinked by a later save of the same write is
+    /// reported as unlinked by that save, not as "saved without" its link.
+    @Test func theErrorNamesTheSaveThatRemovedTheLink() throws {
+        var context = try library()
+        let error = expectRefused(&context) { context in
+            try context.transaction { context in
+                try Book(id: "b2", loans: .relation([Loan(id: "l2", borrower: .id("m"))])).save(to: &context)
+                try Book(id: "b2", loans: .relation([Loan(id: "l3", borrower: .id("m"))])).save(to: &context)
+            }
+        }
+        #expect(error?.id == "l2" && error?.removedLink == .init(id: "b2", isStored: true))
+        #expect(error?.description.hasPrefix("Loan 'l2' would have no book: Book 'b2' no longer links to it") == true)
+        // Saved without the link at all: still said so.
+        let unlinked = expectRefused(&context) { try Loan(id: "l4", borrower: .id("m")).save(to: &$0) }
+        #expect(unlinked?.removedLink == nil)
+    }
+
     @Test func oneToOneRequiredBothWays() throws {
         var context = Context()
         try Person(id: "p", passport: .relation(Passport(id: "x"))).save(to: &context)

@@ -124,15 +124,26 @@ extension Context {
     }
 
     /// The first recorded check that fails in the current state. O(checks × required relations).
+    ///
+    /// An entity may be checked more than once in a write (saved new, then unlinked by a
+    /// later save): the violation names the last change that removed its link, so the error
+    /// points at the save that broke the rule, not at the one that made the entity.
     func firstRequiredLinkViolation() -> RequiredRelationViolation? {
         guard let checks = journal?.requiredLinkChecks else { return nil }
         // Checks come in runs of one table: look each table up once per run.
         var current: (id: ObjectIdentifier, table: TableStorage?)?
         for check in checks {
             if current?.id != check.table { current = (check.table, tables[check.table]) }
-            if let violation = current?.table?.requiredLinkViolation(check.key, column: check.column, removed: check.removed, in: self) {
-                return violation
+            guard let table = current?.table,
+                  let violation = table.requiredLinkViolation(check.key, column: check.column, removed: check.removed, in: self) else { continue }
+            guard violation.removedLink == nil else { return violation }
+            // The last removal of a link of this entity that still leaves it without one.
+            for later in checks.reversed() where later.table == check.table && later.key == check.key && later.removed >= 0 {
+                if let explained = table.requiredLinkViolation(later.key, column: later.column, removed: later.removed, in: self) {
+                    return explained
+                }
             }
+            return violation
         }
         return nil
     }
