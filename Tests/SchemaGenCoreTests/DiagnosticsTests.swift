@@ -41,6 +41,44 @@ import Testing
     }
 
     // Issue #7.13: every name the generator derives is checked, not only the declarations.
+    /// #27: a typo in a relation target is reported once, where it is; the inverse in the
+    /// other file that points at it adds no error of its own that would come first.
+    @Test func aTypoedRelationTargetIsReportedOnceAtItsRoot() {
+        let author = "entity Author {\n    let id: String\n\n    relation recipes: [Recipe], inverse: author\n}\n"
+        let recipe = "entity Recipe {\n    let id: String\n\n    relation author: Autor, inverse: recipes\n}\n"
+        #expect(diagnose([("Author.schema", author), ("Recipe.schema", recipe)], notes: true) == [
+            "Recipe.schema:4:22: error: unknown entity 'Autor'",
+            "note: did you mean 'Author'?",
+        ])
+        // A target that is a type but not an entity: one error too.
+        let value = "entity Recipe {\n    let id: String\n\n    relation author: String, inverse: recipes\n}\n"
+        #expect(diagnose([("Author.schema", author), ("Recipe.schema", value)]) == ["Recipe.schema:4:22: error: relation target 'String' is not an entity"])
+    }
+
+    /// #27: Swift attributes (SwiftData and SwiftletModel habits) get the schema's spelling,
+    /// and the member they are on is still read (its other problems are reported too).
+    @Test func swiftAttributesGetTheSchemaSpelling() {
+        let text = """
+        entity Recipe {
+            let id: String
+            @Attribute(.unique) var slug: String
+            @Transient var draft: Bool = "no"
+            @Relationship(deleteRule: .cascade) relation steps: [Step]
+        }
+        """
+        #expect(diagnose(text, notes: true) == [
+            "3:5: error: attributes such as '@Attribute' are Swift, not part of the schema language",
+            "note: a unique field is an index in a schema: add 'index unique(slug)' to the entity",
+            "4:5: error: attributes such as '@Transient' are Swift, not part of the schema language",
+            "note: a schema holds stored data only; keep computed or transient values in a Swift extension of the generated type",
+            "5:5: error: attributes such as '@Relationship' are Swift, not part of the schema language",
+            "note: relations are members of their own: 'relation name: Target, inverse: other'",
+            "4:34: error: default value \"no\" does not match type 'Bool' of 'draft'",
+            "5:58: error: unknown entity 'Step'",
+            "note: declare 'entity Step' in a schema file of this target",
+        ])
+    }
+
     @Test func indexesWhoseGeneratedNamesCollide() {
         let text = """
         entity A {

@@ -253,6 +253,9 @@ public struct DSLParser {
 
     private mutating func parseMember(into entity: inout EntityDeclaration) throws {
         let docs = documentation()
+        // Swift attributes (SwiftData's `@Attribute(.unique)`, SwiftletModel's `@Relationship`)
+        // are reported with what the schema says instead, and the member after them is read.
+        while current.isSymbol("@") { try skipAttribute() }
         let keyword = current
         switch keyword.identifier {
         case "let", "var":
@@ -286,6 +289,45 @@ public struct DSLParser {
                 ?? "members start with 'let', 'var', 'relation', 'index', 'merge' or 'metadata'"
             throw fail("expected a member, found \(keyword.spelling)", hint: hint)
         }
+    }
+
+    /// Reports a Swift attribute written before a member (`@Attribute(.unique) var slug`)
+    /// with the schema's way to say it, and skips it (its parenthesized arguments too), so
+    /// the member itself is still read.
+    private mutating func skipAttribute() throws {
+        let at = current.location
+        advance()
+        let name = try expectIdentifier("an attribute name after '@'")
+        var arguments = ""
+        if current.isSymbol("(") {
+            var depth = 0
+            repeat {
+                if current.isSymbol("(") { depth += 1 }
+                if current.isSymbol(")") { depth -= 1 }
+                if case .endOfFile = current.kind { throw fail("unterminated arguments of '@\(name.value)'", at: at) }
+                if let word = current.identifier { arguments += word + " " }
+                advance()
+            } while depth > 0
+        }
+        // The member the attribute is on: `var slug` or `let id`.
+        let field = current.isKeyword("var") || current.isKeyword("let") ? tokens[Swift.min(index + 1, tokens.count - 1)].identifier : nil
+        let subject = field ?? "field"
+        let hint: String
+        switch name.value {
+        case "Attribute" where arguments.contains("unique"), "Unique":
+            hint = "a unique field is an index in a schema: add 'index unique(\(subject))' to the entity"
+        case "Index":
+            hint = "indexes are members of the entity: 'index ordered(\(subject))' (or hash, unique, fulltext)"
+        case "FullTextIndex":
+            hint = "indexes are members of the entity: 'index fulltext(\(subject))'"
+        case "Relationship":
+            hint = "relations are members of their own: 'relation name: Target, inverse: other'"
+        case "Transient":
+            hint = "a schema holds stored data only; keep computed or transient values in a Swift extension of the generated type"
+        default:
+            hint = "schema members take no attributes: write the member alone and say the rest with 'index', 'relation', 'merge' or 'metadata'"
+        }
+        diagnostics.append(.error("attributes such as '@\(name.value)' are Swift, not part of the schema language", at: at, hint: hint))
     }
 
     // MARK: Members

@@ -86,7 +86,7 @@ struct Lexer {
                 tokens.append(lexNumber(start))
             } else if scalar == "\"" {
                 tokens.append(lexString(start))
-            } else if "{}()[]:,.=?<>!".unicodeScalars.contains(scalar) {
+            } else if "{}()[]:,.=?<>!@".unicodeScalars.contains(scalar) {
                 advance()
                 tokens.append(Token(kind: .symbol(Character(scalar)), location: start))
             } else {

@@ -385,6 +385,9 @@ public struct SchemaValidator {
             return nil
         }
         guard inverse.target.value == entity.name.value else {
+            // An inverse that targets an unknown entity has its own error there (the root
+            // cause, "unknown entity 'Autor'"); this one would only repeat it.
+            guard catalog.entities[inverse.target.value] != nil else { return nil }
             error("inverse '\(target.name.value).\(inverseName.value)' of '\(qualified)' links to '\(inverse.target.value)', not back to '\(entity.name.value)'",
                   at: inverseName.location, hint: "the inverse of a relation must link back to '\(entity.name.value)'")
             return nil

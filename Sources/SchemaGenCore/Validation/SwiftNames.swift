@@ -84,7 +84,7 @@ public enum SwiftName {
         "DeleteRule", "Nested", "Nesting", "NestedQuery", "EntityKey", "AnyRelation", "LinkSlot", "EntityModelProtocol",
         "ToOneRelationDescriptor", "ToManyRelationDescriptor", "RelationEncodingStrategy", "SchemaRuntime",
         "IndexDescriptor", "IndexField", "TextField", "IndexValue", "IndexKey", "IndexKeyConvertible", "Predicate", "EntityPredicate", "Descending",
-        "CollisionResolver", "CollisionPolicy", "QueryPlan", "Deleted", "UniqueConstraintViolation", "InvalidQuery",
+        "CollisionResolver", "CollisionPolicy", "QueryPlan", "Deleted", "UniqueConstraintViolation", "InvalidQuery", "TextSearchable",
         "CascadeDeletes", "FieldCodingKey", "RequiredRelationViolation", "TextTokenizer",
         "StoredValue", "StoredType", "StoredValueError", "StorableValue", "StoredField", "StoredRow", "StoredJSON",
         "PersistentEntity", "PersistentSchema", "ChangeSet", "QueryReach", "EntitySource", "GroupedQuery", "AggregateGroup", "MetadataSort", "ContextDocument", "RelationDecodingStrategy", "LinkOrderError", "QueryCursor", "QueryPage",
