@@ -24,6 +24,9 @@ public struct EntityPredicate<Entity> {
         case updated(ClosedRange<Double>)
         /// A condition on related entities; only a context knows links.
         case related(RelationCondition)
+        /// A condition written in Swift (``custom(_:)``): evaluated on each candidate, never
+        /// answered by an index.
+        case custom((Entity) -> Bool)
     }
 
     enum Operator: String { case equal = "==", notEqual = "!=", less = "<", lessOrEqual = "<=", greater = ">", greaterOrEqual = ">=" }
@@ -132,6 +135,7 @@ public struct EntityPredicate<Entity> {
         case .not(let inner): !evaluate(inner, entity, scope: scope)
         case .updated(let times): scope?.savedAt.map { times.contains($0) } ?? false
         case .related(let condition): scope.map { condition.evaluate($0.context, $0.key) } ?? false
+        case .custom(let isIncluded): isIncluded(entity)
         }
     }
 
@@ -159,6 +163,16 @@ public struct EntityPredicate<Entity> {
     }
 
     public static prefix func ! (predicate: EntityPredicate) -> EntityPredicate { EntityPredicate(.not(predicate.node)) }
+
+    /// A condition the predicate language cannot say, written in Swift (seed 000's custom
+    /// expressions): `.custom { $0.title.count > $0.minutes }`. It combines with the others
+    /// (`\.minutes < 30 && .custom { ... }`); the other conditions may still be answered by
+    /// indexes, and the closure runs on the entities they leave, O(1) calls per candidate.
+    /// It is never index-assisted itself. The closure sees the entity's fields only (its
+    /// relations are `.none`), so live queries rerun it when the entity's table changes.
+    public static func custom(_ isIncluded: @escaping (Entity) -> Bool) -> EntityPredicate {
+        EntityPredicate(.custom(isIncluded))
+    }
 
     // MARK: Building
 
@@ -219,7 +233,7 @@ extension EntityPredicate.Node {
     var readsSaveTimes: Bool {
         switch self {
         case .updated: true
-        case .comparison, .text, .related: false
+        case .comparison, .text, .related, .custom: false
         case .and(let nodes), .or(let nodes): nodes.contains { $0.readsSaveTimes }
         case .not(let inner): inner.readsSaveTimes
         }
@@ -229,7 +243,7 @@ extension EntityPredicate.Node {
     var reachedTables: [ObjectIdentifier] {
         switch self {
         case .related(let condition): condition.reachedTables
-        case .comparison, .text, .updated: []
+        case .comparison, .text, .updated, .custom: []
         case .and(let nodes), .or(let nodes): nodes.flatMap(\.reachedTables)
         case .not(let inner): inner.reachedTables
         }

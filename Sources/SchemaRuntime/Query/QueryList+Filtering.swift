@@ -11,6 +11,17 @@ extension QueryList {
         return copy
     }
 
+    /// Keeps the entities for which `isIncluded` returns true (and any earlier filter): a
+    /// condition the predicate language cannot say, in Swift. Not index-assisted: the
+    /// closure runs on every entity the other filters leave (``EntityPredicate/custom(_:)``).
+    ///
+    /// ```swift
+    /// Recipe.query(in: context).filter(\.minutes < 30).filter { $0.title.count > 10 }
+    /// ```
+    public func filter(_ isIncluded: @escaping (Entity) -> Bool) -> QueryList {
+        filter(.custom(isIncluded))
+    }
+
     /// Same as `filter(_:)`.
     public func and(_ predicate: Predicate<Entity>) -> QueryList { filter(predicate) }
 

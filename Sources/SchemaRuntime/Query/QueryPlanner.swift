@@ -102,7 +102,7 @@ struct QueryPlanner<Entity: EntityModelProtocol> {
             plan.isExact = true
             plan.steps.append("related \(condition.name) [\(related.description)] then inverse links")
             return keys
-        case .not:
+        case .not, .custom:
             return nil
         }
     }
