@@ -1,4 +1,5 @@
 import ChatModels
+import DeterministicRandom
 import Foundation
 import SchemaRuntime
 import Testing
@@ -83,6 +84,54 @@ import Testing
             check(query, messages, \.$chat) { $0.chat?.id }
             check(query, messages, \.$author) { $0.author?.id }
         }
+    }
+
+    /// #27: grouping by a to-many relation (messages per viewer, chats per member) in one
+    /// query: an entity counts in the group of each entity it links to, or in the nil group.
+    @Test(arguments: [1, 2, 3] as [UInt64])
+    func groupedAggregatesByAToManyRelationEqualTheReference(seed: UInt64) throws {
+        var random = SplitMix64(seed: seed)
+        var context = try AggregateTests.randomContext(seed: seed, users: 30)
+        // Viewers: stored users and ids without a row (which group under nil when alone).
+        for id in context.ids(of: Message.self) where Bool.random(using: &random) {
+            var message = try #require(context.find(Message.self, id: id))
+            message.$viewedBy = .ids((0..<Int.random(in: 0..<4, using: &random)).map { _ in "u\(Int.random(in: 0..<34, using: &random))" })
+            try message.save(to: &context)
+        }
+        for index in 0..<3 {
+            try Chat(id: "c\(index)", users: .ids((0..<Int.random(in: 0..<6, using: &random)).map { _ in "u\(Int.random(in: 0..<30, using: &random))" })).save(to: &context)
+        }
+        let stored = Set(context.ids(of: User.self))
+        for query in [Message.query(in: context), Message.filter(\.timestamp > 0, in: context).sorted(by: \.timestamp.desc)] {
+            let messages = query.id(\.$viewedBy).resolve()
+            // Membership pairs in result order, then link order.
+            var pairs: [(key: String?, message: Message)] = []
+            for message in messages {
+                let viewers = (message.$viewedBy.ids ?? []).filter(stored.contains)
+                if viewers.isEmpty { pairs.append((nil, message)) }
+                for viewer in viewers { pairs.append((viewer, message)) }
+            }
+            let expected = Self.groups(pairs, \.key)
+            let counts = query.group(by: \.$viewedBy).count()
+            #expect(counts.map(\.key) == expected.map(\.key))
+            #expect(counts.map(\.value) == expected.map(\.rows.count))
+            #expect(query.group(by: \.$viewedBy).sum(\.timestamp).map(\.value) == expected.map { $0.rows.reduce(0) { $0 + $1.message.timestamp } })
+            for descending in [false, true] {
+                let byKey = query.group(by: \.$viewedBy).sortedByKey(descending: descending).count()
+                #expect(byKey.map(\.key) == Self.sorted(expected, by: { $0.key }, descending: descending).map(\.key))
+            }
+        }
+        // A mutual to-many relation: chats per member.
+        let chats = Chat.query(in: context).id(\.$users).resolve()
+        var members: [(key: String?, chat: String)] = []
+        for chat in chats {
+            let users = chat.$users.ids ?? []
+            if users.isEmpty { members.append((nil, chat.id)) }
+            for user in users { members.append((user, chat.id)) }
+        }
+        let expected = Self.groups(members, \.key)
+        #expect(Chat.query(in: context).group(by: \.$users).count().map { "\($0.key ?? "-")=\($0.value)" }
+                == expected.map { "\($0.key ?? "-")=\($0.rows.count)" })
     }
 
     func check<Target, Directionality, Constraint>(_ query: QueryList<Message>, _ messages: [Message],

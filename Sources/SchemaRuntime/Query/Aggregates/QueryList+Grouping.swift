@@ -49,4 +49,35 @@ extension QueryList {
             return groups
         }
     }
+
+    /// Groups the result by what a to-many relation links each entity to: recipes by tag,
+    /// chats by member. An entity is a member of one group per entity it links to (a recipe
+    /// with two tags counts in both groups), and of the nil group when it links to none that
+    /// is stored. Aggregates are per group as for a to-one relation, so the counts of all
+    /// groups add up to the number of links, not of entities. Read from the link lists: no
+    /// rows are read to group. O(result + links).
+    public func group<Target, Directionality>(
+        by relation: KeyPath<Entity, ToMany<Target, Directionality>>
+    ) -> GroupedQuery<Entity, Target.ID?> {
+        let column = Entity.relation(for: relation).slot.column
+        return GroupedQuery(query: self) { context, keys in
+            let table = ObjectIdentifier(Entity.self)
+            var positions: [Int32: Int] = [:]
+            var groups: [GroupedQuery<Entity, Target.ID?>.Group] = []
+            for key in keys where context.hasRow(Entity.self, key) {
+                let targets = context.liveTargets(table, column, key, Target.self)
+                for target in targets.isEmpty ? [-1] : targets {
+                    if let position = positions[target] {
+                        groups[position].members.append(key)
+                    } else {
+                        positions[target] = groups.count
+                        let id = target < 0 ? nil : context.id(Target.self, target)
+                        let order = id.map { ($0 as? any IndexKeyConvertible)?.indexValue ?? .string("\($0)") } ?? .null
+                        groups.append(.init(key: id, order: IndexKey(order), members: [key]))
+                    }
+                }
+            }
+            return groups
+        }
+    }
 }
