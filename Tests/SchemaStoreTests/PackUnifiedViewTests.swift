@@ -202,15 +202,34 @@ import Testing
             try User(id: "team", name: "Team", email: "team@example.com").save(to: &context)
         }
         let before = try StoreSnapshot(store.context)
+        // #27: an install failure that names both entities and the index.
+        var failure: PackError?
         #expect {
             try store.installPack(from: pack.url)
         } throws: { error in
-            guard case StoreError.unreadableRow(_, "User", let reason) = error else { return false }
-            return reason.contains("email")
+            failure = error as? PackError
+            guard case .uniqueCollision(pack.manifest.id, "User", let index, "team", "the user store", "me")? = failure else { return false }
+            return index.contains("email")
         }
+        #expect(failure?.description.hasPrefix("cannot install pack \(pack.manifest.id): its User 'team' and User 'me' of the user store have the same key in unique index") == true)
         #expect(try StoreSnapshot(store.context) == before)
         #expect(store.packs.isEmpty)
         #expect(try FileManager.default.contentsOfDirectory(atPath: packsDirectory.path).filter { $0.hasSuffix(".pack") }.isEmpty)
+
+        // Between two packs: the one installed first is named.
+        try store.write { try User(id: "me", name: "Me").delete(from: &$0) }
+        try store.installPack(from: pack.url)
+        let second = try Pack.create(at: folder.file("emails2.pack"), manifest: PackManifest(title: "More emails", version: "1"),
+                                     schema: ChatModelsSchema.self) { context in
+            try User(id: "desk", name: "Desk", email: "team@example.com").save(to: &context)
+        }
+        #expect {
+            try store.installPack(from: second.url)
+        } throws: { error in
+            guard case .uniqueCollision(second.manifest.id, "User", _, "desk", let other, "team")? = error as? PackError else { return false }
+            return other == "pack \(pack.manifest.id) (Emails)"
+        }
+        #expect(store.packs.map(\.manifest.id) == [pack.manifest.id])
     }
 
     @Test func storesWithoutPacksRefusePackOperations() throws {

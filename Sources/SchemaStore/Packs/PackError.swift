@@ -15,6 +15,11 @@ public enum PackError: Error, Sendable, Equatable, CustomStringConvertible {
     case newerVersionInstalled(id: UUID, installed: PackVersion, offered: PackVersion)
     /// Ids the pack shares with the user store or another installed pack, per entity type.
     case idCollision(pack: UUID, with: String, ids: [String: [String]])
+    /// Installing the pack would put two entities on one key of a unique index: `packEntity`
+    /// of the pack being installed, and `otherEntity` of `other` ("the user store", or
+    /// another pack). The install is refused and nothing changes: change or delete one of
+    /// them (the user's, or the pack's in a new version of the pack), then install again.
+    case uniqueCollision(pack: UUID, entity: String, index: String, packEntity: String, other: String, otherEntity: String)
     /// No installed pack has this id.
     case notInstalled(id: UUID)
     /// A pack operation on a store opened without a packs directory.
@@ -33,6 +38,9 @@ public enum PackError: Error, Sendable, Equatable, CustomStringConvertible {
             "pack \(id): version \(installed) is installed, newer than \(offered); install with force: true to replace it"
         case let .idCollision(pack, other, ids):
             "pack \(pack) has ids that \(other) also has: " + ids.keys.sorted().map { "\($0) \(ids[$0]!.joined(separator: ", "))" }.joined(separator: "; ")
+        case let .uniqueCollision(pack, entity, index, packEntity, other, otherEntity):
+            "cannot install pack \(pack): its \(entity) '\(packEntity)' and \(entity) '\(otherEntity)' of \(other) have the same key "
+                + "in unique index '\(index)'; nothing was installed. Change or delete one of them (the pack's in a new version of the pack), then install again"
         case let .notInstalled(id): "no installed pack has id \(id)"
         case .noPacks: "the store was opened without a packs directory: open it with Store(_:schema:packs:)"
         case let .notAPackEntity(entity, id): "\(entity) \(id) does not come from an installed pack; there is nothing to revert to"

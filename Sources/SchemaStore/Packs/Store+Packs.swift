@@ -21,8 +21,12 @@ extension Store {
         return try exclusively {
             var loaded: (layers: PackLayers, graph: UnifiedGraph)?
             let outcome = try library.install(from: url, force: force, userStore: self) { packs in
-                let layers = try PackLayers.load(packs, layout: layout)
-                loaded = (layers, try Self.loadUnified(layers, layout: layout, backend: backend))
+                do {
+                    let layers = try PackLayers.load(packs, layout: layout)
+                    loaded = (layers, try Self.loadUnified(layers, layout: layout, backend: backend))
+                } catch let collision as LayerCollision {
+                    throw Self.installFailure(collision, installing: try Pack.open(at: url).manifest.id, packs: packs)
+                }
             }
             // The staged folder was moved into place: name the installed one.
             let installed = try library.installed
@@ -40,8 +44,10 @@ extension Store {
         try exclusively {
             let installed: [Pack] = stateLock.withLock { self.layers?.packs ?? [] }
             guard installed.contains(where: { $0.manifest.id == id }) else { throw PackError.notInstalled(id: id) }
-            let remaining = try PackLayers.load(installed.filter { $0.manifest.id != id }, layout: layout)
-            let graph = try Self.loadUnified(remaining, layout: layout, backend: backend)
+            let (remaining, graph) = try Self.readingLayers(path: backend?.location) {
+                let remaining = try PackLayers.load(installed.filter { $0.manifest.id != id }, layout: layout)
+                return (remaining, try Self.loadUnified(remaining, layout: layout, backend: backend))
+            }
             try library.remove(id: id)
             replaceLayers(remaining, graph: graph)
         }
@@ -97,6 +103,42 @@ extension Store {
     // MARK: Loading
 
     /// A store's graph over packs, and the records of edits that no longer apply.
+    /// The install error for a unique-index collision between the layers, naming the pack's
+    /// entity first.
+    static func installFailure(_ collision: LayerCollision, installing pack: UUID, packs: [Pack]) -> PackError {
+        let violation = collision.violation
+        func name(_ source: EntitySource) -> String {
+            guard case .pack(let id) = source else { return "the user store" }
+            let title = packs.first { $0.manifest.id == id }.map { " (\($0.manifest.title))" } ?? ""
+            return "pack \(id)\(title)"
+        }
+        // The entity loaded over the other is the installed pack's unless it is the user's, or
+        // another pack's loaded after it: then the installed pack's is the existing one.
+        let newIsInstalled = collision.source == .pack(pack)
+        let (packEntity, otherEntity) = newIsInstalled ? (violation.newID, violation.existingID) : (violation.existingID, violation.newID)
+        let other: String
+        if newIsInstalled {
+            // The existing entity came from a pack loaded earlier.
+            let earlier = packs.prefix { $0.manifest.id != pack }.map { "pack \($0.manifest.id) (\($0.manifest.title))" }
+            other = earlier.count == 1 ? earlier[0] : "an installed pack"
+        } else {
+            other = name(collision.source)
+        }
+        return .uniqueCollision(pack: pack, entity: violation.entityName, index: violation.indexName,
+                                packEntity: packEntity, other: other, otherEntity: otherEntity)
+    }
+
+    /// Runs `body`, which loads pack layers, reporting a unique-index collision between
+    /// layers (a damaged file: installs refuse them) as an unreadable row of the store.
+    static func readingLayers<Result>(path: String?, _ body: () throws -> Result) throws -> Result {
+        do {
+            return try body()
+        } catch let collision as LayerCollision {
+            throw StoreError.unreadableRow(path: path ?? "memory", entity: collision.violation.entityName,
+                                           reason: "\(collision.violation) (between the user store and a pack)")
+        }
+    }
+
     struct UnifiedGraph {
         var context: Context
         var stale: [OverlayRecord]

@@ -30,7 +30,13 @@ struct UserLayerLoader {
         for entity in layout.entities {
             try backend.loadRows(entity) { values in
                 guard !staleRows.contains(RecordKey(entity.entityName, values[0])) else { return }
-                try backend.reading(entity.entityName, note: " (between the user store and a pack)") { try entity.loadRow(values, into: &context) }
+                try backend.reading(entity.entityName) {
+                    do {
+                        try entity.loadRow(values, into: &context)
+                    } catch let violation as UniqueConstraintViolation {
+                        throw LayerCollision(violation: violation, source: .user)
+                    }
+                }
             }
         }
         for record in valid where record.kind == .tombstone {

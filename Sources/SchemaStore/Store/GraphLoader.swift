@@ -18,7 +18,12 @@ struct GraphLoader {
         for entity in layout.entities {
             try backend.loadRows(entity) { values in
                 try backend.reading(entity.entityName) {
-                    try entity.loadRow(values, into: &context)
+                    do {
+                        try entity.loadRow(values, into: &context)
+                    } catch let violation as UniqueConstraintViolation where source != .user {
+                        // A pack loaded beside others: the collision is between two layers.
+                        throw LayerCollision(violation: violation, source: source)
+                    }
                     if source != .user { entity.setSource(source, of: try entity.loadKey(values[0], into: &context), in: &context) }
                 }
             }

@@ -52,7 +52,7 @@ extension Store {
             throw failure
         }
         let layers = stateLock.withLock { self.layers }
-        let graph = try layers.map { try Self.loadUnified($0, layout: layout, backend: backend).context }
+        let graph = try layers.map { layers in try Self.readingLayers(path: backend.location) { try Self.loadUnified(layers, layout: layout, backend: backend).context } }
             ?? Self.loadGraph(layout: layout, backend: backend)
         sharing.seenCounter = counter
         let before = self.context

@@ -141,8 +141,10 @@ public final class Store: @unchecked Sendable {
             // Read before loading: a commit made while loading is then loaded again later.
             let sharing = try backend.flatMap { try SharedFile(backend: $0) }
             if let library {
-                let layers = try PackLayers.load(try library.installed, layout: layout)
-                let graph = try Self.loadUnified(layers, layout: layout, backend: backend)
+                let (layers, graph) = try Self.readingLayers(path: backend?.location) {
+                    let layers = try PackLayers.load(try library.installed, layout: layout)
+                    return (layers, try Self.loadUnified(layers, layout: layout, backend: backend))
+                }
                 if !options.readOnly { Self.deleteStale(graph.stale, layout: layout, backend: backend) }
                 current = graph.context
                 self.layers = layers
