@@ -15,7 +15,7 @@ enum SwiftCompiler {
     }
 
     /// nil when the SchemaRuntime module cannot be found next to the tests.
-    static func typeCheck(_ files: [GeneratedFile], companions: [String] = []) throws -> Result? {
+    static func typeCheck(_ files: [GeneratedFile], companions: [String] = [], searchPaths: [String] = []) throws -> Result? {
         guard let modules = runtimeModuleDirectory() else { return nil }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("schemagen-swiftc-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -29,7 +29,7 @@ enum SwiftCompiler {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["swiftc", "-typecheck", "-swift-version", "6", "-module-name", "CheckedModels", "-package-name", "CheckedPackage",
-                             "-I", modules.path] + paths + companions
+                             "-I", modules.path] + searchPaths.flatMap { ["-I", $0] } + paths + companions
         let output = Pipe()
         process.standardError = output
         process.standardOutput = output
