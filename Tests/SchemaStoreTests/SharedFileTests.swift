@@ -1,7 +1,8 @@
 import ChatModels
+import DeterministicRandom
 import Foundation
 import SchemaRuntime
-import SchemaStore
+@_spi(SchemaStoreTesting) import SchemaStore
 import Testing
 
 /// Several stores on one file (an app and its widget): they write in turn, each write sees
@@ -135,5 +136,62 @@ import Testing
         #expect(Set(waiter.context.ids(of: User.self)) == ["held", "w"])
         holder.close()
         waiter.close()
+    }
+}
+
+/// A store following another's random writes through the commit log has, after each
+/// `refresh()`, the graph the writer has (every row, link in order, archive, save time, and
+/// index answer), as a store opened afresh on the file does; and it got there from the log,
+/// not by loading the graph again.
+@Suite struct CommitLogFollowingTests {
+    @Test(arguments: [1, 2, 3] as [UInt64])
+    func aFollowerMatchesTheWriterAfterEveryCommit(seed: UInt64) throws {
+        var random = SplitMix64(seed: seed)
+        let folder = try TemporaryFolder()
+        let writer = try Store(.file(folder.file()), schema: ChatModelsSchema.self)
+        let follower = try Store(.file(folder.file()), schema: ChatModelsSchema.self)
+        var history: [String] = []
+        var archived = false
+        for stepNumber in 0..<200 {
+            let (name, step) = StoreModelBasedTests.randomStep(&random)
+            history.append(name)
+            archived = archived || name.hasPrefix("archive")
+            _ = try? writer.write(step)
+            try follower.refresh()
+            try #require(try StoreSnapshot(follower.context) == StoreSnapshot(writer.context),
+                         "after step \(stepNumber) \(name)\nhistory: \(history.suffix(8))")
+            if stepNumber % 50 == 49 {
+                let fresh = try Store(.file(folder.file()), schema: ChatModelsSchema.self, options: .init(readOnly: true))
+                #expect(try StoreSnapshot(fresh.context) == StoreSnapshot(follower.context))
+                fresh.close()
+            }
+        }
+        // Most commits were followed from the log; archives load the graph whole.
+        let (followed, reloaded) = follower.catchUps
+        #expect(followed > 60, "followed \(followed), reloaded \(reloaded)")
+        #expect(archived ? reloaded > 0 : reloaded == 0)
+        writer.close()
+        follower.close()
+    }
+
+    /// The follower writes too: each store's writes start from the other's commits.
+    @Test func twoWritersFollowEachOtherFromTheLog() throws {
+        var random = SplitMix64(seed: 99)
+        let folder = try TemporaryFolder()
+        let stores = try (0..<2).map { _ in try Store(.file(folder.file()), schema: ChatModelsSchema.self) }
+        var reference = Context()
+        for stepNumber in 0..<150 {
+            let (name, step) = StoreModelBasedTests.randomStep(&random)
+            let store = stores[stepNumber % 2]
+            let referenceResult = Result { try reference.transaction(step) }
+            let storeResult = Result { try store.write(step) }
+            #expect((try? referenceResult.get()) != nil ? (try? storeResult.get()) != nil : (try? storeResult.get()) == nil,
+                    "step \(stepNumber) \(name): the store and the reference disagree on whether it throws")
+            try #require(try StoreSnapshot(store.context, saveTimes: false) == StoreSnapshot(reference, saveTimes: false), "after step \(stepNumber) \(name)")
+        }
+        for store in stores { try store.refresh() }
+        #expect(try StoreSnapshot(stores[0].context) == StoreSnapshot(stores[1].context))
+        #expect(stores.allSatisfy { $0.catchUps.followed > 25 }, "\(stores.map(\.catchUps))")
+        for store in stores { store.close() }
     }
 }

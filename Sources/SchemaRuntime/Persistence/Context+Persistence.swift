@@ -138,6 +138,15 @@ extension Context {
         }
     }
 
+    /// Stores `entity` (normalized) as another store committed it, with its save time,
+    /// replacing the stored row and keeping indexes in step; a unique-index collision
+    /// throws instead of applying the index's policy (the committed state has none, so one
+    /// here means the rows arrived in an order that passes through one). Journaled.
+    public mutating func refreshRow<Entity: EntityModelProtocol>(_ entity: Entity, savedAt: Double?) throws {
+        let key = try upsert(entity, options: .replace, applyingCollisionPolicies: false)
+        table(Entity.self).setSavedAt(key.rawValue, savedAt)
+    }
+
     /// Removes the row under `key` (a pack entity the user deleted), leaving its links.
     public mutating func removeLoadedRow<Entity: EntityModelProtocol>(_ type: Entity.Type, key: Int32) {
         precondition(!isInTransaction, "loading runs outside transactions")

@@ -23,6 +23,15 @@ final class SQLiteBackend: StoreBackend, @unchecked Sendable {
     static let overlayTable = quoted("schemagen:overlay")
     /// Soft-deleted archives (`Deleted<Entity>`), as JSON: created on first use.
     static let archiveTable = quoted("schemagen:archive")
+    /// What each commit changed (``CommitLog``): created by the first commit that logs.
+    static let commitLogTable = quoted(CommitLog.table)
+
+    static func createCommitLog(in database: SQLiteDatabase) throws {
+        try database.statement(cacheKey: "commit table", """
+            CREATE TABLE IF NOT EXISTS \(commitLogTable) ("commit" INTEGER NOT NULL, kind TEXT NOT NULL, name TEXT NOT NULL, id NOT NULL)
+            """).run()
+        try database.statement(cacheKey: "commit index", "CREATE INDEX IF NOT EXISTS \(quoted(CommitLog.table + ":commit")) ON \(commitLogTable) (\"commit\")").run()
+    }
 
     let location: String
     private let database: SQLiteDatabase
@@ -101,6 +110,9 @@ final class SQLiteBackend: StoreBackend, @unchecked Sendable {
                 case .migrate(let plan):
                     let byField = Dictionary(migrations.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
                     try SQLiteMigrator(database: database, plan: plan, layout: layout, migrations: byField, path: location).run()
+                    // The log names tables and links as they were: followers load the graph again.
+                    try database.execute("DROP TABLE IF EXISTS \(Self.commitLogTable)")
+                    database.clearStatementCache()
                     try recordMetadata(layout, history: (metadata?.history ?? []) + [layout.fingerprint])
                     applied = plan
                 case .readNewer:
@@ -291,6 +303,61 @@ final class SQLiteBackend: StoreBackend, @unchecked Sendable {
                 throw StoreError.database(path: location, reason: "PRAGMA data_version returned nothing")
             }
             return version
+        }
+    }
+
+    func lastCommit() throws -> Int64? {
+        try mapped {
+            guard try hasCommitLog() else { return 0 }
+            let statement = try database.statement("SELECT max(\"commit\") FROM \(Self.commitLogTable)")
+            defer { statement.reset() }
+            guard try statement.step() else { return 0 }
+            if case .integer(let number) = statement.value(at: 0) { return number }
+            return 0
+        }
+    }
+
+    func commits(after commit: Int64) throws -> [(commit: Int64, entry: CommitLog.Entry)] {
+        try mapped {
+            guard try hasCommitLog() else { return [] }
+            let statement = try database.statement("SELECT \"commit\", kind, name, id FROM \(Self.commitLogTable) WHERE \"commit\" > ? ORDER BY \"commit\", rowid")
+            try statement.bind([.integer(commit)])
+            var result: [(commit: Int64, entry: CommitLog.Entry)] = []
+            while try statement.step() {
+                guard case .integer(let number) = statement.value(at: 0), case .text(let kind) = statement.value(at: 1),
+                      let kind = CommitLog.Kind(rawValue: kind), case .text(let name) = statement.value(at: 2) else {
+                    throw StoreError.corrupt(path: location, reason: "a record of \(CommitLog.table) is unreadable")
+                }
+                result.append((number, CommitLog.Entry(kind: kind, name: name, id: statement.value(at: 3))))
+            }
+            return result
+        }
+    }
+
+    private func hasCommitLog() throws -> Bool {
+        try !database.strings("SELECT name FROM sqlite_master WHERE type = 'table' AND name = '\(CommitLog.table)'").isEmpty
+    }
+
+    func row(_ entity: any AnyEntityPersister, id: StoredValue) throws -> [StoredValue]? {
+        try mapped {
+            let columns = entity.columns.map { quoted($0.name) }.joined(separator: ", ")
+            let statement = try database.statement(cacheKey: "row " + entity.tableName,
+                                                   "SELECT \(columns) FROM \(quoted(entity.tableName)) WHERE \(quoted(entity.columns[0].name)) = ?")
+            try statement.bind([id])
+            defer { statement.reset() }
+            guard try statement.step() else { return nil }
+            return (0..<Int32(entity.columns.count)).map(statement.value(at:))
+        }
+    }
+
+    func targets(_ link: LinkLayout, owner: StoredValue) throws -> [StoredValue] {
+        try mapped {
+            let order = link.isToMany ? " ORDER BY position" : ""
+            let statement = try database.statement(cacheKey: "targets " + link.name, "SELECT target FROM \(quoted(link.name)) WHERE owner = ?\(order)")
+            try statement.bind([owner])
+            var targets: [StoredValue] = []
+            while try statement.step() { targets.append(statement.value(at: 0)) }
+            return targets
         }
     }
 

@@ -75,6 +75,19 @@ struct SQLiteTransaction: StoreTransaction {
         try database.statement(cacheKey: "archive remove", "DELETE FROM \(SQLiteBackend.archiveTable) WHERE name = ? AND id = ?").run([.text(name), id])
     }
 
+    func appendCommit(_ entries: [CommitLog.Entry]) throws -> Int64 {
+        try SQLiteBackend.createCommitLog(in: database)
+        let last = try database.statement(cacheKey: "commit last", "SELECT max(\"commit\") FROM \(SQLiteBackend.commitLogTable)")
+        var commit: Int64 = 1
+        if try last.step(), case .integer(let number) = last.value(at: 0) { commit = number + 1 }
+        last.reset()
+        let insert = try database.statement(cacheKey: "commit add", "INSERT INTO \(SQLiteBackend.commitLogTable) (\"commit\", kind, name, id) VALUES (?, ?, ?, ?)")
+        for entry in entries { try insert.run([.integer(commit), .text(entry.kind.rawValue), .text(entry.name), entry.id]) }
+        try database.statement(cacheKey: "commit prune", "DELETE FROM \(SQLiteBackend.commitLogTable) WHERE \"commit\" <= ?")
+            .run([.integer(commit - CommitLog.retainedCommits)])
+        return commit
+    }
+
     /// Created on first use: stores that never archive never have the table.
     private func createArchiveTable() throws {
         try database.statement(cacheKey: "archive table", """

@@ -48,6 +48,19 @@ protocol StoreBackend: AnyObject, Sendable {
     /// The schema fingerprint the database records (another connection may have migrated it).
     func recordedFingerprint() throws -> String?
 
+    /// The number of the last commit in the ``CommitLog`` (0 before the first; nil when the
+    /// database keeps no log).
+    func lastCommit() throws -> Int64?
+
+    /// The log entries of the commits after `commit`, in commit order, each with its commit.
+    func commits(after commit: Int64) throws -> [(commit: Int64, entry: CommitLog.Entry)]
+
+    /// The stored columns of the row of `entity` with `id`, nil when there is none.
+    func row(_ entity: any AnyEntityPersister, id: StoredValue) throws -> [StoredValue]?
+
+    /// The targets of `owner` in a link table, in order.
+    func targets(_ link: LinkLayout, owner: StoredValue) throws -> [StoredValue]
+
     /// Releases the storage. Further calls fail.
     func close()
 }
@@ -72,6 +85,9 @@ protocol StoreTransaction {
     func upsertArchive(name: String, id: StoredValue, json: Data) throws
     /// Removes the archive of `id` of entity `name`, if any.
     func removeArchive(name: String, id: StoredValue) throws
+    /// Records the commit's changes in the ``CommitLog`` under the next commit number, which
+    /// it returns; forgets commits older than the log keeps.
+    func appendCommit(_ entries: [CommitLog.Entry]) throws -> Int64
 }
 
 extension StoreBackend {

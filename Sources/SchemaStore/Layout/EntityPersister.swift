@@ -31,6 +31,9 @@ protocol AnyEntityPersister: Sendable {
     func loadRow(_ values: [StoredValue], into context: inout Context) throws
     /// The key of a stored id, interned if new.
     func loadKey(_ value: StoredValue, into context: inout Context) throws -> Int32
+    /// Stores the row another store committed, or removes the row of `id` when `values` is
+    /// nil; links are left as they are. Inside a transaction, journaled.
+    func refreshRow(_ values: [StoredValue]?, id: StoredValue, in context: inout Context) throws
 
     // Packs (EntityPersister+Packs.swift)
 
@@ -149,6 +152,17 @@ struct EntityPersister<Entity: PersistentEntity>: AnyEntityPersister {
         var savedAt: Double?
         if Entity.tracksUpdatedAt, let stored = values.last, stored != .null { savedAt = try Double(storedValue: stored) }
         try context.loadRow(entity, savedAt: savedAt)
+    }
+
+    func refreshRow(_ values: [StoredValue]?, id: StoredValue, in context: inout Context) throws {
+        guard let values else {
+            if let key = context.storedKey(of: try Entity.ID(storedValue: id), Entity.self) { context.removeRow(key) }
+            return
+        }
+        let entity = try Entity(storedRow: StoredRow(values))
+        var savedAt: Double?
+        if Entity.tracksUpdatedAt, let stored = values.last, stored != .null { savedAt = try Double(storedValue: stored) }
+        try context.refreshRow(entity, savedAt: savedAt)
     }
 
     func loadKey(_ value: StoredValue, into context: inout Context) throws -> Int32 {

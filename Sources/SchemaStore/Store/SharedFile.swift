@@ -8,11 +8,16 @@ import Foundation
 final class SharedFile: @unchecked Sendable {
     /// The backend's external commit counter when the current graph was loaded.
     var seenCounter: Int64
+    /// The last ``CommitLog`` commit the current graph holds.
+    var seenCommit: Int64
     /// The schema fingerprint the file recorded when the store opened.
     let fingerprint: String?
     /// Set once another connection migrated the file to another schema: the store keeps its
     /// last graph and refuses writes.
     var failure: StoreError?
+    /// How often other stores' commits were followed from the log, and how often the graph
+    /// was loaded again instead (tests and benchmarks check which path ran).
+    var followed = 0, reloaded = 0
 
     private let timerLock = NSLock()
     private var timer: (any DispatchSourceTimer)?
@@ -21,6 +26,7 @@ final class SharedFile: @unchecked Sendable {
     init?(backend: any StoreBackend) throws {
         guard let counter = try backend.externalCommitCounter() else { return nil }
         seenCounter = counter
+        seenCommit = try backend.lastCommit() ?? 0
         fingerprint = try backend.recordedFingerprint()
     }
 

@@ -6,9 +6,10 @@ import Foundation
 /// A resident store holds its graph in memory, so another connection's commit reaches it as
 /// a new graph: the store checks the file's commit counter (`PRAGMA data_version`, O(1))
 /// every ``Store/externalCommitCheckInterval`` and before each write, and when another
-/// connection committed, loads the graph again (O(stored rows)), makes it current and tells
-/// its observers, as for a pack installed (changes compared by id). Snapshots taken before
-/// are values and never change.
+/// connection committed, reads what those commits changed from the file's ``CommitLog`` and
+/// applies it (O(changes)), makes the result current and tells its observers as for a local
+/// write. When the log cannot tell (see `followLog(sharing:backend:)`) it loads the graph
+/// again (O(stored rows)). Snapshots taken before are values and never change.
 extension Store {
     /// How often a store on a file checks whether another store (in this process or
     /// another) committed to it: their commits reach ``context`` and the observers within
@@ -51,12 +52,82 @@ extension Store {
             sharing.failure = failure
             throw failure
         }
+        try backend.readTransaction {
+            if try !followLog(sharing: sharing, backend: backend) { try reload(sharing: sharing, backend: backend) }
+        }
+        sharing.seenCounter = counter
+    }
+
+    /// Loads what the other stores' commits changed, from the ``CommitLog``: the rows and
+    /// link slots they name, read by id, applied in one transaction whose change set the
+    /// observers receive as for a local write. O(what the commits changed). Returns false,
+    /// changing nothing, when the log cannot tell: commits it no longer keeps, a commit
+    /// without entries (a writer that kept no log), archives or packs (loaded whole).
+    private func followLog(sharing: SharedFile, backend: any StoreBackend) throws -> Bool {
+        guard stateLock.withLock({ layers }) == nil else { return false }
+        let entries = try backend.commits(after: sharing.seenCommit)
+        guard let first = entries.first, first.commit == sharing.seenCommit + 1,
+              Set(entries.map(\.commit)).count == Int(entries.last!.commit - sharing.seenCommit),
+              !entries.contains(where: { $0.entry.kind == .archive }) else { return false }
+        let before = self.context
+        var context = before
+        let changes: ChangeSet
+        do {
+            (_, changes) = try context.trackingChanges { context in
+                var done = Set<CommitLog.Entry>()
+                // Rows first, so that links find every entity they name.
+                for (_, entry) in entries where entry.kind == .row && done.insert(entry).inserted {
+                    guard let entity = layout.entities.first(where: { $0.entityName == entry.name }) else { continue }
+                    try entity.refreshRow(try backend.row(entity, id: entry.id), id: entry.id, in: &context)
+                }
+                for (_, entry) in entries where entry.kind == .link && done.insert(entry).inserted {
+                    guard let link = layout.links.first(where: { $0.name == entry.name }) else { continue }
+                    let owner = try link.ownerEntity.loadKey(entry.id, into: &context)
+                    let targets = try backend.targets(link, owner: entry.id).map { try link.targetEntity.loadKey($0, into: &context) }
+                    let inverse = link.ownerEntity.relations.first { $0.slot == link.slot }?.inverse
+                    context.setLinks(link.owner, link.slot, of: owner, to: targets, targetTable: link.target, inverse: inverse)
+                }
+            }
+        } catch {
+            // An order of rows that passes through a unique collision, or a row that cannot
+            // be read as this code's entity: load the graph whole, which reports the latter.
+            return false
+        }
+        sharing.seenCommit = entries.last!.commit
+        sharing.followed += 1
+        stateLock.withLock { current = context }
+        observers.deliver(changes, before: before, after: context, layout: layout)
+        return true
+    }
+
+    /// Loads the whole graph again (inside the caller's read transaction) and delivers the
+    /// difference, compared by id.
+    private func reload(sharing: SharedFile, backend: any StoreBackend) throws {
         let layers = stateLock.withLock { self.layers }
         let graph = try layers.map { layers in try Self.readingLayers(path: backend.location) { try Self.loadUnified(layers, layout: layout, backend: backend).context } }
             ?? Self.loadGraph(layout: layout, backend: backend)
-        sharing.seenCounter = counter
+        sharing.seenCommit = try backend.lastCommit() ?? 0
+        sharing.reloaded += 1
         let before = self.context
         stateLock.withLock { current = graph }
         observers.deliverReload(before: before, after: graph, layout: layout)
+    }
+
+    /// How many times this store followed other stores' commits from the file's log, and how
+    /// many times it loaded the whole graph again instead.
+    @_spi(SchemaStoreTesting)
+    public var catchUps: (followed: Int, reloaded: Int) {
+        writeLock.withLock { (sharing?.followed ?? 0, sharing?.reloaded ?? 0) }
+    }
+
+    /// Loads what other stores (in this process or others) committed to the file now,
+    /// instead of at the next check: their commits are in ``context`` when it returns, and
+    /// observers have been told. Does nothing for a store no other can open. Throws
+    /// ``StoreError/schemaChangedElsewhere(path:)`` once another store migrated the file.
+    public func refresh() throws {
+        try writeLock.withLock {
+            guard !isClosed else { throw StoreError.closed }
+            try catchUpWithOtherStores()
+        }
     }
 }

@@ -228,6 +228,8 @@ public final class Store: @unchecked Sendable {
         let before: Context
         let after: Context
         let changes: ChangeSet
+        /// Its number in the ``CommitLog`` of a shared file.
+        var number: Int64?
     }
 
     /// Runs `body` on the current graph and writes its changes in `transaction`.
@@ -239,15 +241,20 @@ public final class Store: @unchecked Sendable {
             // With or without a database, only the schema's entities can be kept.
             try ChangeWriter.checkEntities(changes, layout: layout, context: context)
             let layers = stateLock.withLock { self.layers }
+            var number: Int64?
             if let transaction {
                 try ChangeWriter(layout: layout, context: context, transaction: transaction, layers: layers).write(changes)
+                // Other stores on the file load what this commit changed from its log.
+                if sharing != nil { number = try transaction.appendCommit(CommitLog.entries(of: changes, layout: layout, context: context)) }
             }
             if let layers { ChangeWriter.markPackSources(changes, layout: layout, layers: layers, in: &context) }
+            return Commit(result: result, before: before, after: context, changes: changes, number: number)
         }
         return Commit(result: result, before: before, after: context, changes: changes)
     }
 
     private func finish<Result>(_ commit: Commit<Result>) -> Result {
+        if let number = commit.number { sharing?.seenCommit = number }
         stateLock.withLock { current = commit.after }
         observers.deliver(commit.changes, before: commit.before, after: commit.after, layout: layout)
         return commit.result
