@@ -93,4 +93,46 @@ import Testing
         let kept = result.files.first?.swiftText?.split(separator: "\n") ?? []
         #expect(kept.contains { $0.trimmingCharacters(in: .whitespaces).hasPrefix("//") && $0.contains("static var defaultMergeStrategy") })
     }
+
+    /// #30: every key path spelling Swift accepts for the entity (`\\.x`, `\\Self.x`,
+    /// `\\Message.x`, with a namespace) in indexes, inverses and merge strategies.
+    @Test func keyPathsThatNameTheirTypeConvert() throws {
+        let source = """
+        enum Models {
+            @EntityModel
+            struct Message {
+                let id: String
+                var text: String
+                var timestamp: Int
+                var slug: String
+                var note: String?
+                var tags: [String]
+                @Relationship(inverse: \\Chat.messages)
+                var chat: Chat?
+
+                @Index<Self>(\\Message.timestamp.desc)
+                private static var byTime
+                @FullTextIndex<Self>(\\Self.text)
+                private static var search
+                @Unique<Self>(\\Models.Message.slug, collisions: .upsert)
+                private static var uniqueSlug
+                static var fragmentMergeStrategy: MergeStrategy<Self> { MergeStrategy(.patch(\\Message.note), .append(\\Self.tags)) }
+            }
+
+            @EntityModel
+            struct Chat {
+                let id: String
+                @Relationship(inverse: \\Message.chat)
+                var messages: [Message]?
+            }
+        }
+        """
+        let result = SwiftletModelImport.convert([SchemaSource(path: "Models.swift", text: source)])
+        #expect(!result.hasErrors && result.diagnostics.isEmpty, "\(result.diagnostics)")
+        let schema = result.files.compactMap(\.schemaText).joined(separator: "\n")
+        for line in ["index ordered(timestamp desc)", "index fulltext(text)", "index unique(slug, onCollision: upsert)",
+                     "relation chat: Chat, inverse: messages", "relation messages: [Message], inverse: chat", "merge fragment: patch(note), append(tags)"] {
+            #expect(schema.contains(line), "missing '\(line)' in\n\(schema)")
+        }
+    }
 }

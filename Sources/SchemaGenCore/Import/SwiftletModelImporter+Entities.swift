@@ -147,8 +147,8 @@ extension SwiftletModelImporter {
                     relation.isRequired = Located(true, at: argument.location)
                 }
             case (nil, ".optional"): break
-            case ("inverse", let path) where path.hasPrefix("\\."):
-                relation.inverse = Located(String(path.dropFirst(2)), at: argument.location)
+            case ("inverse", let path) where Self.keyPathMember(path) != nil:
+                relation.inverse = Located(Self.keyPathMember(path)!, at: argument.location)
             case ("deleteRule", ".cascade"): relation.deleteRule = .cascade
             case ("deleteRule", ".nullify"): relation.deleteRule = .nullify
             default:
@@ -165,8 +165,7 @@ extension SwiftletModelImporter {
         guard let attribute = member.attributes.first(where: { kinds[$0.name] != nil }) else { return nil }
         var index = IndexDeclaration(kind: Located(kinds[attribute.name]!, at: attribute.location), fields: [], location: attribute.location)
         for argument in arguments(attribute, in: input) {
-            if argument.label == nil, argument.value.hasPrefix("\\.") {
-                var path = String(argument.value.dropFirst(2))
+            if argument.label == nil, var path = Self.keyPathMember(argument.value) {
                 let descending = path.hasSuffix(".desc")
                 if descending { path.removeLast(5) }
                 index.fields.append(.init(name: Located(path, at: argument.location), descending: descending))
@@ -196,8 +195,9 @@ extension SwiftletModelImporter {
             // `.lastWriteWins(.replace, comparedBy: \.updatedAt)`: replace when newer, which is
             // what the schema's lastWriteWins(field) does.
             let parts = Self.splitTopLevel(String(text.dropFirst(15).dropLast()))
-            if let compared = parts.last, compared.hasPrefix("comparedBy:\\."), parts.dropLast().allSatisfy({ $0 == ".replace" }) {
-                rules = [.init(kind: .lastWriteWins, fields: [Located(String(compared.dropFirst(13)), at: location)], location: location)]
+            if let compared = parts.last, compared.hasPrefix("comparedBy:"), let field = Self.keyPathMember(String(compared.dropFirst(11))),
+               parts.dropLast().allSatisfy({ $0 == ".replace" }) {
+                rules = [.init(kind: .lastWriteWins, fields: [Located(field, at: location)], location: location)]
             }
         default:
             let inner = words.hasPrefix("MergeStrategy(") && words.hasSuffix(")") ? String(words.dropFirst(14).dropLast()) : nil
@@ -205,11 +205,11 @@ extension SwiftletModelImporter {
                 guard let open = part.firstIndex(of: "("), part.hasSuffix(")"), part.hasPrefix("."),
                       let kind = MergeDeclaration.Rule.Kind(rawValue: String(part[part.index(after: part.startIndex)..<open])), kind != .lastWriteWins,
                       case let paths = Self.splitTopLevel(String(part[part.index(after: open)..<part.index(before: part.endIndex)])),
-                      paths.allSatisfy({ $0.hasPrefix("\\.") }) else {
+                      paths.allSatisfy({ Self.keyPathMember($0) != nil }) else {
                     rules = []
                     break
                 }
-                rules.append(.init(kind: kind, fields: paths.map { Located(String($0.dropFirst(2)), at: location) }, location: location))
+                rules.append(.init(kind: kind, fields: paths.map { Located(Self.keyPathMember($0)!, at: location) }, location: location))
             }
         }
         guard !rules.isEmpty else {
@@ -218,6 +218,23 @@ extension SwiftletModelImporter {
             return nil
         }
         return MergeDeclaration(which: which, rules: rules, location: location)
+    }
+
+    /// The member a key path names, whichever spelling Swift accepts for it: `\\.a`,
+    /// `\\Self.a`, `\\Message.a`, `\\Models.Message.a` (leading type names, capitalized, are
+    /// the root); nil for anything that is not a key path.
+    static func keyPathMember(_ text: String) -> String? {
+        guard text.hasPrefix("\\") else { return nil }
+        var components = text.dropFirst().split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        if components.first == "" {
+            components.removeFirst()
+        } else {
+            while components.count > 1, let first = components.first?.first, first.isUppercase || components.first == "Self" {
+                components.removeFirst()
+            }
+        }
+        guard let head = components.first, !head.isEmpty, !(head.first?.isUppercase ?? true) else { return nil }
+        return components.joined(separator: ".")
     }
 
     /// Splits `a, f(b, c), d` at top-level commas.
