@@ -8,7 +8,7 @@ import SchemaRuntime
 enum GeneratedCodeTestsSchema: PersistentSchema {
     /// Changes when an entity, field type or relation changes; not for indexes, merge rules or comments.
     /// A store file records the fingerprint it was written with.
-    static let fingerprint = "1b1f4d2b22b87c6d"
+    static let fingerprint = "1cd1237e77336193"
 
     static let entities: [any PersistentEntity.Type] = [
         Document.self,
@@ -26,6 +26,7 @@ enum GeneratedCodeTestsSchema: PersistentSchema {
         Label.self,
         Post.self,
         Item.self,
+        Ranked.self,
         ChainNode.self,
         TreeNode.self,
         Book.self,
@@ -54,6 +55,7 @@ enum GeneratedCodeTestsSchema: PersistentSchema {
         shapeOfLabel,
         shapeOfPost,
         shapeOfItem,
+        shapeOfRanked,
         shapeOfChainNode,
         shapeOfTreeNode,
         shapeOfBook,
@@ -443,6 +445,15 @@ enum GeneratedCodeTestsSchema: PersistentSchema {
             RelationShape("refs", to: "Item", toMany: true),
             RelationShape("ref", to: "Item"),
             RelationShape("owner", to: "Label"),
+        ]
+    )
+
+    private static let shapeOfRanked = EntityShape(
+        "Ranked",
+        fields: [
+            FieldShape("id", "String", column: .text),
+            FieldShape("rank", "Int", column: .integer, defaultValue: "0"),
+            FieldShape("score", "Int", column: .integer, defaultValue: "0"),
         ]
     )
 

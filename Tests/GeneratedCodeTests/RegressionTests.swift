@@ -71,3 +71,31 @@ import Testing
         #expect(again.$labels == .ids(["l1"]) && again.$pinned == .id("l3"))
     }
 }
+
+/// #30: two ordered indexes over the same fields in different directions are different
+/// orders; each sort is served by the index that has it, forwards or backwards, with the
+/// answers of a plain sort.
+@Suite struct DirectionalIndexTests {
+    @Test func eachOrderUsesItsIndex() throws {
+        var context = Context()
+        for index in 0..<200 { try Ranked(id: String(format: "r%03d", index), rank: index % 7, score: (index * 37) % 11).save(to: &context) }
+        let all = Ranked.query(in: context).resolve()
+        func expected(_ rankDescending: Bool, _ scoreDescending: Bool) -> [String] {
+            all.enumerated().sorted { a, b in
+                if a.element.rank != b.element.rank { return (a.element.rank < b.element.rank) != rankDescending }
+                if a.element.score != b.element.score { return (a.element.score < b.element.score) != scoreDescending }
+                return a.offset < b.offset
+            }.map(\.element.id)
+        }
+        let cases: [(QueryList<Ranked>, Bool, Bool, String)] = [
+            (Ranked.query(in: context).sorted(by: \.rank, \.score), false, false, "rankScoreOrdered"),
+            (Ranked.query(in: context).sorted(by: \.rank.desc, \.score.desc), true, true, "rankScoreOrdered"),
+            (Ranked.query(in: context).sorted(by: \.rank.desc, \.score), true, false, "rankDescScoreOrdered"),
+            (Ranked.query(in: context).sorted(by: \.rank, \.score.desc), false, true, "rankDescScoreOrdered"),
+        ]
+        for (query, rankDescending, scoreDescending, index) in cases {
+            #expect(query.resolve().map(\.id) == expected(rankDescending, scoreDescending))
+            #expect(query.explain().description.contains(index), "\(query.explain())")
+        }
+    }
+}

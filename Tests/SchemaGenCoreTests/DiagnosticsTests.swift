@@ -90,13 +90,16 @@ import Testing
             index ordered(a desc, b)
             index hash(aB)
             index hash(a, b)
+            index ordered(a desc, b desc)
         }
         """
+        // (a, b) and (a desc, b) are different orders (#30): both are kept, the second named
+        // with its directions. (a desc, b desc) is (a, b) read backwards.
         #expect(diagnose(text, notes: true) == [
-            "7:5: error: ordered index on a desc, b would be generated as 'A.Indexes.aBOrdered', like the ordered index at test.schema:6:5",
-            "note: indexes that differ only in direction share a name; keep one (a reversed scan serves every field reversed)",
             "9:5: error: hash index on a, b would be generated as 'A.Indexes.aBHash', like the hash index at test.schema:8:5",
             "note: rename a field, or drop one of the two indexes",
+            "10:5: error: ordered index on a desc, b desc would be generated as 'A.Indexes.aBOrdered', like the ordered index at test.schema:6:5",
+            "note: each index is the other read backwards, and a reversed scan serves every sort either one serves; keep one",
         ])
     }
 

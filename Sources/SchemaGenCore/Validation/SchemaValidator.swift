@@ -421,7 +421,7 @@ public struct SchemaValidator {
 
     private mutating func validateIndexes(_ entity: EntityDeclaration, fieldsByName: [String: FieldModel]) -> [IndexModel] {
         var seen: [[String]: SourceLocation] = [:]
-        var namedIndexes: [String: (location: SourceLocation, fields: [String])] = [:]
+        var namedIndexes: [String: (location: SourceLocation, fields: [String], descending: [Bool])] = [:]
         var models: [IndexModel] = []
         let relationNames = Set(entity.relations.map(\.name.value))
         for index in entity.indexes {
@@ -480,23 +480,34 @@ public struct SchemaValidator {
             }
             seen[signature] = index.location
             guard valid else { continue }
-            let baseName = index.fields.enumerated().map { offset, field in
-                offset == 0 ? field.name.value : field.name.value.prefix(1).uppercased() + field.name.value.dropFirst()
-            }.joined()
             let suffix = kind == .fulltext ? "FullText" : kind.rawValue.prefix(1).uppercased() + kind.rawValue.dropFirst()
-            // Derived names must be unique too: `ordered(a, b)` and `ordered(a desc, b)`, or
-            // `hash(aB)` and `hash(a, b)`, would otherwise declare the same static twice.
-            if let previous = namedIndexes[baseName + suffix] {
-                let sameFields = previous.fields == index.fields.map(\.name.value)
-                error("\(kind.rawValue) index on \(index.fields.map { $0.name.value + ($0.descending ? " desc" : "") }.joined(separator: ", ")) would be generated as '\(entity.name.value).Indexes.\(baseName + suffix)', like the \(kind.rawValue) index at \(previous.location)",
+            let fieldNames = index.fields.map(\.name.value), descending = index.fields.map(\.descending)
+            func name(withDirections: Bool) -> String {
+                index.fields.enumerated().map { offset, field in
+                    let word = offset == 0 ? field.name.value : field.name.value.prefix(1).uppercased() + field.name.value.dropFirst()
+                    return word + (withDirections && field.descending ? "Desc" : "")
+                }.joined() + suffix
+            }
+            var indexName = name(withDirections: false)
+            // Derived names must be unique too: `hash(aB)` and `hash(a, b)` would otherwise
+            // declare the same static twice. Ordered indexes over the same fields in different
+            // directions are different orders (`(a, b)` reversed is `(a desc, b desc)`, not
+            // `(a desc, b)`), so the later one is named with its directions.
+            if let previous = namedIndexes[indexName], previous.fields == fieldNames, kind == .ordered,
+               previous.descending != descending.map({ !$0 }), namedIndexes[name(withDirections: true)] == nil {
+                indexName = name(withDirections: true)
+            }
+            if let previous = namedIndexes[indexName] {
+                let reversed = previous.fields == fieldNames && previous.descending == descending.map { !$0 }
+                error("\(kind.rawValue) index on \(index.fields.map { $0.name.value + ($0.descending ? " desc" : "") }.joined(separator: ", ")) would be generated as '\(entity.name.value).Indexes.\(indexName)', like the \(kind.rawValue) index at \(previous.location)",
                       at: index.location,
-                      hint: sameFields ? "indexes that differ only in direction share a name; keep one (a reversed scan serves every field reversed)"
+                      hint: reversed ? "each index is the other read backwards, and a reversed scan serves every sort either one serves; keep one"
                           : "rename a field, or drop one of the two indexes")
                 continue
             }
-            namedIndexes[baseName + suffix] = (index.location, index.fields.map(\.name.value))
+            namedIndexes[indexName] = (index.location, fieldNames, descending)
             var model = IndexModel(kind: kind, fieldNames: index.fields.map(\.name.value), descending: index.fields.map(\.descending),
-                                   fieldTypes: types, collision: index.collision?.value ?? .throw, name: baseName + suffix)
+                                   fieldTypes: types, collision: index.collision?.value ?? .throw, name: indexName)
             if case .resolver = model.collision { model.swiftOrigin = index.collision?.location }
             models.append(model)
         }
