@@ -135,4 +135,63 @@ import Testing
             #expect(schema.contains(line), "missing '\(line)' in\n\(schema)")
         }
     }
+
+    /// #30: an init the generated memberwise init already provides (same labels, same order)
+    /// is not copied into the kept Swift, where it would be a redeclaration; others are kept.
+    @Test func anInitLikeTheMemberwiseOneIsNotKept() throws {
+        let source = """
+        @EntityModel
+        struct User {
+            let id: String
+            var name: String
+            var tags: [String: Int] = [:]
+            @Relationship(inverse: \\.users)
+            var chats: [Chat]?
+
+            init(id: String, name: String, tags: [String: Int] = [:], chats: ToMany<Chat, Mutual> = .none) {
+                self.id = id
+                self.name = name
+                self.tags = tags
+                self.$chats = chats
+            }
+
+            init(name: String) {
+                self.init(id: name, name: name)
+            }
+        }
+
+        @EntityModel
+        struct Chat {
+            let id: String
+            @Relationship(inverse: \\.chats)
+            var users: [User]?
+        }
+        """
+        let result = SwiftletModelImport.convert([SchemaSource(path: "Models.swift", text: source)])
+        #expect(!result.hasErrors)
+        #expect(result.diagnostics.map(\.message) == ["init(id:name:tags:chats:) of 'User' is not kept: the generated memberwise init is the same"])
+        let kept = try #require(result.files.first?.swiftText)
+        #expect(kept.contains("init(name: String)") && !kept.contains("init(id: String, name: String"))
+        try Self.typeCheckSource(result, usage: "func use() { _ = User(name: \"ada\"); _ = User(id: \"1\", name: \"b\", tags: [\"x\": 1], chats: .ids([\"c\"])) }")
+    }
+
+    /// Generates Swift from the converted schema and type-checks it with the kept Swift and
+    /// `usage` source.
+    static func typeCheckSource(_ result: SwiftletModelImport, usage: String) throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("usage-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let url = directory.appendingPathComponent("Usage.swift")
+        try Data(("import SchemaRuntime\n" + usage + "\n").utf8).write(to: url)
+        let file = try #require(result.files.first)
+        let output = SchemaGenerator.generate([SchemaSource(path: "Converted.schema", text: try #require(file.schemaText))])
+        #expect(!output.hasErrors, "\(output.diagnostics)")
+        let kept = directory.appendingPathComponent("Kept.swift")
+        try Data(try #require(file.swiftText).utf8).write(to: kept)
+        guard let checked = try SwiftCompiler.typeCheck(output.files, companions: [kept.path, url.path]) else {
+            Issue.record("SchemaRuntime module not found next to the tests")
+            return
+        }
+        #expect(checked.succeeded, "\(checked.errors.prefix(10).joined(separator: "\n"))")
+    }
 }

@@ -13,6 +13,7 @@ extension SwiftletModelImporter {
         if options.keepsDeletedArchives { entity.keepsDeletedArchives = Located(true, at: keyword.location) }
         var kept: [String] = []
         var indexes: [(kind: IndexDeclaration.Kind, declaration: IndexDeclaration)] = []
+        var inits: [SwiftDeclaration] = []
         for member in input.reader.declarations(in: declaration.body ?? 0..<0) {
             let isProperty = member.keyword == "var" || member.keyword == "let"
             if isProperty, let index = convertIndex(member, in: input) {
@@ -38,8 +39,23 @@ extension SwiftletModelImporter {
                 diagnostics.error("stored property '\(member.name ?? "?")' has attribute '@\(attribute.name)', which a schema cannot express",
                                   at: attribute.location,
                                   hint: "remove the attribute, or keep the value in a separate type; stored properties cannot move to an extension")
+            } else if member.keyword == "init" {
+                inits.append(member)
             } else {
                 kept.append(verbatim(member, in: input))
+            }
+        }
+        // An init with the generated memberwise init's labels, in its order (fields, then
+        // relations) would redeclare it: the generated one takes its place.
+        let memberwise = entity.fields.map(\.name.value) + entity.relations.map(\.name.value)
+        for member in inits {
+            let text = verbatim(member, in: input)
+            if Self.parameterLabels(ofInit: text) == memberwise {
+                diagnostics.append(.warning("init(\(memberwise.map { $0 + ":" }.joined())) of '\(entity.name.value)' is not kept: the generated memberwise init is the same",
+                                            at: input.tokens[member.keywordIndex].location,
+                                            hint: "the generated init defaults every relation to .none and every field with a default to it"))
+            } else {
+                kept.append(text)
             }
         }
         // Ordered indexes need Comparable fields; SwiftletModel also indexes Hashable-only ones
@@ -235,6 +251,35 @@ extension SwiftletModelImporter {
         }
         guard let head = components.first, !head.isEmpty, !(head.first?.isUppercase ?? true) else { return nil }
         return components.joined(separator: ".")
+    }
+
+    /// The argument labels of an initializer's source text, in order (`_` for none); nil when
+    /// it has no parameter list.
+    static func parameterLabels(ofInit text: String) -> [String]? {
+        guard let open = text.firstIndex(of: "(") else { return nil }
+        var depth = 0
+        var close: String.Index?
+        for index in text[open...].indices {
+            if text[index] == "(" { depth += 1 }
+            if text[index] == ")" { depth -= 1; if depth == 0 { close = index; break } }
+        }
+        guard let close else { return nil }
+        let list = text[text.index(after: open)..<close].trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !list.isEmpty else { return [] }
+        // Split at commas outside (), [] and generic arguments (`ToOne<User, OneWay, Required>`).
+        var parameters: [String] = [], current = "", nesting = 0, previous: Character = " "
+        for character in list {
+            if "([<".contains(character) { nesting += 1 }
+            if ")]".contains(character) || (character == ">" && previous != "-") { nesting -= 1 }
+            previous = character
+            if character == ",", nesting == 0 { parameters.append(current); current = ""; continue }
+            current.append(character)
+        }
+        parameters.append(current)
+        return parameters.map { parameter in
+            let head = parameter.split(separator: ":", maxSplits: 1).first.map(String.init) ?? parameter
+            return head.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" }).first.map(String.init) ?? ""
+        }
     }
 
     /// Splits `a, f(b, c), d` at top-level commas.
