@@ -175,6 +175,27 @@ import Testing
         try Self.typeCheckSource(result, usage: "func use() { _ = User(name: \"ada\"); _ = User(id: \"1\", name: \"b\", tags: [\"x\": 1], chats: .ids([\"c\"])) }")
     }
 
+    /// #30: converting one file of a set says the others must come along; diagnostics about
+    /// generated files name them after the schema files, not the Swift sources.
+    @Test func convertingPartOfASetSaysWhatIsMissingAndNamesSchemaFiles() throws {
+        let message = "@EntityModel\nstruct Message {\n    let id: String\n    @Relationship(.required)\n    var author: User?\n}\n"
+        let alone = SwiftletModelImport.convert([SchemaSource(path: "Models/Message.swift", text: message)])
+        let unknown = try #require(alone.diagnostics.first { $0.message == "unknown entity 'User'" })
+        #expect(unknown.hint?.contains("convert that file in the same command (schemagen convert --from swiftletmodel A.swift B.swift ...)") == true)
+        let user = "@EntityModel\nstruct User {\n    let id: String\n}\n"
+        let together = SwiftletModelImport.convert([SchemaSource(path: "Models/Message.swift", text: message),
+                                                    SchemaSource(path: "Models/User.swift", text: user)])
+        #expect(!together.hasErrors, "\(together.diagnostics)")
+        // `Chat+User.swift` becomes `Chat+User.schema`, whose generated file is the one entity
+        // `User` of `Chat.schema` would get.
+        let clash = SwiftletModelImport.convert([
+            SchemaSource(path: "Chat.swift", text: "@EntityModel\nstruct Chat {\n    let id: String\n}\n\n" + user),
+            SchemaSource(path: "Chat+User.swift", text: "@EntityModel\nstruct Room {\n    let id: String\n}\n"),
+        ])
+        let text = clash.diagnostics.map(\.description).joined(separator: "\n")
+        #expect(text.contains("Chat+User.generated.swift") && !text.contains(".swift+"), "\(text)")
+    }
+
     /// Generates Swift from the converted schema and type-checks it with the kept Swift and
     /// `usage` source.
     static func typeCheckSource(_ result: SwiftletModelImport, usage: String) throws {

@@ -55,7 +55,16 @@ struct SwiftletModelImporter {
         let documents = files.compactMap(\.schema)
         if !documents.isEmpty {
             let (_, problems) = SchemaValidator.validate(documents)
-            diagnostics.append(contentsOf: problems)
+            // A model of another file that was not converted with these: say so.
+            let declared = Set(documents.flatMap(\.declarations).map(\.name.value))
+            diagnostics.append(contentsOf: problems.map { problem in
+                guard problem.message.hasPrefix("unknown entity '"), let name = problem.message.split(separator: "'").dropFirst().first,
+                      !declared.contains(String(name)) else { return problem }
+                var located = problem
+                located.hint = (problem.hint.map { $0 + "; or " } ?? "")
+                    + "if '\(name)' is a model in another file, convert that file in the same command (schemagen convert --from swiftletmodel A.swift B.swift ...): relations between files are checked together"
+                return located
+            })
         }
         return SwiftletModelImport(files: files, diagnostics: diagnostics.sorted)
     }
@@ -106,7 +115,9 @@ struct SwiftletModelImporter {
     // MARK: Files
 
     private mutating func convert(_ input: Input) -> SwiftletModelImport.File {
-        var document = SchemaDocument(path: input.path, declarations: [])
+        // Named as the schema file it becomes (`Models.swift` -> `Models.schema`), so checks of
+        // generated file names name those files; its declarations stay located in the Swift.
+        var document = SchemaDocument(path: Self.schemaPath(for: input.path), declarations: [])
         var kept: [String] = []
         var imports: [String] = []
         for declaration in input.declarations {
@@ -222,6 +233,11 @@ struct SwiftletModelImporter {
     }
 
     static func endingInNewline(_ text: String) -> String { text.hasSuffix("\n") ? text : text + "\n" }
+
+    /// The schema file a Swift model file converts to: `Models/Chat.swift` -> `Models/Chat.schema`.
+    static func schemaPath(for swiftPath: String) -> String {
+        (swiftPath.hasSuffix(".swift") ? String(swiftPath.dropLast(6)) : swiftPath) + ".schema"
+    }
 
     static func fileName(_ path: String) -> String {
         path.split(separator: "/").last.map(String.init) ?? path
