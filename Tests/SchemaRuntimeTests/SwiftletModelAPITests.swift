@@ -157,6 +157,18 @@ import Testing
         #expect(MergeStrategy<User>.lastWriteWins(comparedBy: \.age).merge(old, new: newer) == newer)
         let byEmail = MergeStrategy<User>.lastWriteWins(comparedBy: \.email)
         #expect(byEmail.merge(User(id: "u", name: "A", email: "b"), new: User(id: "u", name: "B")).name == "A", "nil is older than a value")
+        // #30: as SwiftletModel, an older new entity still merges, with the two swapped: the
+        // stored (newer) tags are appended onto the new ones; a tie counts the stored as newer.
+        let byTime = MergeStrategy<Message>.lastWriteWins(.append(\.tags), comparedBy: \.timestamp)
+        let stored = Message(id: "m", text: "stored", timestamp: 5, tags: ["4"])
+        #expect(byTime.merge(stored, new: Message(id: "m", text: "late", timestamp: 3, tags: ["3"])).tags == ["3", "4"])
+        #expect(byTime.merge(stored, new: Message(id: "m", text: "late", timestamp: 3, tags: ["3"])).text == "stored")
+        #expect(byTime.merge(stored, new: Message(id: "m", text: "tie", timestamp: 5, tags: ["3"])).text == "stored")
+        #expect(byTime.merge(stored, new: Message(id: "m", text: "newer", timestamp: 9, tags: ["9"])).tags == ["4", "9"])
+        let byEdit = MergeStrategy<Message>.lastWriteWins(.append(\.tags), comparedBy: \.editedAt)
+        let edited = Message(id: "m", text: "edited", editedAt: Date(timeIntervalSinceReferenceDate: 1), tags: ["e"])
+        #expect(byEdit.merge(edited, new: Message(id: "m", text: "plain", tags: ["p"])).tags == ["p", "e"])
+        #expect(byEdit.merge(Message(id: "m", text: "plain", tags: ["p"]), new: edited).tags == ["p", "e"])
     }
 
     @Test func swiftletModelKeyedJSONDecodes() throws {

@@ -41,13 +41,18 @@ public struct MergeStrategy<Entity>: Sendable {
     /// What gets stored when `new` is saved over `old` (SwiftletModel's spelling of ``merge``).
     public func merge(_ old: Entity, new: Entity) -> Entity { merge(old, new) }
 
-    /// Applies `strategies` when `new` is at least as recent as `old` by `keyPath`, and keeps
-    /// `old` otherwise (SwiftletModel's `lastWriteWins(_:comparedBy:)`). Without strategies,
-    /// the newer entity replaces the older.
+    /// SwiftletModel's `lastWriteWins(_:comparedBy:)`: `strategies` merge the older entity
+    /// (by `keyPath`) into the newer one. When `new` is newer they run as usual; otherwise they
+    /// run with the two swapped, so `.append(\.tags)` appends the stored (newer) tags onto the
+    /// new ones, and a tie counts the stored entity as the newer. Without strategies, the
+    /// newer entity is kept whole. (The schema's `lastWriteWins(field)` is the plain rule:
+    /// the greater value wins, ties go to the new entity.)
     public static func lastWriteWins<Value: Comparable & Sendable>(_ strategies: MergeStrategy<Entity>...,
                                                                    comparedBy keyPath: KeyPath<Entity, Value> & Sendable) -> MergeStrategy<Entity> {
         let combined = MergeStrategy(strategies)
-        return MergeStrategy { old, new in old[keyPath: keyPath] > new[keyPath: keyPath] ? old : combined.merge(old, new) }
+        return MergeStrategy { old, new in
+            new[keyPath: keyPath] > old[keyPath: keyPath] ? combined.merge(old, new) : combined.merge(new, old)
+        }
     }
 
     /// ``lastWriteWins(_:comparedBy:)-(MergeStrategy<Entity>...,_)`` over an optional field: nil is older than any value.
@@ -56,9 +61,9 @@ public struct MergeStrategy<Entity>: Sendable {
         let combined = MergeStrategy(strategies)
         return MergeStrategy { old, new in
             switch (old[keyPath: keyPath], new[keyPath: keyPath]) {
-            case (let o?, let n?) where o > n: old
-            case (_?, nil): old
-            default: combined.merge(old, new)
+            case (let o?, let n?) where n > o: combined.merge(old, new)
+            case (nil, _?): combined.merge(old, new)
+            default: combined.merge(new, old)
             }
         }
     }
