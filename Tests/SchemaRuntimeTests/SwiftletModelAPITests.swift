@@ -119,8 +119,18 @@ import Testing
         #expect(Message.updatedAt(in: context) == times.max())
         #expect(User.updatedAt(in: context) == nil)
         // The newest save time in the graph a chat heads: its messages' (the chat itself is untracked).
-        #expect(context.find(Chat.self, id: "c")!.updatedAt(in: context, withNested: true) == times.max())
-        #expect(context.find(Chat.self, id: "c")!.updatedAt(in: context, withNested: false) == nil)
+        #expect(context.find(Chat.self, id: "c")!.updatedAt(in: context, reachingThroughStoredLinks: true) == times.max())
+        #expect(context.find(Chat.self, id: "c")!.updatedAt(in: context, reachingThroughStoredLinks: false) == nil)
+        // #30: withNested, as SwiftletModel, looks at what the instance has loaded: nothing for a
+        // chat resolved alone, its messages once a query loaded them, and only those.
+        #expect(context.find(Chat.self, id: "c")!.updatedAt(in: context, withNested: true) == nil)
+        #expect(Chat.query("c", in: context).with(\.$messages).resolve()!.updatedAt(in: context, withNested: true) == times.max())
+        let someMessages = Chat.query("c", in: context).with(\.$messages) { $0.filter(\.id == "m0") }.resolve()!
+        #expect(someMessages.updatedAt(in: context, withNested: true) == times[0])
+        // Loaded at depth two: a user with the chats loaded with their messages.
+        try User(id: "u", name: "U", chats: .ids(["c"])).save(to: &context)
+        #expect(User.query("u", in: context).with(\.$chats) { $0.with(\.$messages) }.resolve()!.updatedAt(in: context, withNested: true) == times.max())
+        #expect(User.query("u", in: context).with(\.$chats).resolve()!.updatedAt(in: context, withNested: true) == nil)
 
         let byTime = messages.indices.sorted { (times[$0], $0) < (times[$1], $1) }.map { messages[$0].id }
         #expect(Message.query(in: context).sorted(by: .updatedAt).resolve().map(\.id) == byTime)

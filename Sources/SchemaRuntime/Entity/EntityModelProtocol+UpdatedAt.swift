@@ -10,11 +10,33 @@ extension EntityModelProtocol {
         context.updatedAt(of: Self.self, id: id)
     }
 
-    /// The latest save time of this entity and, `withNested`, of every stored entity it
-    /// reaches through its relations (each visited once, so cycles end): when anything in
-    /// the graph it heads last changed. O(entities and links reached).
+    /// The latest save time of this entity and, `withNested`, of the entities loaded in its
+    /// relations, at every depth (SwiftletModel's meaning): after
+    /// `Chat.query(id, in: context).with(\.$messages)`, the chat's and its messages'; a chat
+    /// resolved without relations gives its own time. Save times are read from `context` by
+    /// id. O(entities loaded in the instance). ``updatedAt(in:reachingThroughStoredLinks:)``
+    /// follows the stored links instead, whatever the instance holds.
     public func updatedAt(in context: Context, withNested: Bool) -> Date? {
-        guard withNested else { return updatedAt(in: context) }
+        var latest = updatedAt(in: context)
+        guard withNested else { return latest }
+        var pending: [any EntityModelProtocol] = Self.relations.flatMap { $0.loadedEntities(self) }
+        while let next = pending.popLast() {
+            if let time = next.updatedAt(in: context) { latest = Swift.max(latest ?? time, time) }
+            pending.append(contentsOf: next.loadedRelationEntities())
+        }
+        return latest
+    }
+
+    /// The entities loaded in this entity's relations, one level down.
+    func loadedRelationEntities() -> [any EntityModelProtocol] {
+        Self.relations.flatMap { $0.loadedEntities(self) }
+    }
+
+    /// The latest save time of this entity and of every stored entity it reaches through the
+    /// stored links (each visited once, so cycles end): when anything in the graph it heads
+    /// last changed, whatever this instance has loaded. O(entities and links reached).
+    public func updatedAt(in context: Context, reachingThroughStoredLinks: Bool) -> Date? {
+        guard reachingThroughStoredLinks else { return updatedAt(in: context) }
         guard let start = context.key(of: id, Self.self), context.hasRow(Self.self, start) else { return nil }
         var visited: Set<Pair> = [Pair(table: ObjectIdentifier(Self.self), key: start)]
         var pending = Array(visited)

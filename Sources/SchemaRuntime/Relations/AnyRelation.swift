@@ -23,6 +23,9 @@ public struct AnyRelation<Source: EntityModelProtocol>: Sendable {
     /// link to an id without a row is valid data (``Deleted/restore(in:)``); without it,
     /// every relation is (pack export keeps only links among the selected entities).
     let keepStoredTargets: @Sendable (inout Source, Context, _ keepsOneWay: Bool) -> Void
+    /// The entities the relation of a `Source` holds (resolved by a query, or embedded to be
+    /// saved), in order; none for ids.
+    let loadedEntities: @Sendable (Source) -> [any EntityModelProtocol]
     /// The first step of saving each entity embedded in the relation of a `Source`, in order.
     let embeddedSaves: @Sendable (Source) -> [SaveStep]
     /// Links the `Source` at a key as its relation says; embedded entities are already saved.

@@ -48,6 +48,10 @@ public struct ToOneRelationDescriptor<Source: EntityModelProtocol, Target: Entit
                       !context.isStoredOrSelf(id, Target.self, restoring: entity) else { return }
                 entity[keyPath: keyPath] = .none
             },
+            loadedEntities: { entity in
+                guard case .entity(let target, _) = entity[keyPath: keyPath].state else { return [] }
+                return [target]
+            },
             embeddedSaves: { entity in
                 guard case .entity(let target, let fragment) = entity[keyPath: keyPath].state else { return [] }
                 return [.start(target, options: fragment ? Target.fragmentMergeStrategy : Target.defaultMergeStrategy)]
@@ -113,6 +117,10 @@ public struct ToManyRelationDescriptor<Source: EntityModelProtocol, Target: Enti
                       case .ids(let ids, let appending) = entity[keyPath: keyPath].state else { return }
                 let kept = ids.filter { context.isStoredOrSelf($0, Target.self, restoring: entity) }
                 entity[keyPath: keyPath] = ToMany(state: .ids(kept, appending: appending))
+            },
+            loadedEntities: { entity in
+                guard case .entities(let targets, _, _) = entity[keyPath: keyPath].state else { return [] }
+                return targets
             },
             embeddedSaves: { entity in
                 guard case .entities(let targets, let fragment, _) = entity[keyPath: keyPath].state else { return [] }
