@@ -25,6 +25,14 @@ import Testing
         #expect(json.contains("\"replyTo\" : {\n                \"id\" : \"1\""))
     }
 
+    /// #30: SwiftletModel's pretty printing leaves slashes as they are.
+    @Test func prettyPrintingLeavesSlashesUnescaped() throws {
+        let attachment = Attachment(id: "a/1", url: URL(string: "https://example.com/a/b.png"))
+        let json = try #require(attachment.prettyDescription())
+        #expect(json.contains(#""url" : "https://example.com/a/b.png""#) && json.contains(#""id" : "a/1""#), "\(json)")
+        #expect(!json.contains("\\/"))
+    }
+
     @Test(arguments: [RelationEncodingStrategy.plain, .keyedContainer, .explicitKeyedContainer])
     func decodedGraphSavesBackToAnIdenticalContext(strategy: RelationEncodingStrategy) throws {
         let (context, _) = try graph()

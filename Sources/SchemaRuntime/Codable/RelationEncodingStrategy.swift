@@ -43,10 +43,11 @@ extension JSONEncoder {
         set { userInfo[RelationEncodingStrategy.userInfoKey] = newValue }
     }
 
-    /// An encoder with pretty-printed, key-sorted output.
+    /// An encoder with pretty-printed, key-sorted output, slashes not escaped
+    /// (`"https://a/b"`, as SwiftletModel's writes them).
     public static var prettyPrinting: JSONEncoder {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         return encoder
     }
 }
