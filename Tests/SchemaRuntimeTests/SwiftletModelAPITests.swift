@@ -181,6 +181,37 @@ import Testing
         #expect(byEdit.merge(Message(id: "m", text: "plain", tags: ["p"]), new: edited).tags == ["p", "e"])
     }
 
+    /// #30: the metadata filter as a predicate, combined with other conditions.
+    @Test func updatedWithinIsAPredicate() throws {
+        var context = Context()
+        try User(id: "u", name: "U").save(to: &context)
+        try Chat(id: "c").save(to: &context)
+        for index in 0..<10 { try Message(id: "m\(index)", text: "t", timestamp: index, author: .id("u"), chat: .id("c")).save(to: &context) }
+        let all = Message.query(in: context).resolve()
+        let times = all.map { $0.updatedAt(in: context)! }
+        let window = times[3]...times[6]
+        let inWindow = Set(all.filter { window.contains($0.updatedAt(in: context)!) }.map(\.id))
+        #expect(Set(Message.filter(.updated(within: window), in: context).resolve().map(\.id)) == inWindow)
+        #expect(Set(Message.filter(.updated(within: window) || \.timestamp == 9, in: context).resolve().map(\.id)) == inWindow.union(["m9"]))
+        #expect(Set(Message.filter(.updated(since: times[8]) && \.timestamp < 9, in: context).resolve().map(\.id))
+                == Set(all.filter { $0.updatedAt(in: context)! >= times[8] && $0.timestamp < 9 }.map(\.id)))
+        #expect(Message.query(in: context).updated(within: window).count() == inWindow.count)
+    }
+
+    /// #30: `lastWriteWins(strategies...)` without `comparedBy:` for a `Comparable` entity.
+    @Test func lastWriteWinsComparesComparableEntities() {
+        let stored = Ranked(timestamp: 5, tags: ["4"]), late = Ranked(timestamp: 3, tags: ["3"]), newer = Ranked(timestamp: 9, tags: ["9"])
+        let strategy = MergeStrategy<Ranked>.lastWriteWins(.append(\.tags))
+        #expect(strategy.merge(stored, new: late).tags == ["3", "4"] && strategy.merge(stored, new: newer).tags == ["4", "9"])
+        #expect(MergeStrategy<Ranked>.lastWriteWins().merge(stored, new: late) == stored)
+    }
+
+    struct Ranked: Comparable, Sendable {
+        var timestamp: Int
+        var tags: [String]
+        static func < (a: Ranked, b: Ranked) -> Bool { a.timestamp < b.timestamp }
+    }
+
     @Test func swiftletModelKeyedJSONDecodes() throws {
         let json = """
         {"id": "c", "title": "T",

@@ -55,6 +55,13 @@ public struct MergeStrategy<Entity>: Sendable {
         }
     }
 
+    /// ``lastWriteWins(_:comparedBy:)-(MergeStrategy<Entity>...,_)`` for a `Comparable`
+    /// entity, compared as a whole (SwiftletModel's form without `comparedBy:`).
+    public static func lastWriteWins(_ strategies: MergeStrategy<Entity>...) -> MergeStrategy<Entity> where Entity: Comparable & SendableMetatype {
+        let combined = MergeStrategy(strategies)
+        return MergeStrategy { old, new in new > old ? combined.merge(old, new) : combined.merge(new, old) }
+    }
+
     /// ``lastWriteWins(_:comparedBy:)-(MergeStrategy<Entity>...,_)`` over an optional field: nil is older than any value.
     public static func lastWriteWins<Value: Comparable & Sendable>(_ strategies: MergeStrategy<Entity>...,
                                                                    comparedBy keyPath: KeyPath<Entity, Value?> & Sendable) -> MergeStrategy<Entity> {

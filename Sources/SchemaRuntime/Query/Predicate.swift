@@ -164,6 +164,19 @@ public struct EntityPredicate<Entity> {
 
     public static prefix func ! (predicate: EntityPredicate) -> EntityPredicate { EntityPredicate(.not(predicate.node)) }
 
+    /// Saved within `dates` (both ends included), as a condition that combines with others
+    /// (SwiftletModel's metadata filter: `filter(.updated(within: start...end) || \.pinned == true)`).
+    /// For entities whose schema declares `metadata updatedAt`; others never match. Alone or
+    /// in a conjunction, the updatedAt index answers it.
+    public static func updated(within dates: ClosedRange<Date>) -> EntityPredicate {
+        EntityPredicate(.updated(dates.lowerBound.timeIntervalSinceReferenceDate...dates.upperBound.timeIntervalSinceReferenceDate))
+    }
+
+    /// Saved at `date` or later; see ``updated(within:)``.
+    public static func updated(since date: Date) -> EntityPredicate {
+        EntityPredicate(.updated(date.timeIntervalSinceReferenceDate...Double.infinity))
+    }
+
     /// A condition the predicate language cannot say, written in Swift (seed 000's custom
     /// expressions): `.custom { $0.title.count > $0.minutes }`. It combines with the others
     /// (`\.minutes < 30 && .custom { ... }`); the other conditions may still be answered by

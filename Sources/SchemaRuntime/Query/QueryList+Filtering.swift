@@ -156,13 +156,13 @@ extension QueryList {
     /// Entities saved at or after `date`, for entities whose schema declares
     /// `metadata updatedAt` (others never match). Answered from the updatedAt index.
     public func updated(since date: Date) -> QueryList {
-        filter(Predicate(.updated(date.timeIntervalSinceReferenceDate...Double.infinity)))
+        filter(.updated(since: date))
     }
 
     /// Entities saved within `dates` (both ends included), for entities whose schema
     /// declares `metadata updatedAt` (others never match). Answered from the updatedAt index.
     public func updated(within dates: ClosedRange<Date>) -> QueryList {
-        filter(Predicate(.updated(dates.lowerBound.timeIntervalSinceReferenceDate...dates.upperBound.timeIntervalSinceReferenceDate)))
+        filter(.updated(within: dates))
     }
 
     /// At most `limit` entities, after skipping `offset`.
