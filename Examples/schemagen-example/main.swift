@@ -10,6 +10,23 @@ import SchemaStore
 
 func section(_ title: String) { print("\n== \(title)") }
 
+// `schemagen-example --widget <store>`: the second process of "Two processes, one file"
+// below (as an app's widget would be): opens the store read-only beside the app's writer and
+// follows its commits until it sees message m3.
+if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "--widget" {
+    let shared = try Store(.file(URL(fileURLWithPath: CommandLine.arguments[2])), schema: ChatModelsSchema.self,
+                           options: .init(readOnly: true))
+    print("  widget (another process) opened it: \(shared.context.count(of: Message.self)) messages")
+    fflush(nil)   // both processes print to one terminal: keep the lines in order
+    for await changes in shared.changes(to: Message.self) {
+        let inserted = changes.changes(Message.self)?.inserted ?? []
+        print("  widget saw a commit: new messages \(inserted), \(shared.context.count(of: Message.self)) in all")
+        fflush(nil)
+        if inserted.contains("m3") { break }
+    }
+    exit(0)
+}
+
 // Saving: embedded entities are normalized, ids link, both sides of mutual relations are kept.
 var context = Context()
 let chat = Chat(
@@ -105,11 +122,23 @@ func persistence() async throws {
     let reopened = try Store(.file(storeURL), schema: ChatModelsSchema.self)
     let general = Chat.query("general", in: reopened.context).with(\.$messages) { $0.with(\.$author) }.resolve()
     print("after reopening:", general?.messages?.map { "\($0.author?.name ?? "?"): \($0.text)" } ?? [])
-    do {
-        _ = try Store(.file(storeURL), schema: ChatModelsSchema.self)
-    } catch {
-        print("a second store on the same file:", error)
+
+    section("Two processes, one file: a writer and a read-only follower")
+    // The follower is this program again (`--widget`), in a process of its own.
+    let widget = Process()
+    widget.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+    widget.arguments = ["--widget", storeURL.path]
+    fflush(nil)
+    try widget.run()
+    // Give it a moment to open the file (it reads what is there when it opens).
+    try await Task.sleep(nanoseconds: 500_000_000)
+    print("  app commits m3")
+    fflush(nil)
+    try await reopened.write { context in
+        try Message(id: "m3", text: "Seen by the widget", author: .id("1"), chat: .id("general")).save(to: &context)
     }
+    widget.waitUntilExit()
+    reopened.close()
 }
 
 try await persistence()
