@@ -196,6 +196,69 @@ import Testing
         #expect(text.contains("Chat+User.generated.swift") && !text.contains(".swift+"), "\(text)")
     }
 
+    /// #30: two models each declaring a nested type of the same name: each field names its
+    /// own model's type, each file declares only its own alias, and the whole set compiles.
+    @Test func sameNamedNestedTypesResolveToTheirOwnModel() throws {
+        let order = """
+        @EntityModel
+        struct Order {
+            let id: String
+            var status: Status
+            @HashIndex<Self>(\\.status)
+            private static var byStatus
+
+            enum Status: String, Codable, Hashable, Sendable { case open, shipped }
+        }
+        """
+        let ticket = """
+        @EntityModel
+        struct Ticket {
+            let id: String
+            var status: Status?
+            var priority: Priority
+
+            enum Status: Int, Codable, Hashable, Sendable { case new = 0, closed = 1 }
+        }
+
+        enum Priority: String { case low, high }
+        """
+        let result = SwiftletModelImport.convert([SchemaSource(path: "Order.swift", text: order), SchemaSource(path: "Ticket.swift", text: ticket)])
+        #expect(!result.hasErrors, "\(result.diagnostics)")
+        let orderFile = try #require(result.files.first { $0.sourcePath == "Order.swift" })
+        let ticketFile = try #require(result.files.first { $0.sourcePath == "Ticket.swift" })
+        #expect(orderFile.schemaText?.contains("var status: OrderStatus") == true && ticketFile.schemaText?.contains("var status: TicketStatus?") == true)
+        #expect(orderFile.swiftText?.contains("typealias OrderStatus = Order.Status") == true && orderFile.swiftText?.contains("TicketStatus") == false)
+        #expect(ticketFile.swiftText?.contains("typealias TicketStatus = Ticket.Status") == true && ticketFile.swiftText?.contains("OrderStatus") == false)
+        // The set compiles: generated code, both kept files, and code using both statuses.
+        let sources = result.files.compactMap { file in file.schemaText.map { SchemaSource(path: file.sourcePath.replacingOccurrences(of: ".swift", with: ".schema"), text: $0) } }
+        let output = SchemaGenerator.generate(sources)
+        #expect(!output.hasErrors, "\(output.diagnostics)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nested-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var companions: [String] = []
+        for (index, file) in result.files.enumerated() {
+            guard let swift = file.swiftText else { continue }
+            let url = directory.appendingPathComponent("Kept\(index).swift")
+            try Data(swift.utf8).write(to: url)
+            companions.append(url.path)
+        }
+        let usage = directory.appendingPathComponent("Usage.swift")
+        try Data("""
+        import SchemaRuntime
+        func use(_ context: Context) {
+            _ = Order(id: "o", status: .shipped)
+            _ = Ticket(id: "t", status: .closed, priority: .high)
+            _ = Order.filter(\\.status == .open, in: context)
+        }
+        """.utf8).write(to: usage)
+        guard let checked = try SwiftCompiler.typeCheck(output.files, companions: companions + [usage.path]) else {
+            Issue.record("SchemaRuntime module not found next to the tests")
+            return
+        }
+        #expect(checked.succeeded, "\(checked.errors.prefix(10).joined(separator: "\n"))")
+    }
+
     /// Generates Swift from the converted schema and type-checks it with the kept Swift and
     /// `usage` source.
     static func typeCheckSource(_ result: SwiftletModelImport, usage: String) throws {

@@ -164,3 +164,30 @@ import Testing
         #expect(Message.query(in: context).updated(since: start.addingTimeInterval(-1)).resolve().map(\.id) == ["2"])
     }
 }
+
+/// #30: types kept in Swift get an index value by declaring `IndexKeyConvertible`: a raw
+/// value enum its raw value, any other `Codable` value its canonical JSON, so equal values
+/// have equal keys and different ones different keys.
+@Suite struct DefaultIndexValueTests {
+    enum Level: Int, Codable, Hashable, IndexKeyConvertible { case low = 1, high = 2 }
+    enum Kind: Codable, Hashable, IndexKeyConvertible {
+        case image(url: String, size: Int)
+        case file(name: String)
+        case empty
+    }
+    struct Box: Codable, Hashable, IndexKeyConvertible {
+        var b: Int
+        var a: [String: Int]
+    }
+
+    @Test func rawValuesAndCodableValuesHaveKeysThatFollowEquality() {
+        #expect(Level.high.indexValue == .int(2) && Level.low.indexValue < Level.high.indexValue)
+        let kinds: [Kind] = [.image(url: "a/b", size: 1), .image(url: "a/b", size: 2), .file(name: "x"), .empty, .image(url: "a/b", size: 1)]
+        for x in kinds {
+            for y in kinds { #expect((x.indexValue == y.indexValue) == (x == y), "\(x) \(y)") }
+        }
+        // Dictionary order does not change the key: keys are sorted.
+        #expect(Box(b: 1, a: ["x": 1, "y": 2]).indexValue == Box(b: 1, a: ["y": 2, "x": 1]).indexValue)
+        #expect(Box(b: 1, a: [:]).indexValue != Box(b: 2, a: [:]).indexValue)
+    }
+}

@@ -84,7 +84,7 @@ extension SwiftletModelImporter {
         guard case .named(let name) = field.type.value.unwrapped else { return false }
         if ["Bool", "UUID", "URL", "Data"].contains(name) { return false }
         if Self.builtinTypes.contains(name) || schemaEnums[name] != nil { return true }
-        return declaredTypes[name]?.contains("Comparable") ?? false
+        return declaredInheritance(of: name, inEntity: entity.name.value)?.contains("Comparable") ?? false
     }
 
     // MARK: Members

@@ -19,17 +19,23 @@ struct SwiftletModelImporter {
     let options: SwiftletModelImport.Options
     var inputs: [Input] = []
     var diagnostics = Diagnostics()
-    /// Every struct and enum any input declares (nested ones too): name -> inheritance list.
+    /// Every struct and enum any input declares, by qualified name (`Status`, `Order.Status`):
+    /// its inheritance list.
     var declaredTypes: [String: [String]] = [:]
     /// Enums converted to schema enums (with their input index), by name.
     var schemaEnums: [String: Int] = [:]
     /// External types already declared, so each is declared once.
     var externals: Set<String> = []
-    /// Types declared inside another type (`User.Profile`): name -> the enclosing type's name.
-    /// A schema names types at the top level, so these get a typealias (`UserProfile`).
-    var enclosingType: [String: String] = [:]
+    /// Types declared inside another type (`User.Profile`): name -> every enclosing type's
+    /// qualified name (two models may each declare a `Status`). A schema names types at the
+    /// top level, so these get a typealias (`UserProfile`, `OrderStatus`).
+    var enclosingTypes: [String: Set<String>] = [:]
     /// Types declared at the top level of some input.
     var topLevelTypes: Set<String> = []
+    /// Each entity's qualified name, where its field types are looked up (`Models.User`).
+    var entityScopes: [String: String] = [:]
+    /// Typealiases for nested types already written into a kept file: each is written once.
+    var declaredAliases: Set<String> = []
 
     init(sources: [SchemaSource], options: SwiftletModelImport.Options) {
         self.options = options
@@ -72,12 +78,15 @@ struct SwiftletModelImporter {
     private mutating func collectTypes(_ declarations: [SwiftDeclaration], enclosing: String?, in input: Input) {
         for declaration in declarations {
             if ["struct", "enum", "class"].contains(declaration.keyword), let name = declaration.name {
-                declaredTypes[name] = inheritance(of: declaration, in: input)
+                let qualified = enclosing.map { $0 + "." + name } ?? name
+                declaredTypes[qualified] = inheritance(of: declaration, in: input)
+                if declaration.attribute("EntityModel") != nil { entityScopes[name] = qualified }
                 // Entities are generated at the top level even inside a namespace.
                 if let enclosing, declaration.attribute("EntityModel") == nil {
-                    enclosingType[name] = enclosing
+                    enclosingTypes[name, default: []].insert(enclosing)
                 } else {
                     topLevelTypes.insert(name)
+                    if enclosing != nil { declaredTypes[name] = declaredTypes[qualified] }
                 }
             }
             if let body = declaration.body, ["extension", "struct", "enum"].contains(declaration.keyword) {
@@ -92,11 +101,33 @@ struct SwiftletModelImporter {
         }
     }
 
-    /// The schema's name for a field type named `name`: itself, or for a nested type the
-    /// alias the kept Swift declares (`User.Profile` -> `UserProfile`).
-    func schemaTypeName(_ name: String) -> String {
-        guard !topLevelTypes.contains(name), let enclosing = enclosingType[name] else { return name }
+    /// The type a field of `entity` names `name`, as Swift finds it from inside the entity:
+    /// nested in the entity, then in each type around it, then at the top level. Returns the
+    /// enclosing type's qualified name, nil for a top-level (or unknown) type.
+    func enclosing(of name: String, inEntity entity: String) -> String? {
+        guard let scopes = enclosingTypes[name] else { return nil }
+        var scope = entityScopes[entity] ?? entity
+        while true {
+            if scopes.contains(scope) { return scope }
+            guard let dot = scope.lastIndex(of: ".") else { break }
+            scope = String(scope[..<dot])
+        }
+        if topLevelTypes.contains(name) { return nil }
+        // Declared nested elsewhere only: the field names it through its qualified name, or
+        // the one place it is declared.
+        return scopes.count == 1 ? scopes.first : nil
+    }
+
+    /// The schema's name for a field type of `entity` named `name`: itself, or for a nested
+    /// type the alias the kept Swift declares (`User.Profile` -> `UserProfile`).
+    func schemaTypeName(_ name: String, inEntity entity: String) -> String {
+        guard let enclosing = enclosing(of: name, inEntity: entity) else { return name }
         return enclosing.replacingOccurrences(of: ".", with: "") + name
+    }
+
+    /// The inheritance list of the type a field of `entity` names `name`.
+    func declaredInheritance(of name: String, inEntity entity: String) -> [String]? {
+        declaredTypes[enclosing(of: name, inEntity: entity).map { $0 + "." + name } ?? name]
     }
 
     /// `struct User: Codable, Hashable` -> ["Codable", "Hashable"].
@@ -163,14 +194,21 @@ struct SwiftletModelImporter {
         }
         // Nested types are named through a typealias the kept Swift declares.
         var aliases: [String] = []
+        // Schema name -> the qualified Swift type it stands for.
+        var qualifiedNames: [String: String] = [:]
         for (position, declaration) in document.declarations.enumerated() {
             guard case .entity(var entity) = declaration else { continue }
+            let owner = entity.name.value
             for (index, field) in entity.fields.enumerated() {
-                let renamed = field.type.value.renamingTypes(schemaTypeName)
+                let renamed = field.type.value.renamingTypes { schemaTypeName($0, inEntity: owner) }
                 guard renamed != field.type.value else { continue }
-                for name in field.type.value.namedTypes where schemaTypeName(name) != name {
-                    let alias = "typealias \(schemaTypeName(name)) = \(enclosingType[name]!).\(name)"
-                    if !aliases.contains(alias) { aliases.append(alias) }
+                for name in field.type.value.namedTypes {
+                    guard let enclosing = enclosing(of: name, inEntity: owner) else { continue }
+                    let schemaName = schemaTypeName(name, inEntity: owner)
+                    qualifiedNames[schemaName] = enclosing + "." + name
+                    let alias = "typealias \(schemaName) = \(enclosing).\(name)"
+                    // One alias per name across the converted files: the first file declaring it.
+                    if !aliases.contains(alias), declaredAliases.insert(alias).inserted { aliases.append(alias) }
                 }
                 entity.fields[index].type = Located(renamed, at: field.type.location)
             }
@@ -180,22 +218,32 @@ struct SwiftletModelImporter {
             kept.append("// Schemas name types at the top level; these name the nested ones the entities use.\n" + aliases.joined(separator: "\n"))
         }
         // Types the entities use that stay in Swift.
+        var indexConformances: [String] = []
         for case .entity(let entity) in document.declarations {
             for field in entity.fields {
                 for name in field.type.value.namedTypes where !Self.builtinTypes.contains(name) && schemaEnums[name] == nil {
                     guard externals.insert(name).inserted else { continue }
                     var external = ExternalDeclaration(name: Located(name, at: field.type.location))
-                    let original = enclosingType.first { schemaTypeName($0.key) == name }?.key ?? name
+                    let original = qualifiedNames[name] ?? name
                     external.conformances = (declaredTypes[original] ?? []).compactMap { ExternalDeclaration.Conformance(rawValue: $0) }
                         .map { Located($0, at: field.type.location) }
                     if declaredTypes[original] == nil {
                         diagnostics.append(.warning("type '\(name)' is not declared in the converted files; declared as 'external \(name)'",
                                                     at: field.type.location,
                                                     hint: "list its file in the conversion, or add Equatable/Hashable to the external line if the type has them"))
+                    } else if let inheritance = declaredTypes[original], !inheritance.contains("IndexKeyConvertible"),
+                              inheritance.contains("Codable") || inheritance.contains("Encodable"),
+                              inheritance.contains("Hashable") || inheritance.contains("Equatable") || inheritance.contains("Comparable") {
+                        // Indexes and `==` predicates over it, as SwiftletModel allows: the
+                        // runtime's default index value (raw value, or canonical JSON) applies.
+                        indexConformances.append("extension \(original): IndexKeyConvertible {}")
                     }
                     document.declarations.append(.external(external))
                 }
             }
+        }
+        if !indexConformances.isEmpty {
+            kept.append("// Types the schema keeps in Swift, usable in indexes and `==` predicates.\n" + indexConformances.joined(separator: "\n"))
         }
         let hasSchema = !document.declarations.isEmpty
         var swift: String?
