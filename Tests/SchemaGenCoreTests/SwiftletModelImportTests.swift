@@ -21,21 +21,10 @@ import Testing
         #expect(file.swiftText == (try PackagePaths.text(kept)), "\(kept) differs")
     }
 
-    /// Generates Swift from the converted schema and type-checks it with the kept Swift and `usage`.
+    /// Generates Swift from the converted schema and type-checks it with the kept Swift and
+    /// the code in the file `usage` (written against SwiftletModel).
     static func typeCheck(_ result: SwiftletModelImport, usage: String) throws {
-        let file = try #require(result.files.first)
-        let output = SchemaGenerator.generate([SchemaSource(path: "Converted.schema", text: try #require(file.schemaText))])
-        #expect(!output.hasErrors, "\(output.diagnostics)")
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("converted-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let kept = directory.appendingPathComponent("Kept.swift")
-        try Data(try #require(file.swiftText).utf8).write(to: kept)
-        guard let checked = try SwiftCompiler.typeCheck(output.files, companions: [kept.path, PackagePaths.url(usage).path]) else {
-            Issue.record("SchemaRuntime module not found next to the tests")
-            return
-        }
-        #expect(checked.succeeded, "\(checked.errors.prefix(10).joined(separator: "\n"))")
+        try typeCheckSource(result, usage: try PackagePaths.text(usage))
     }
 
     @Test func theReadmeModelsConvertAndTheReadmeExamplesCompileAgainstThem() throws {
@@ -266,7 +255,7 @@ import Testing
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let url = directory.appendingPathComponent("Usage.swift")
-        try Data(("import SchemaRuntime\n" + usage + "\n").utf8).write(to: url)
+        try Data((usage.contains("import SchemaRuntime") ? usage : "import SchemaRuntime\n" + usage + "\n").utf8).write(to: url)
         let file = try #require(result.files.first)
         let output = SchemaGenerator.generate([SchemaSource(path: "Converted.schema", text: try #require(file.schemaText))])
         #expect(!output.hasErrors, "\(output.diagnostics)")

@@ -18,6 +18,25 @@ import Testing
         return directory.appendingPathComponent("store-crash-helper")
     }()
 
+    /// Starts the helper committing numbered writes from `firstWrite` to the store at `url`.
+    static func startHelper(_ url: URL, firstWrite: Int) throws -> (Process, Pipe) {
+        let output = Pipe()
+        let process = Process()
+        process.executableURL = helper
+        process.arguments = [url.path, "\(firstWrite)", "1000000"]
+        process.standardOutput = output
+        try process.run()
+        return (process, output)
+    }
+
+    /// Kills the helper with SIGKILL; the numbers of the writes it reported committed.
+    static func kill(_ process: Process, _ output: Pipe) -> [Int] {
+        Foundation.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        return String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            .split(separator: "\n").compactMap { Int($0) }
+    }
+
     @Test func killedWritersLeaveAPrefixOfTheirCommits() throws {
         try #require(FileManager.default.isExecutableFile(atPath: Self.helper.path), "store-crash-helper was not built next to the tests")
         let folder = try TemporaryFolder()
@@ -26,19 +45,11 @@ import Testing
         var committed = 0
         var kills = 0
         for round in 0..<25 {
-            let output = Pipe()
-            let process = Process()
-            process.executableURL = Self.helper
-            process.arguments = [url.path, "\(committed)", "1000000"]
-            process.standardOutput = output
-            try process.run()
+            let (process, output) = try Self.startHelper(url, firstWrite: committed)
             // Kill at a random moment: often mid-commit, sometimes while still opening.
             Thread.sleep(forTimeInterval: Double.random(in: 0.02...0.3, using: &random))
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            let reported = Self.kill(process, output)
             if process.terminationReason == .uncaughtSignal { kills += 1 }
-            let reported = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-                .split(separator: "\n").compactMap { Int($0) }
             let store = try Store(.file(url), schema: ChatModelsSchema.self)
             let context = store.context
             let ids = Set(context.ids(of: Message.self))
@@ -78,12 +89,7 @@ import Testing
         var committed = 0
         var seen = Set<Int>()
         for round in 0..<8 {
-            let output = Pipe()
-            let process = Process()
-            process.executableURL = Self.helper
-            process.arguments = [url.path, "\(committed)", "1000000"]
-            process.standardOutput = output
-            try process.run()
+            let (process, output) = try Self.startHelper(url, firstWrite: committed)
             let end = Date().addingTimeInterval(Double.random(in: 0.1...0.4, using: &random))
             while Date() < end {
                 let context = reader.context
@@ -92,10 +98,7 @@ import Testing
                 if let prefix { seen.insert(prefix) }
                 Thread.sleep(forTimeInterval: 0.003)
             }
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            let reported = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-                .split(separator: "\n").compactMap { Int($0) }
+            let reported = Self.kill(process, output)
             let acknowledged = reported.last.map { $0 + 1 } ?? committed
             #expect(SharedFileTests.eventually { (Self.writesPrefix(reader.context) ?? -1) >= acknowledged },
                     "round \(round): the reader misses acknowledged commits (\(acknowledged) reported)")

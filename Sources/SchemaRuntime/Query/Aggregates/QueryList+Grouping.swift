@@ -32,21 +32,9 @@ extension QueryList {
     ) -> GroupedQuery<Entity, Target.ID?> {
         let column = Entity.relation(for: relation).slot.column
         return GroupedQuery(query: self) { context, keys in
-            let table = ObjectIdentifier(Entity.self)
-            var positions: [Int32: Int] = [:]
-            var groups: [GroupedQuery<Entity, Target.ID?>.Group] = []
-            for key in keys where context.hasRow(Entity.self, key) {
-                let target = context.liveTarget(table, column, key, Target.self) ?? -1
-                if let position = positions[target] {
-                    groups[position].members.append(key)
-                } else {
-                    positions[target] = groups.count
-                    let id = target < 0 ? nil : context.id(Target.self, target)
-                    let order = id.map { ($0 as? any IndexKeyConvertible)?.indexValue ?? .string("\($0)") } ?? .null
-                    groups.append(.init(key: id, order: IndexKey(order), members: [key]))
-                }
+            Self.groupsByTarget(keys, in: context, Target.self) { context, key in
+                context.liveTarget(ObjectIdentifier(Entity.self), column, key, Target.self).map { [$0] } ?? []
             }
-            return groups
         }
     }
 
@@ -61,23 +49,32 @@ extension QueryList {
     ) -> GroupedQuery<Entity, Target.ID?> {
         let column = Entity.relation(for: relation).slot.column
         return GroupedQuery(query: self) { context, keys in
-            let table = ObjectIdentifier(Entity.self)
-            var positions: [Int32: Int] = [:]
-            var groups: [GroupedQuery<Entity, Target.ID?>.Group] = []
-            for key in keys where context.hasRow(Entity.self, key) {
-                let targets = context.liveTargets(table, column, key, Target.self)
-                for target in targets.isEmpty ? [-1] : targets {
-                    if let position = positions[target] {
-                        groups[position].members.append(key)
-                    } else {
-                        positions[target] = groups.count
-                        let id = target < 0 ? nil : context.id(Target.self, target)
-                        let order = id.map { ($0 as? any IndexKeyConvertible)?.indexValue ?? .string("\($0)") } ?? .null
-                        groups.append(.init(key: id, order: IndexKey(order), members: [key]))
-                    }
+            Self.groupsByTarget(keys, in: context, Target.self) { context, key in
+                context.liveTargets(ObjectIdentifier(Entity.self), column, key, Target.self)
+            }
+        }
+    }
+
+    /// Groups keyed by the related entity's id: each stored key joins the group of each target
+    /// `targets` gives it, or the nil group when it gives none; groups in order of first appearance.
+    private static func groupsByTarget<Target: EntityModelProtocol>(
+        _ keys: [Int32], in context: Context, _ target: Target.Type, targets: (Context, Int32) -> [Int32]
+    ) -> [GroupedQuery<Entity, Target.ID?>.Group] {
+        var positions: [Int32: Int] = [:]
+        var groups: [GroupedQuery<Entity, Target.ID?>.Group] = []
+        for key in keys where context.hasRow(Entity.self, key) {
+            let linked = targets(context, key)
+            for target in linked.isEmpty ? [-1] : linked {
+                if let position = positions[target] {
+                    groups[position].members.append(key)
+                } else {
+                    positions[target] = groups.count
+                    let id = target < 0 ? nil : context.id(Target.self, target)
+                    let order = id.map { ($0 as? any IndexKeyConvertible)?.indexValue ?? .string("\($0)") } ?? .null
+                    groups.append(.init(key: id, order: IndexKey(order), members: [key]))
                 }
             }
-            return groups
         }
+        return groups
     }
 }
