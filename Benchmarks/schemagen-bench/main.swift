@@ -7,12 +7,18 @@ import SchemaRuntime
 //
 //   swift run -c release schemagen-bench [users] [messagesPerChat] [vocabulary]
 //   swift run -c release schemagen-bench queries [users] [messagesPerChat] [rounds]   (QueriesBenchmark.swift)
+//   swift run -c release schemagen-bench cold [users]   (ColdQueryBenchmark.swift: a process's first query)
 //
 // U users; U chats, each with 10 users (mutual many-to-many) and P messages (mutual
 // one-to-many, cascade), each message with 8 words of text drawn from a vocabulary of V
 // words (default 2,000; 20 makes every posting list long, as common words are in real
 // text), a timestamp and a required one-way author. Prints one line per step with
 // milliseconds.
+
+if CommandLine.arguments.dropFirst().first == "cold" {
+    try runColdQueryBenchmark(users: CommandLine.arguments.dropFirst(2).compactMap { Int($0) }.first ?? 10_000)
+    exit(0)
+}
 
 if CommandLine.arguments.dropFirst().first == "queries" {
     let numbers = CommandLine.arguments.dropFirst(2).compactMap { Int($0) }
