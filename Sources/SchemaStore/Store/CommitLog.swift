@@ -2,7 +2,7 @@
 
 /// What each commit to a shared file changed, by id: the rows written or removed, the link
 /// slots written and the archives, so that another store on the file loads only those
-/// instead of the whole graph (``Store/catchUpWithOtherStores(insideTransaction:)``).
+/// instead of the whole graph (`Store.catchUpWithOtherStores()`).
 ///
 /// Commits are numbered 1, 2, 3... in the order they commit (each takes the next number
 /// under the write lock), so a follower that saw commit n reads the entries of n + 1 and

@@ -4,7 +4,7 @@ import Foundation
 /// process or others): the commit counter its graph reflects, the schema the file had when
 /// the store opened, and the timer that checks for their commits.
 ///
-/// `seenCounter` and `failure` are read and written only under the store's write lock.
+/// Everything but the timer is read and written only under the store's write lock.
 final class SharedFile: @unchecked Sendable {
     /// The backend's external commit counter when the current graph was loaded.
     var seenCounter: Int64

@@ -36,14 +36,14 @@ extension Store {
         try? catchUpWithOtherStores()
     }
 
-    /// Loads the graph again if another connection committed since the current graph was
-    /// loaded, makes it current and delivers the difference to observers. Called holding the
-    /// write lock; `insideTransaction` when a write transaction is open (the load then reads
-    /// in it, so nothing can commit between the load and the write).
+    /// Applies what other connections committed since the current graph was loaded (from
+    /// the log, or by loading the graph again), makes it current and tells observers. Called
+    /// holding the write lock. Inside a write transaction the reads join it, so nothing can
+    /// commit between them and the write; otherwise they run in one read transaction.
     ///
     /// Throws ``StoreError/schemaChangedElsewhere(path:)``, from then on, once another
     /// connection migrated the file to another schema.
-    func catchUpWithOtherStores(insideTransaction: Bool = false) throws {
+    func catchUpWithOtherStores() throws {
         guard let sharing, let backend else { return }
         if let failure = sharing.failure { throw failure }
         guard let counter = try backend.externalCommitCounter(), counter != sharing.seenCounter else { return }

@@ -215,7 +215,7 @@ public final class Store: @unchecked Sendable {
             // graph: what other stores committed before is loaded first, and none can commit
             // until this one ends.
             try backend.transaction { transaction in
-                try catchUpWithOtherStores(insideTransaction: true)
+                try catchUpWithOtherStores()
                 commit = try run(body, transaction: transaction)
             }
             return finish(commit!)
