@@ -42,8 +42,11 @@ enum ConvertCommand {
                 throw UsageError(message: "cannot read \(path): \(error.localizedDescription)")
             }
         }
+        // The target's schema type is named after the folder, as `generate` names it.
+        let schemaName = SchemaGenerator.schemaName(forTarget: URL(fileURLWithPath: output).lastPathComponent)
         let result = SwiftletModelImport.convert(sources, options: .init(tracksUpdatedAt: !arguments.flags.contains("--no-updated-at"),
-                                                                         keepsDeletedArchives: !arguments.flags.contains("--no-soft-delete")))
+                                                                         keepsDeletedArchives: !arguments.flags.contains("--no-soft-delete"),
+                                                                         schemaName: schemaName))
         SchemaGenCommand.report(result.diagnostics)
         if result.hasErrors {
             SchemaGenCommand.printError("nothing written: fix the errors above (in the Swift models) and convert again")

@@ -248,6 +248,38 @@ import Testing
         #expect(checked.succeeded, "\(checked.errors.prefix(10).joined(separator: "\n"))")
     }
 
+    /// #30: SwiftletModel's schema root (no id, relations to every entity type and archives)
+    /// becomes a document of the whole graph, not seven errors.
+    @Test func theSchemaRootBecomesAContextDocument() throws {
+        let source = """
+        @EntityModel
+        struct User {
+            let id: String
+            var name: String
+        }
+
+        @EntityModel
+        struct Schema {
+            @Relationship
+            var users: [User]?
+            @Relationship
+            var deletedUsers: [Deleted<User>]?
+        }
+        """
+        let result = SwiftletModelImport.convert([SchemaSource(path: "Models.swift", text: source)])
+        #expect(!result.hasErrors, "\(result.diagnostics)")
+        #expect(result.diagnostics.map(\.message) == ["'Schema' has no id: it is a schema root, kept as 'typealias Schema = ContextDocument<StoreSchema>'"])
+        let file = try #require(result.files.first)
+        #expect(file.schemaText?.contains("entity Schema") == false && file.swiftText?.contains("typealias Schema = ContextDocument<StoreSchema>") == true)
+        try Self.typeCheckSource(result, usage: """
+            import Foundation
+            import SchemaRuntime
+            func sync(_ context: Context) throws -> Data {
+                try JSONEncoder().encode(Schema(context))
+            }
+            """)
+    }
+
     /// Generates Swift from the converted schema and type-checks it with the kept Swift and
     /// `usage` source.
     static func typeCheckSource(_ result: SwiftletModelImport, usage: String) throws {

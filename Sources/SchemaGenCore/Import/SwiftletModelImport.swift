@@ -29,10 +29,14 @@ public struct SwiftletModelImport: Sendable {
         /// Adds `metadata softDelete` to every entity, as SwiftletModel's `delete(from:)` keeps
         /// a `Deleted<T>` archive of everything it deletes.
         public var keepsDeletedArchives = true
+        /// The name of the generated type listing the target's entities (`<Target>Schema`),
+        /// which a SwiftletModel schema root becomes a document of.
+        public var schemaName = SchemaGenerator.defaultSchemaName
 
-        public init(tracksUpdatedAt: Bool = true, keepsDeletedArchives: Bool = true) {
+        public init(tracksUpdatedAt: Bool = true, keepsDeletedArchives: Bool = true, schemaName: String = SchemaGenerator.defaultSchemaName) {
             self.tracksUpdatedAt = tracksUpdatedAt
             self.keepsDeletedArchives = keepsDeletedArchives
+            self.schemaName = schemaName
         }
     }
 

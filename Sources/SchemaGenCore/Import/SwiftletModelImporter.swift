@@ -156,6 +156,8 @@ struct SwiftletModelImporter {
             case "import":
                 let module = declaration.name ?? ""
                 if module != "SwiftletModel", module != "Foundation" { imports.append("import \(module)") }
+            case "struct" where declaration.attribute("EntityModel") != nil && isSchemaRoot(declaration, in: input):
+                kept.append(schemaRoot(declaration, in: input))
             case "struct" where declaration.attribute("EntityModel") != nil:
                 let (entity, members) = convertEntity(declaration, in: input)
                 document.declarations.append(.entity(entity))
@@ -255,6 +257,29 @@ struct SwiftletModelImporter {
         }
         return SwiftletModelImport.File(sourcePath: input.path, schema: hasSchema ? document : nil,
                                         schemaText: hasSchema ? Self.endingInNewline(DSLPrinter.print(document)) : nil, swiftText: swift)
+    }
+
+    /// SwiftletModel's schema root: an `@EntityModel` without an `id`, whose relations list
+    /// every entity type (and `Deleted<T>` archives), queried to read or sync the whole graph.
+    private func isSchemaRoot(_ declaration: SwiftDeclaration, in input: Input) -> Bool {
+        let members = input.reader.declarations(in: declaration.body ?? 0..<0)
+        let stored = members.filter { ($0.keyword == "var" || $0.keyword == "let") && !$0.modifiers.contains("static") }
+        return !stored.contains { $0.name == "id" } && stored.contains { $0.attribute("Relationship") != nil }
+    }
+
+    /// The schema root as kept Swift: the generated schema type already lists every entity,
+    /// and ``ContextDocument`` is the whole graph as one Codable value.
+    private mutating func schemaRoot(_ declaration: SwiftDeclaration, in input: Input) -> String {
+        let name = declaration.name ?? "Schema"
+        diagnostics.append(.warning("'\(name)' has no id: it is a schema root, kept as 'typealias \(name) = ContextDocument<\(options.schemaName)>'",
+                                    at: input.tokens[declaration.keywordIndex].location,
+                                    hint: "read or sync the whole graph with ContextDocument<\(options.schemaName)>(context); query each entity type on its own (docs/Migrating.md)"))
+        return """
+            /// SwiftletModel's schema root: here the whole graph is one document, every entity and
+            /// archive by type with links as ids (`\(name)(context)`, Codable), and each entity type
+            /// is queried on its own (`User.query(in: context).updated(within: ...)`).
+            typealias \(name) = ContextDocument<\(options.schemaName)>
+            """
     }
 
     /// `Schema.V1` in `extension Schema.V1 {`: the names after the keyword at `index`.
