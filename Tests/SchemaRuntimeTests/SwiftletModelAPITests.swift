@@ -198,6 +198,20 @@ import Testing
         #expect(Message.query(in: context).updated(within: window).count() == inWindow.count)
     }
 
+    /// #30: `filter` after `first()` / `last()` (and on any single query): the entity when it
+    /// satisfies the predicate, else nil.
+    @Test func filterAfterFirstOrLast() throws {
+        var context = Context()
+        for (index, age) in [30, 12, 45].enumerated() { try User(id: "u\(index)", name: "n\(index)", age: age).save(to: &context) }
+        let byAge = User.query(in: context).sorted(by: \.age)
+        #expect(byAge.first().filter(\.age < 18).resolve()?.id == "u1")
+        #expect(byAge.first().filter(\.age > 18).resolve() == nil)
+        #expect(byAge.last().filter(\.age > 40).resolve()?.id == "u2")
+        #expect(User.query("u0", in: context).filter(\.name == "n0").resolve()?.id == "u0")
+        #expect(User.query("u0").filter(\.name == "x").resolve(in: context) == nil)
+        #expect(byAge.first().filter(.custom { $0.name.hasPrefix("n") }).resolve()?.id == "u1")
+    }
+
     /// #30: `lastWriteWins(strategies...)` without `comparedBy:` for a `Comparable` entity.
     @Test func lastWriteWinsComparesComparableEntities() {
         let stored = Ranked(timestamp: 5, tags: ["4"]), late = Ranked(timestamp: 3, tags: ["3"]), newer = Ranked(timestamp: 9, tags: ["9"])

@@ -102,4 +102,20 @@ public struct Query<Entity: EntityModelProtocol>: NestedQuery {
             return context.liveTarget(source, column, key, Target.self)
         }, reach: { context in parent.reach(in: context) })
     }
+
+    /// The entity this query finds if it satisfies `predicate`, else nil (SwiftletModel's
+    /// `query.first().filter(...)`): `Message.query(in: context).sorted(by: \.timestamp.desc)
+    /// .first().filter(\.isRead == false)` is the newest message when it is unread.
+    public func filter(_ predicate: Predicate<Entity>) -> Query {
+        let base = self
+        return Query(context: context, nesting: nesting, key: { context in
+            guard let key = base.key(in: context), let row = context.row(Entity.self, key) else { return nil }
+            let savedAt = predicate.node.readsSaveTimes ? context.savedAt(Entity.self, key: key) : nil
+            return predicate.evaluate(row, in: context, key: key, savedAt: savedAt) ? key : nil
+        }, reach: { context in
+            var reach = base.reach(in: context)
+            for table in predicate.node.reachedTables { reach.watch(table) }
+            return reach
+        })
+    }
 }
