@@ -212,6 +212,23 @@ import Testing
         #expect(byAge.first().filter(.custom { $0.name.hasPrefix("n") }).resolve()?.id == "u1")
     }
 
+    /// #30: matching options on NSRegularExpression predicates, and regular expressions over
+    /// optional fields (nil has no match) and several fields at once.
+    @Test func regularExpressionsTakeMatchingOptionsAndOptionalFields() throws {
+        var context = Context()
+        try User(id: "1", name: "Ada Lovelace", username: "ada").save(to: &context)
+        try User(id: "2", name: "Grace", username: nil).save(to: &context)
+        try User(id: "3", name: "Lovelace fan", username: "fan").save(to: &context)
+        let lovelace = try NSRegularExpression(pattern: "Lovelace")
+        #expect(User.filter(.string(\.name, matches: lovelace), in: context).resolve().map(\.id) == ["1", "3"])
+        #expect(User.filter(.string(\.name, matches: lovelace, options: [.anchored]), in: context).resolve().map(\.id) == ["3"])
+        #expect(User.filter(.string(\.name, notMatching: lovelace, options: [.anchored]), in: context).resolve().map(\.id) == ["1", "2"])
+        #expect(User.filter(.string(\.username, matches: #/^a/#), in: context).resolve().map(\.id) == ["1"])
+        #expect(User.filter(.string(\.username, notMatching: #/^a/#), in: context).resolve().map(\.id) == ["2", "3"])
+        #expect(User.filter(.string(\.name, \.username, matches: #/^(Grace|fan)$/#), in: context).resolve().map(\.id) == ["2", "3"])
+        #expect(User.filter(try .string(\.username, matchesRegex: "^F", caseSensitive: false), in: context).resolve().map(\.id) == ["3"])
+    }
+
     /// #30: `lastWriteWins(strategies...)` without `comparedBy:` for a `Comparable` entity.
     @Test func lastWriteWinsComparesComparableEntities() {
         let stored = Ranked(timestamp: 5, tags: ["4"]), late = Ranked(timestamp: 3, tags: ["3"]), newer = Ranked(timestamp: 9, tags: ["9"])

@@ -104,45 +104,52 @@ extension EntityPredicate {
     }
 
     // MARK: Regular expressions
+    //
+    // Over `String` and `String?` fields alike (a nil field has no match), one or several.
 
     /// Some field has a match of `regex`.
-    public static func string<Output>(_ keyPaths: KeyPath<Entity, String>..., matches regex: Regex<Output>) -> EntityPredicate {
+    public static func string<Output, each Field: TextSearchable>(_ keyPaths: repeat KeyPath<Entity, each Field>,
+                                                                  matches regex: Regex<Output>) -> EntityPredicate {
         nonisolated(unsafe) let regex = regex
-        return text(keyPaths, .regex, "\(regex)", matcher: { (try? regex.firstMatch(in: $0)) != nil })
+        return text(list(repeat each keyPaths), .regex, "\(regex)", matcher: { (try? regex.firstMatch(in: $0)) != nil })
     }
 
     /// No field has a match of `regex`.
-    public static func string<Output>(_ keyPaths: KeyPath<Entity, String>..., notMatching regex: Regex<Output>) -> EntityPredicate {
-        nonisolated(unsafe) let regex = regex
-        return !text(keyPaths, .regex, "\(regex)", matcher: { (try? regex.firstMatch(in: $0)) != nil })
+    public static func string<Output, each Field: TextSearchable>(_ keyPaths: repeat KeyPath<Entity, each Field>,
+                                                                  notMatching regex: Regex<Output>) -> EntityPredicate {
+        !string(repeat each keyPaths, matches: regex)
     }
 
-    /// Some field has a match of `regex`.
-    public static func string(_ keyPaths: KeyPath<Entity, String>..., matches regex: NSRegularExpression) -> EntityPredicate {
-        text(keyPaths, .regex, regex.pattern, matcher: { regex.firstMatch(in: $0, range: NSRange($0.startIndex..., in: $0)) != nil })
+    /// Some field has a match of `regex`, searched with `options` (`.anchored`,
+    /// `.withoutAnchoringBounds`, ...).
+    public static func string<each Field: TextSearchable>(_ keyPaths: repeat KeyPath<Entity, each Field>, matches regex: NSRegularExpression,
+                                                          options: NSRegularExpression.MatchingOptions = []) -> EntityPredicate {
+        string(list(repeat each keyPaths), matchesExpression: regex, options: options)
     }
 
-    /// No field has a match of `regex`.
-    public static func string(_ keyPaths: KeyPath<Entity, String>..., notMatching regex: NSRegularExpression) -> EntityPredicate {
-        !string(keyPaths, matchesExpression: regex)
+    /// No field has a match of `regex`, searched with `options`.
+    public static func string<each Field: TextSearchable>(_ keyPaths: repeat KeyPath<Entity, each Field>, notMatching regex: NSRegularExpression,
+                                                          options: NSRegularExpression.MatchingOptions = []) -> EntityPredicate {
+        !string(list(repeat each keyPaths), matchesExpression: regex, options: options)
     }
 
     /// Some field matches the regular expression `pattern` somewhere, compiled with
     /// `options`. Throws ``InvalidQuery`` if the pattern does not compile.
-    public static func string(_ keyPaths: KeyPath<Entity, String>..., matchesRegex pattern: String, caseSensitive: Bool = true,
-                              options: NSRegularExpression.Options = []) throws -> EntityPredicate {
-        string(keyPaths, matchesExpression: try compile(pattern, caseSensitive: caseSensitive, options: options))
+    public static func string<each Field: TextSearchable>(_ keyPaths: repeat KeyPath<Entity, each Field>, matchesRegex pattern: String,
+                                                          caseSensitive: Bool = true, options: NSRegularExpression.Options = []) throws -> EntityPredicate {
+        string(list(repeat each keyPaths), matchesExpression: try compile(pattern, caseSensitive: caseSensitive, options: options), options: [])
     }
 
     /// No field matches the regular expression `pattern`. Throws ``InvalidQuery`` if the
     /// pattern does not compile.
-    public static func string(_ keyPaths: KeyPath<Entity, String>..., notMatchingRegex pattern: String, caseSensitive: Bool = true,
-                              options: NSRegularExpression.Options = []) throws -> EntityPredicate {
-        !string(keyPaths, matchesExpression: try compile(pattern, caseSensitive: caseSensitive, options: options))
+    public static func string<each Field: TextSearchable>(_ keyPaths: repeat KeyPath<Entity, each Field>, notMatchingRegex pattern: String,
+                                                          caseSensitive: Bool = true, options: NSRegularExpression.Options = []) throws -> EntityPredicate {
+        !string(list(repeat each keyPaths), matchesExpression: try compile(pattern, caseSensitive: caseSensitive, options: options), options: [])
     }
 
-    private static func string(_ keyPaths: [KeyPath<Entity, String>], matchesExpression regex: NSRegularExpression) -> EntityPredicate {
-        text(keyPaths, .regex, regex.pattern, matcher: { regex.firstMatch(in: $0, range: NSRange($0.startIndex..., in: $0)) != nil })
+    private static func string(_ keyPaths: [PartialKeyPath<Entity>], matchesExpression regex: NSRegularExpression,
+                               options: NSRegularExpression.MatchingOptions) -> EntityPredicate {
+        text(keyPaths, .regex, regex.pattern, matcher: { regex.firstMatch(in: $0, options: options, range: NSRange($0.startIndex..., in: $0)) != nil })
     }
 
     private static func compile(_ pattern: String, caseSensitive: Bool, options: NSRegularExpression.Options) throws -> NSRegularExpression {
