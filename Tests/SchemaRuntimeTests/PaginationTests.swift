@@ -134,6 +134,18 @@ import Testing
             cursor = page.next
         } while cursor != nil
         let times = Dictionary(uniqueKeysWithValues: Message.query(in: context).resolve().map { ($0.id, context.updatedAt(of: Message.self, id: $0.id)!) })
+        // A cursor keeps the save time its entity had: saving that entity again between pages
+        // does not move where the next page starts (nothing is skipped).
+        var moving = context
+        var again: [String] = []
+        cursor = nil
+        repeat {
+            let page = Message.query(in: moving).sorted(by: descending ? .updatedAt.desc : .updatedAt).page(size: 7, after: cursor)
+            again += page.entities.map(\.id)
+            cursor = page.next
+            if let last = page.entities.last { try last.save(to: &moving) }
+        } while cursor != nil
+        #expect(Set(again).isSuperset(of: times.keys), "a page skipped messages after its cursor's entity was saved again")
         let expected = times.keys.sorted { a, b in
             times[a]! != times[b]! ? (times[a]! < times[b]!) != descending : a < b
         }

@@ -6,11 +6,15 @@
 public struct QueryCursor<Entity: EntityModelProtocol>: Hashable, Sendable {
     /// The last entity of the page, as it was then.
     let entity: Entity
+    /// Its save time then (nil when it had none), for queries sorted by `.updatedAt`: the
+    /// position stays where the page ended even if the entity is saved again meanwhile.
+    let savedAt: Double?
     /// The entity's id, which identifies the cursor.
     let id: IndexValue
 
-    init(_ entity: Entity) {
+    init(_ entity: Entity, savedAt: Double?) {
         self.entity = entity
+        self.savedAt = savedAt
         id = Self.idValue(entity.id)
     }
 

@@ -22,7 +22,7 @@ extension QueryList {
         let size = Swift.max(size, 0)
         let context = context ?? self.context ?? Context()
         var query = self
-        query.keyset = .init(after: cursor.map { cursor in { _ in cursor.entity } })
+        query.keyset = .init(after: cursor.map { cursor in { _ in cursor } })
         // One more than the page tells whether another page follows.
         query.limit = size == Int.max ? size : size + 1
         query.offset = 0
@@ -30,7 +30,9 @@ extension QueryList {
         let hasMore = keys.count > size
         if hasMore { keys.removeLast() }
         let entities = keys.compactMap { context.resolve(Entity.self, key: $0, nesting: nesting) }
-        let next = hasMore ? keys.last.flatMap { context.row(Entity.self, $0) }.map { QueryCursor($0) } : nil
+        let next = hasMore ? keys.last.flatMap { key in
+            context.row(Entity.self, key).map { QueryCursor($0, savedAt: context.savedAt(Entity.self, key: key)) }
+        } : nil
         return QueryPage(entities: entities, next: next)
     }
 
@@ -39,31 +41,32 @@ extension QueryList {
     /// more: its sort values and id are the position.
     public func after(_ entity: Entity) -> QueryList {
         var copy = self
-        copy.keyset = .init(after: { _ in entity })
+        copy.keyset = .init(after: { context in
+            QueryCursor(entity, savedAt: context.key(of: entity.id, Entity.self).flatMap { context.savedAt(Entity.self, key: $0) })
+        })
         return copy
     }
 
     /// The entities after `cursor` in the query's keyset order (sort keys, then id).
     public func after(_ cursor: QueryCursor<Entity>) -> QueryList {
         var copy = self
-        copy.keyset = .init(after: { _ in cursor.entity })
+        copy.keyset = .init(after: { _ in cursor })
         return copy
     }
 
     /// Keyset order and the position to start after, for a paged query.
     struct Keyset {
-        /// The entity to start after (its position is computed from the sort keys when the
-        /// query runs, so `after(_:)` and `sorted(by:)` may come in any order); nil for the
-        /// first page.
-        let after: ((Context) -> Entity)?
+        /// Where to start: after an entity, whose position is computed from the sort keys
+        /// when the query runs (so `after(_:)` and `sorted(by:)` may come in any order); nil
+        /// for the first page.
+        let after: ((Context) -> QueryCursor<Entity>)?
     }
 
-    /// The keyset position of `entity`: its sort values (its save time in `context` for a
-    /// query sorted by `.updatedAt`) and its id.
-    private func position(of entity: Entity, in context: Context) -> (values: [IndexValue], id: IndexValue) {
-        let id = QueryCursor<Entity>.idValue(entity.id)
-        guard saveTimeOrder != nil else { return (sortKeys.map { $0.value(entity) }, id) }
-        return ([Self.saveTimeValue(context.key(of: entity.id, Entity.self).flatMap { context.savedAt(Entity.self, key: $0) })], id)
+    /// The keyset position of a cursor: its entity's sort values (its save time, for a query
+    /// sorted by `.updatedAt`) and id.
+    private func position(of cursor: QueryCursor<Entity>) -> (values: [IndexValue], id: IndexValue) {
+        guard saveTimeOrder != nil else { return (sortKeys.map { $0.value(cursor.entity) }, cursor.id) }
+        return ([Self.saveTimeValue(cursor.savedAt)], cursor.id)
     }
 
     /// A save time as a keyset value: none sorts first, as `sorted(by: .updatedAt)` has it.
@@ -78,7 +81,7 @@ extension QueryList {
 
     /// The keys of a paged query, in keyset order, after the cursor, limited.
     func executeKeyset(_ keyset: Keyset, in context: Context, base: [Int32]?) -> (keys: [Int32], plan: QueryPlan) {
-        let cursor = keyset.after.map { position(of: $0(context), in: context) }
+        let cursor = keyset.after.map { position(of: $0(context)) }
         let needed = limit.map { $0 > Int.max - offset ? Int.max : $0 + offset } ?? Int.max
         var planner = QueryPlanner<Entity>(context: context)
         var keys: [Int32] = []
