@@ -361,6 +361,20 @@ final class SQLiteBackend: StoreBackend, @unchecked Sendable {
         }
     }
 
+    func archive(name: String, id: StoredValue) throws -> Data? {
+        try mapped {
+            guard try !database.strings("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'schemagen:archive'").isEmpty else { return nil }
+            let statement = try database.statement(cacheKey: "archive read", "SELECT archive FROM \(Self.archiveTable) WHERE name = ? AND id = ?")
+            try statement.bind([.text(name), id])
+            defer { statement.reset() }
+            guard try statement.step() else { return nil }
+            guard case .blob(let json) = statement.value(at: 0) else {
+                throw StoreError.corrupt(path: location, reason: "a record of schemagen:archive is unreadable")
+            }
+            return json
+        }
+    }
+
     func recordedFingerprint() throws -> String? {
         try mapped { try readMetadata()?.fingerprint }
     }

@@ -61,6 +61,9 @@ protocol StoreBackend: AnyObject, Sendable {
     /// The targets of `owner` in a link table, in order.
     func targets(_ link: LinkLayout, owner: StoredValue) throws -> [StoredValue]
 
+    /// The soft-deleted archive of `id` of entity `name` as JSON, nil when there is none.
+    func archive(name: String, id: StoredValue) throws -> Data?
+
     /// Releases the storage. Further calls fail.
     func close()
 }

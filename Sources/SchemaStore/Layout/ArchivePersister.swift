@@ -15,6 +15,9 @@ protocol AnyArchivePersister: Sendable {
     func json(_ key: Int32, in context: Context) throws -> Data?
     /// Reads an archive back into `context`.
     func load(_ json: Data, into context: inout Context) throws
+    /// Stores the archive of `id` another store committed, or removes it when `json` is nil.
+    /// Inside a transaction, journaled.
+    func refresh(_ json: Data?, id: StoredValue, in context: inout Context) throws
 }
 
 struct ArchivePersister<Entity: PersistentEntity & Codable>: AnyArchivePersister {
@@ -36,5 +39,13 @@ struct ArchivePersister<Entity: PersistentEntity & Codable>: AnyArchivePersister
 
     func load(_ json: Data, into context: inout Context) throws {
         try context.loadRow(try JSONDecoder().decode(Deleted<Entity>.self, from: json), savedAt: nil)
+    }
+
+    func refresh(_ json: Data?, id: StoredValue, in context: inout Context) throws {
+        guard let json else {
+            if let key = context.storedKey(of: try Entity.ID(storedValue: id), Deleted<Entity>.self) { context.removeRow(key) }
+            return
+        }
+        try context.refreshRow(try JSONDecoder().decode(Deleted<Entity>.self, from: json), savedAt: nil)
     }
 }

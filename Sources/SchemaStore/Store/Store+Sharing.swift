@@ -62,13 +62,12 @@ extension Store {
     /// link slots they name, read by id, applied in one transaction whose change set the
     /// observers receive as for a local write. O(what the commits changed). Returns false,
     /// changing nothing, when the log cannot tell: commits it no longer keeps, a commit
-    /// without entries (a writer that kept no log), archives or packs (loaded whole).
+    /// without entries (a writer that kept no log), or a store over packs (loaded whole).
     private func followLog(sharing: SharedFile, backend: any StoreBackend) throws -> Bool {
         guard stateLock.withLock({ layers }) == nil else { return false }
         let entries = try backend.commits(after: sharing.seenCommit)
         guard let first = entries.first, first.commit == sharing.seenCommit + 1,
-              Set(entries.map(\.commit)).count == Int(entries.last!.commit - sharing.seenCommit),
-              !entries.contains(where: { $0.entry.kind == .archive }) else { return false }
+              Set(entries.map(\.commit)).count == Int(entries.last!.commit - sharing.seenCommit) else { return false }
         let before = self.context
         var context = before
         let changes: ChangeSet
@@ -79,6 +78,10 @@ extension Store {
                 for (_, entry) in entries where entry.kind == .row && done.insert(entry).inserted {
                     guard let entity = layout.entities.first(where: { $0.entityName == entry.name }) else { continue }
                     try entity.refreshRow(try backend.row(entity, id: entry.id), id: entry.id, in: &context)
+                }
+                for (_, entry) in entries where entry.kind == .archive && done.insert(entry).inserted {
+                    guard let archive = layout.archivesByName[entry.name] else { continue }
+                    try archive.refresh(try backend.archive(name: entry.name, id: entry.id), id: entry.id, in: &context)
                 }
                 for (_, entry) in entries where entry.kind == .link && done.insert(entry).inserted {
                     guard let link = layout.links.first(where: { $0.name == entry.name }) else { continue }
