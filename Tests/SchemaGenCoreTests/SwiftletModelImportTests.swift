@@ -280,6 +280,47 @@ import Testing
             """)
     }
 
+    /// #30: generic field types keep their full spelling through an alias in the kept Swift
+    /// (usable in indexes and predicates when Codable and Hashable); a generic entity gets an
+    /// error that says what to do instead.
+    @Test func genericFieldTypesAndGenericEntities() throws {
+        let source = """
+        struct ComparableBox<Value: Comparable & Codable & Hashable & Sendable>: Codable, Hashable, Sendable {
+            var value: Value
+        }
+
+        @EntityModel
+        struct Measurement {
+            let id: String
+            var box: ComparableBox<Int>
+            var label: ComparableBox<String>?
+            @HashIndex<Self>(\\.box)
+            private static var byBox
+        }
+        """
+        let result = SwiftletModelImport.convert([SchemaSource(path: "Models.swift", text: source)])
+        #expect(!result.hasErrors, "\(result.diagnostics)")
+        let file = try #require(result.files.first)
+        #expect(file.schemaText?.contains("var box: ComparableBoxOfInt") == true && file.schemaText?.contains("var label: ComparableBoxOfString?") == true)
+        #expect(file.swiftText?.contains("typealias ComparableBoxOfInt = ComparableBox<Int>") == true)
+        try Self.typeCheckSource(result, usage: """
+            func use(_ context: Context) {
+                _ = Measurement(id: "m", box: ComparableBox(value: 3), label: nil)
+                _ = Measurement.filter(\\.box == ComparableBox(value: 3), in: context)
+            }
+            """)
+
+        let generic = SwiftletModelImport.convert([SchemaSource(path: "Attachment.swift", text: """
+            @EntityModel
+            struct GenericAttachment<T: Codable> {
+                let id: String
+                var payload: T
+            }
+            """)])
+        #expect(generic.diagnostics.map(\.message) == ["generic entity 'GenericAttachment<...>' cannot become a schema entity"])
+        #expect(generic.diagnostics.first?.hint?.contains("declare one entity per type it is used with") == true)
+    }
+
     /// Generates Swift from the converted schema and type-checks it with the kept Swift and
     /// `usage` source.
     static func typeCheckSource(_ result: SwiftletModelImport, usage: String) throws {

@@ -89,6 +89,23 @@ extension SwiftletModelImporter {
 
     // MARK: Members
 
+    /// The alias of a generic type spelled `Base<Arguments>` (optionally `?`): its name
+    /// (`ComparableBoxOfInt`, `PairOfStringAndInt`), the spelling it stands for, and whether
+    /// the field is optional. Nil for anything else.
+    static func genericAlias(_ text: String) -> (name: String, spelling: String, isOptional: Bool)? {
+        var spelling = text.filter { !$0.isWhitespace }
+        let isOptional = spelling.hasSuffix("?")
+        if isOptional { spelling.removeLast() }
+        guard let open = spelling.firstIndex(of: "<"), spelling.hasSuffix(">"), open != spelling.startIndex else { return nil }
+        let base = spelling[..<open]
+        guard base.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "." }) else { return nil }
+        let arguments = spelling[spelling.index(after: open)..<spelling.index(before: spelling.endIndex)]
+        let words = arguments.split(whereSeparator: { !($0.isLetter || $0.isNumber) }).map { $0.prefix(1).uppercased() + $0.dropFirst() }
+        guard !words.isEmpty else { return nil }
+        let name = base.replacingOccurrences(of: ".", with: "") + "Of" + words.joined(separator: "And")
+        return (name, spelling, isOptional)
+    }
+
     /// `let name: Type = default`.
     private mutating func convertField(_ member: SwiftDeclaration, in input: Input) -> FieldDeclaration? {
         let nameIndex = member.keywordIndex + 1
@@ -109,7 +126,14 @@ extension SwiftletModelImporter {
         }
         let typeLocation = input.tokens[nameIndex + 2].location
         let typeText = text((nameIndex + 2)...(equals - 1), in: input)
-        let (type, typeProblems) = DSLParser.parseType(typeText, at: SourceLocation(path: typeLocation.path, line: typeLocation.line, column: typeLocation.column - 1))
+        var (type, typeProblems) = DSLParser.parseType(typeText, at: SourceLocation(path: typeLocation.path, line: typeLocation.line, column: typeLocation.column - 1))
+        // A generic type (`ComparableBox<Int>`, optional or not) is named through a typealias
+        // the kept Swift declares (`ComparableBoxOfInt`), as nested types are.
+        if type == nil || !typeProblems.isEmpty, let alias = Self.genericAlias(typeText) {
+            type = alias.isOptional ? .optional(.named(alias.name)) : .named(alias.name)
+            typeProblems = []
+            genericAliases[alias.name] = alias.spelling
+        }
         guard let type, typeProblems.isEmpty else {
             diagnostics.error("type '\(typeText)' of '\(member.name ?? "?")' cannot be written in a schema", at: typeLocation,
                               hint: "schema fields use named types, optionals, arrays and dictionaries; wrap others in a Codable type")

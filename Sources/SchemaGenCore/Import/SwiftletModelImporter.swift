@@ -36,6 +36,10 @@ struct SwiftletModelImporter {
     var entityScopes: [String: String] = [:]
     /// Typealiases for nested types already written into a kept file: each is written once.
     var declaredAliases: Set<String> = []
+    /// `IndexKeyConvertible` conformances already written into a kept file: each is written once.
+    var declaredConformances: Set<String> = []
+    /// Generic field types named through an alias: alias -> the generic spelling.
+    var genericAliases: [String: String] = [:]
 
     init(sources: [SchemaSource], options: SwiftletModelImport.Options) {
         self.options = options
@@ -132,7 +136,16 @@ struct SwiftletModelImporter {
 
     /// `struct User: Codable, Hashable` -> ["Codable", "Hashable"].
     private func inheritance(of declaration: SwiftDeclaration, in input: Input) -> [String] {
-        let start = declaration.keywordIndex + 2
+        var start = declaration.keywordIndex + 2
+        // Past a generic parameter clause (`struct Box<Value: Comparable>: Codable`).
+        if start < input.tokens.count, input.tokens[start].isPunctuation("<") {
+            var depth = 0
+            while start <= declaration.tokens.upperBound {
+                if input.tokens[start].isPunctuation("<") { depth += 1 }
+                if input.tokens[start].isPunctuation(">") { depth -= 1; if depth == 0 { start += 1; break } }
+                start += 1
+            }
+        }
         guard start < input.tokens.count, input.tokens[start].isPunctuation(":") else { return [] }
         var names: [String] = []
         var index = start + 1
@@ -156,6 +169,12 @@ struct SwiftletModelImporter {
             case "import":
                 let module = declaration.name ?? ""
                 if module != "SwiftletModel", module != "Foundation" { imports.append("import \(module)") }
+            case "struct" where declaration.attribute("EntityModel") != nil && input.tokens[declaration.keywordIndex + 2].isPunctuation("<"):
+                // A store keeps one table per entity type, so a generic model is not an entity.
+                let name = declaration.name ?? "?"
+                diagnostics.error("generic entity '\(text(declaration.keywordIndex + 1...declaration.keywordIndex + 2, in: input))...>' cannot become a schema entity",
+                                  at: input.tokens[declaration.keywordIndex + 1].location,
+                                  hint: "a store keeps one table per entity type: declare one entity per type it is used with (\(name)<Image> -> Image\(name)), or keep it in Swift as a value type without @EntityModel")
             case "struct" where declaration.attribute("EntityModel") != nil && isSchemaRoot(declaration, in: input):
                 kept.append(schemaRoot(declaration, in: input))
             case "struct" where declaration.attribute("EntityModel") != nil:
@@ -216,8 +235,21 @@ struct SwiftletModelImporter {
             }
             document.declarations[position] = .entity(entity)
         }
+        for case .entity(let entity) in document.declarations {
+            for field in entity.fields {
+                for name in field.type.value.namedTypes {
+                    guard let spelling = genericAliases[name] else { continue }
+                    let alias = "typealias \(name) = \(spelling)"
+                    if !aliases.contains(alias), declaredAliases.insert(alias).inserted { aliases.append(alias) }
+                    // The alias has the generic type's conformances.
+                    let base = String(spelling[..<spelling.firstIndex(of: "<")!])
+                    if declaredTypes[name] == nil { declaredTypes[name] = declaredTypes[base] }
+                }
+            }
+        }
         if !aliases.isEmpty {
-            kept.append("// Schemas name types at the top level; these name the nested ones the entities use.\n" + aliases.joined(separator: "\n"))
+            kept.append("// Schemas name types at the top level; these name the nested and generic ones the entities use.\n"
+                        + aliases.joined(separator: "\n"))
         }
         // Types the entities use that stay in Swift.
         var indexConformances: [String] = []
@@ -238,7 +270,10 @@ struct SwiftletModelImporter {
                               inheritance.contains("Hashable") || inheritance.contains("Equatable") || inheritance.contains("Comparable") {
                         // Indexes and `==` predicates over it, as SwiftletModel allows: the
                         // runtime's default index value (raw value, or canonical JSON) applies.
-                        indexConformances.append("extension \(original): IndexKeyConvertible {}")
+                        // A generic type conforms once, for every argument (`extension Box: ...`).
+                        let conforming = genericAliases[name].map { String($0[..<$0.firstIndex(of: "<")!]) } ?? original
+                        let line = "extension \(conforming): IndexKeyConvertible {}"
+                        if !indexConformances.contains(line), declaredConformances.insert(line).inserted { indexConformances.append(line) }
                     }
                     document.declarations.append(.external(external))
                 }
