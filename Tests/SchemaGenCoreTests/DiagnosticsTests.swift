@@ -79,6 +79,25 @@ import Testing
         ])
     }
 
+    /// #30: a unique index needs what SwiftletModel's needs: Hashable or Comparable fields.
+    @Test func uniqueIndexesTakeHashableOrComparableFields() {
+        let text = """
+        entity A {
+            let id: String
+            var rank: Rank
+            var tag: Tag
+            var blob: Blob
+            index unique(rank)
+            index unique(tag)
+            index unique(blob)
+        }
+        external Rank: Comparable
+        external Tag: Hashable
+        external Blob: Equatable
+        """
+        #expect(diagnose(text) == ["8:18: error: unique index field 'blob' has type 'Blob', which is neither Hashable nor Comparable"])
+    }
+
     @Test func indexesWhoseGeneratedNamesCollide() {
         let text = """
         entity A {

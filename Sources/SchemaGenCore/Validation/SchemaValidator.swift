@@ -463,8 +463,12 @@ public struct SchemaValidator {
                     error("ordered index field '\(field.name.value)' has type '\(model.type)', which is not Comparable", at: field.name.location,
                           hint: traits.hashable ? "use 'index hash(\(field.name.value))' for equality lookups" : "order by a Comparable field instead")
                     valid = false
-                case .hash where known && !traits.hashable, .unique where known && !traits.hashable:
+                case .hash where known && !traits.hashable:
                     error("\(kind.rawValue) index field '\(field.name.value)' has type '\(model.type)', which is not Hashable", at: field.name.location)
+                    valid = false
+                case .unique where known && !traits.hashable && !traits.comparable:
+                    // Keys are compared as index values, so either is enough (as in SwiftletModel).
+                    error("unique index field '\(field.name.value)' has type '\(model.type)', which is neither Hashable nor Comparable", at: field.name.location)
                     valid = false
                 case .fulltext where !TypeCatalog.isString(model.type):
                     error("full-text index field '\(field.name.value)' has type '\(model.type)'; full-text indexes need String fields", at: field.name.location)
