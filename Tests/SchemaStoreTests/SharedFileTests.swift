@@ -93,6 +93,16 @@ import Testing
         reader.close()
     }
 
+    /// `refresh()` inside a write's closure is refused, not a deadlock.
+    @Test func refreshInsideAWriteIsRefused() throws {
+        let folder = try TemporaryFolder()
+        let store = try Store(.file(folder.file()), schema: ChatModelsSchema.self)
+        #expect(throws: StoreError.nestedWrite) { try store.write { _ in try store.refresh() } }
+        try store.refresh()
+        store.close()
+        #expect(throws: StoreError.closed) { try store.refresh() }
+    }
+
     /// A snapshot is a value: what other stores commit later never changes its answers.
     @Test func snapshotsNeverChangeUnderTheirReader() throws {
         let folder = try TemporaryFolder()

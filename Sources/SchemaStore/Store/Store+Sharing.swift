@@ -128,6 +128,8 @@ extension Store {
     /// observers have been told. Does nothing for a store no other can open. Throws
     /// ``StoreError/schemaChangedElsewhere(path:)`` once another store migrated the file.
     public func refresh() throws {
+        // Inside a write's closure the write holds the lock, and has caught up already.
+        try checkNotInsideAWrite()
         try writeLock.withLock {
             guard !isClosed else { throw StoreError.closed }
             try catchUpWithOtherStores()

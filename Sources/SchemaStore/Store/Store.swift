@@ -260,11 +260,17 @@ public final class Store: @unchecked Sendable {
         return commit.result
     }
 
+    /// Throws ``StoreError/nestedWrite`` on the thread running a write's closure: taking the
+    /// write lock again there would wait for itself forever.
+    func checkNotInsideAWrite() throws {
+        guard stateLock.withLock({ writingThread !== Thread.current }) else { throw StoreError.nestedWrite }
+    }
+
     /// Runs `body` as the only writer: the checks every write makes (not nested in a
     /// write's closure, not closed, not read-only), then `body` under the write lock.
     func exclusively<Result>(_ body: () throws -> Result) throws -> Result {
         // A write from inside a write's closure would wait for itself forever.
-        guard stateLock.withLock({ writingThread !== Thread.current }) else { throw StoreError.nestedWrite }
+        try checkNotInsideAWrite()
         return try writeLock.withLock {
             guard !isClosed else { throw StoreError.closed }
             guard !isReadOnly else { throw StoreError.readOnly(path: backend?.location ?? "memory") }
