@@ -56,7 +56,7 @@ enum ConvertCommand {
         for file in result.files {
             let stem = URL(fileURLWithPath: file.sourcePath).deletingPathExtension().lastPathComponent
             if let schema = file.schemaText {
-                try Data(schema.utf8).write(to: URL(fileURLWithPath: output).appendingPathComponent(stem + ".schema"), options: .atomic)
+                try Data(schema.utf8).write(to: URL(fileURLWithPath: output).appendingPathComponent(file.schemaStem + ".schema"), options: .atomic)
             }
             if let swift = file.swiftText {
                 try Data(swift.utf8).write(to: URL(fileURLWithPath: output).appendingPathComponent(stem + "+Kept.swift"), options: .atomic)

@@ -321,6 +321,52 @@ import Testing
         #expect(generic.diagnostics.first?.hint?.contains("declare one entity per type it is used with") == true)
     }
 
+    /// #30: models in two namespaces of one file: a schema file per namespace, so both stay
+    /// reachable under their namespace.
+    @Test func twoNamespacesInOneFileBecomeTwoSchemaFiles() throws {
+        let source = """
+        enum Indexed {}
+        enum Plain {}
+
+        extension Indexed {
+            @EntityModel
+            struct Note {
+                let id: String
+                var text: String
+                @Index<Self>(\\.text)
+                private static var byText
+            }
+        }
+
+        extension Plain {
+            @EntityModel
+            struct Memo {
+                let id: String
+                var text: String
+            }
+        }
+        """
+        let result = SwiftletModelImport.convert([SchemaSource(path: "Models/Notes.swift", text: source)])
+        #expect(!result.hasErrors && result.diagnostics.isEmpty, "\(result.diagnostics)")
+        #expect(result.files.map(\.schemaStem) == ["Notes", "Notes+Plain"])
+        #expect(result.files.map { $0.schemaText?.split(separator: "\n").first.map(String.init) } == ["namespace Indexed", "namespace Plain"])
+        // Both schema files, the kept Swift and code naming both namespaces compile together.
+        let sources = result.files.compactMap { file in file.schemaText.map { SchemaSource(path: file.schemaStem + ".schema", text: $0) } }
+        let output = SchemaGenerator.generate(sources)
+        #expect(!output.hasErrors, "\(output.diagnostics)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("namespaces-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let kept = directory.appendingPathComponent("Kept.swift"), usage = directory.appendingPathComponent("Usage.swift")
+        try Data(try #require(result.files.first?.swiftText).utf8).write(to: kept)
+        try Data("import SchemaRuntime\nfunc use() { _ = Indexed.Note(id: \"n\", text: \"t\"); _ = Plain.Memo(id: \"m\", text: \"t\") }\n".utf8).write(to: usage)
+        guard let checked = try SwiftCompiler.typeCheck(output.files, companions: [kept.path, usage.path]) else {
+            Issue.record("SchemaRuntime module not found next to the tests")
+            return
+        }
+        #expect(checked.succeeded, "\(checked.errors.prefix(10).joined(separator: "\n"))")
+    }
+
     /// Generates Swift from the converted schema and type-checks it with the kept Swift and
     /// `usage` source.
     static func typeCheckSource(_ result: SwiftletModelImport, usage: String) throws {

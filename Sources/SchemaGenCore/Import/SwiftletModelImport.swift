@@ -6,6 +6,9 @@ public struct SwiftletModelImport: Sendable {
     public struct File: Hashable, Sendable {
         /// The input file's path.
         public var sourcePath: String
+        /// The schema file's name without `.schema`: the input's (`Models`), or for a further
+        /// namespace the input declares models in, `Models+Namespace`.
+        public var schemaStem: String
         /// The schema, as a document (located in the Swift source) and as DSL text; nil when
         /// the file declares no entity and no enum.
         public var schema: SchemaDocument?

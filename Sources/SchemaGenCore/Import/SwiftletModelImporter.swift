@@ -60,7 +60,7 @@ struct SwiftletModelImporter {
             }
         }
         var files: [SwiftletModelImport.File] = []
-        for input in inputs { files.append(convert(input)) }
+        for input in inputs { files.append(contentsOf: convert(input)) }
         // Validate the schemas together, as the build plugin will.
         let documents = files.compactMap(\.schema)
         if !documents.isEmpty {
@@ -158,10 +158,13 @@ struct SwiftletModelImporter {
 
     // MARK: Files
 
-    private mutating func convert(_ input: Input) -> SwiftletModelImport.File {
+    /// The schema file (and kept Swift) of one input, plus a schema file per further
+    /// namespace it declares models in (`Models+NotIndexed.schema`): a schema file has one.
+    private mutating func convert(_ input: Input) -> [SwiftletModelImport.File] {
         // Named as the schema file it becomes (`Models.swift` -> `Models.schema`), so checks of
         // generated file names name those files; its declarations stay located in the Swift.
         var document = SchemaDocument(path: Self.schemaPath(for: input.path), declarations: [])
+        var namespaced: [SchemaDocument] = []
         var kept: [String] = []
         var imports: [String] = []
         for declaration in input.declarations {
@@ -193,15 +196,20 @@ struct SwiftletModelImporter {
                 for member in input.reader.declarations(in: declaration.body!) {
                     if member.keyword == "struct", member.attribute("EntityModel") != nil {
                         let (entity, members) = convertEntity(member, in: input)
-                        if document.namespace == nil {
+                        let location = Located(namespace, at: input.tokens[declaration.keywordIndex].location)
+                        if document.namespace == nil || document.namespace?.value == namespace {
                             // The schema's `namespace` line: the entity is also `Namespace.Name`.
-                            document.namespace = Located(namespace, at: input.tokens[declaration.keywordIndex].location)
-                        } else if document.namespace?.value != namespace {
-                            diagnostics.append(.warning("'\(entity.name.value)' is not reachable as '\(namespace.joined(separator: ".")).\(entity.name.value)'",
-                                                        at: entity.name.location,
-                                                        hint: "a schema file has one namespace (\(document.namespace!.value.joined(separator: "."))); move the model to its own file to keep its namespace"))
+                            document.namespace = location
+                            document.declarations.append(.entity(entity))
+                        } else if let position = namespaced.firstIndex(where: { $0.namespace?.value == namespace }) {
+                            namespaced[position].declarations.append(.entity(entity))
+                        } else {
+                            // Another namespace: a schema file of its own.
+                            let stem = Self.schemaStem(for: input.path) + "+" + namespace.joined()
+                            var other = SchemaDocument(path: Self.schemaPath(forStem: stem, beside: input.path), declarations: [.entity(entity)])
+                            other.namespace = location
+                            namespaced.append(other)
                         }
-                        document.declarations.append(.entity(entity))
                         if !members.isEmpty { kept.append("extension \(entity.name.value) {\n" + members.joined(separator: "\n\n") + "\n}") }
                     } else {
                         others.append(Self.indented(verbatim(member, in: input)))
@@ -213,11 +221,13 @@ struct SwiftletModelImporter {
                 kept.append(verbatim(declaration, in: input))
             }
         }
+        var documents = [document] + namespaced
         // Nested types are named through a typealias the kept Swift declares.
         var aliases: [String] = []
         // Schema name -> the qualified Swift type it stands for.
         var qualifiedNames: [String: String] = [:]
-        for (position, declaration) in document.declarations.enumerated() {
+        for d in documents.indices {
+        for (position, declaration) in documents[d].declarations.enumerated() {
             guard case .entity(var entity) = declaration else { continue }
             let owner = entity.name.value
             for (index, field) in entity.fields.enumerated() {
@@ -233,9 +243,10 @@ struct SwiftletModelImporter {
                 }
                 entity.fields[index].type = Located(renamed, at: field.type.location)
             }
-            document.declarations[position] = .entity(entity)
+            documents[d].declarations[position] = .entity(entity)
         }
-        for case .entity(let entity) in document.declarations {
+        }
+        for case .entity(let entity) in documents.flatMap(\.declarations) {
             for field in entity.fields {
                 for name in field.type.value.namedTypes {
                     guard let spelling = genericAliases[name] else { continue }
@@ -253,7 +264,8 @@ struct SwiftletModelImporter {
         }
         // Types the entities use that stay in Swift.
         var indexConformances: [String] = []
-        for case .entity(let entity) in document.declarations {
+        for d in documents.indices {
+        for case .entity(let entity) in documents[d].declarations {
             for field in entity.fields {
                 for name in field.type.value.namedTypes where !Self.builtinTypes.contains(name) && schemaEnums[name] == nil {
                     guard externals.insert(name).inserted else { continue }
@@ -275,13 +287,15 @@ struct SwiftletModelImporter {
                         let line = "extension \(conforming): IndexKeyConvertible {}"
                         if !indexConformances.contains(line), declaredConformances.insert(line).inserted { indexConformances.append(line) }
                     }
-                    document.declarations.append(.external(external))
+                    documents[d].declarations.append(.external(external))
                 }
             }
+        }
         }
         if !indexConformances.isEmpty {
             kept.append("// Types the schema keeps in Swift, usable in indexes and `==` predicates.\n" + indexConformances.joined(separator: "\n"))
         }
+        document = documents[0]
         let hasSchema = !document.declarations.isEmpty
         var swift: String?
         if !kept.isEmpty {
@@ -290,8 +304,12 @@ struct SwiftletModelImporter {
                 + (["import Foundation", "import SchemaRuntime"] + imports).joined(separator: "\n") + "\n\n"
                 + kept.joined(separator: "\n\n") + "\n"
         }
-        return SwiftletModelImport.File(sourcePath: input.path, schema: hasSchema ? document : nil,
-                                        schemaText: hasSchema ? Self.endingInNewline(DSLPrinter.print(document)) : nil, swiftText: swift)
+        let main = SwiftletModelImport.File(sourcePath: input.path, schemaStem: Self.schemaStem(for: input.path), schema: hasSchema ? document : nil,
+                                            schemaText: hasSchema ? Self.endingInNewline(DSLPrinter.print(document)) : nil, swiftText: swift)
+        return [main] + documents.dropFirst().map { other in
+            SwiftletModelImport.File(sourcePath: input.path, schemaStem: Self.schemaStem(forSchemaPath: other.path), schema: other,
+                                     schemaText: Self.endingInNewline(DSLPrinter.print(other)), swiftText: nil)
+        }
     }
 
     /// SwiftletModel's schema root: an `@EntityModel` without an `id`, whose relations list
@@ -345,6 +363,21 @@ struct SwiftletModelImporter {
     /// The schema file a Swift model file converts to: `Models/Chat.swift` -> `Models/Chat.schema`.
     static func schemaPath(for swiftPath: String) -> String {
         (swiftPath.hasSuffix(".swift") ? String(swiftPath.dropLast(6)) : swiftPath) + ".schema"
+    }
+
+    /// The schema file's name without its extension: `Models/Chat.swift` -> `Chat`.
+    static func schemaStem(for swiftPath: String) -> String {
+        schemaStem(forSchemaPath: schemaPath(for: swiftPath))
+    }
+
+    static func schemaStem(forSchemaPath path: String) -> String {
+        String(fileName(path).dropLast(".schema".count))
+    }
+
+    /// The path of schema file `stem` in the Swift file's folder.
+    static func schemaPath(forStem stem: String, beside swiftPath: String) -> String {
+        let folder = swiftPath.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+        return (folder.isEmpty ? "" : folder + "/") + stem + ".schema"
     }
 
     static func fileName(_ path: String) -> String {
