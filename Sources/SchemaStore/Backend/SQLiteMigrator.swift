@@ -157,7 +157,60 @@ struct SQLiteMigrator {
             }
     }
 
+    /// Copies the rows of the old table into the new one. Without a ``Migration`` closure in
+    /// the plan, one `INSERT INTO ... SELECT` does it inside SQLite (no row passes through
+    /// Swift); a closure needs each row, so then rows are copied one by one.
     private func copyRows(of entity: any AnyEntityPersister, from old: EntityShape, table: String) throws {
+        let sources = plan.columnSources[entity.entityName] ?? [:]
+        if !entity.shape.fields.contains(where: { sources[$0.name] == .migration }) {
+            try copyRowsInSQL(of: entity, from: old, table: table)
+        } else {
+            try copyRowsOneByOne(of: entity, from: old, table: table)
+        }
+    }
+
+    private func copyRowsInSQL(of entity: any AnyEntityPersister, from old: EntityShape, table: String) throws {
+        let oldColumns = TableLayout.columnNames(of: old)
+        let oldColumn = Dictionary(zip(old.fields.map(\.name), oldColumns), uniquingKeysWith: { first, _ in first })
+        let sources = plan.columnSources[entity.entityName] ?? [:]
+        let defaults = entity.columnDefaults
+        // Each new column as an expression over the old row, with its bound values: defaults
+        // are bound, never spliced into the SQL.
+        func value(_ value: StoredValue?) -> (sql: String, parameters: [StoredValue]) {
+            guard let value, value != .null else { return ("NULL", []) }
+            return ("?", [value])
+        }
+        var columns: [(sql: String, parameters: [StoredValue])] = entity.shape.fields.enumerated().map { offset, field in
+            switch sources[field.name] ?? .null {
+            case .copy(let from): return (oldColumn[from].map(quoted) ?? "NULL", [])
+            case .copyReplacingNil(let from):
+                let fallback = value(defaults[offset])
+                return ("COALESCE(\(oldColumn[from].map(quoted) ?? "NULL"), \(fallback.sql))", fallback.parameters)
+            case .defaultValue: return value(defaults[offset])
+            case .null, .migration: return ("NULL", [])
+            }
+        }
+        if entity.shape.tracksUpdatedAt {
+            columns.append((old.tracksUpdatedAt ? quoted(oldColumns[old.fields.count]) : "NULL", []))
+        }
+        // A required field that would be nil fails the migration naming the row, as a closure's would.
+        let idColumn = quoted(oldColumns[0])
+        for (offset, field) in entity.shape.fields.enumerated() where !field.isNullable {
+            let check = try database.statement("SELECT \(idColumn) FROM \(quoted(table)) WHERE (\(columns[offset].sql)) IS NULL LIMIT 1")
+            try check.bind(columns[offset].parameters)
+            defer { check.reset() }
+            if try check.step() {
+                throw StoreError.migrationFailed(path: path, reason: "\(entity.entityName).\(field.name) would be nil for id \(describe(check.value(at: 0))), but it is required")
+            }
+        }
+        let names = entity.columns.map { quoted($0.name) }
+        try database.statement("""
+            INSERT INTO \(quoted(entity.tableName)) (\(names.joined(separator: ", "))) \
+            SELECT \(columns.map(\.sql).joined(separator: ", ")) FROM \(quoted(table)) ORDER BY rowid
+            """).run(columns.flatMap(\.parameters))
+    }
+
+    private func copyRowsOneByOne(of entity: any AnyEntityPersister, from old: EntityShape, table: String) throws {
         let oldColumns = TableLayout.columnNames(of: old)
         let select = try database.statement("SELECT \(oldColumns.map(quoted).joined(separator: ", ")) FROM \(quoted(table)) ORDER BY rowid")
         let names = entity.columns.map { quoted($0.name) }
