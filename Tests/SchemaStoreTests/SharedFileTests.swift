@@ -75,6 +75,13 @@ import Testing
         let reader = try Store(.file(folder.file()), schema: ChatModelsSchema.self, options: .init(readOnly: true))
         let changes = reader.changes()
         let live = reader.observe(User.query().sorted(by: \.name))
+        // If a commit never arrives, closing the store ends the streams: the test fails
+        // instead of waiting forever.
+        let watchdog = Task {
+            try await Task.sleep(nanoseconds: 30_000_000_000)
+            reader.close()
+        }
+        defer { watchdog.cancel() }
         try await writer.write { try User(id: "u1", name: "Ada").save(to: &$0) }
         var iterator = changes.makeAsyncIterator()
         let first = await iterator.next()
