@@ -23,7 +23,7 @@ final class SQLiteBackend: StoreBackend, @unchecked Sendable {
     static let overlayTable = quoted("schemagen:overlay")
     /// Soft-deleted archives (`Deleted<Entity>`), as JSON: created on first use.
     static let archiveTable = quoted("schemagen:archive")
-    /// What each commit changed (``CommitLog``): created by the first commit that logs.
+    /// What each commit changed (``CommitLog``): created when a writer opens the file.
     static let commitLogTable = quoted(CommitLog.table)
 
     static func createCommitLog(in database: SQLiteDatabase) throws {
@@ -118,6 +118,8 @@ final class SQLiteBackend: StoreBackend, @unchecked Sendable {
                 case .readNewer:
                     preconditionFailure("only a read-only open reads a newer store")
                 }
+                // Created here, once, rather than checked by every commit that logs.
+                if location != ":memory:" { try Self.createCommitLog(in: database) }
                 try database.execute("COMMIT")
                 return applied
             } catch {

@@ -76,7 +76,6 @@ struct SQLiteTransaction: StoreTransaction {
     }
 
     func appendCommit(_ entries: [CommitLog.Entry]) throws -> Int64 {
-        try SQLiteBackend.createCommitLog(in: database)
         let last = try database.statement(cacheKey: "commit last", "SELECT max(\"commit\") FROM \(SQLiteBackend.commitLogTable)")
         var commit: Int64 = 1
         if try last.step(), case .integer(let number) = last.value(at: 0) { commit = number + 1 }
