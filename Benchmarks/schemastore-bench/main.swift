@@ -273,3 +273,10 @@ report("1 message in its own write, another store open on the file", [median(sha
 report("  until the other store's context has it (median of 20)", reachDelays)
 writer.close()
 follower.close()
+
+// 10. A migration that rewrites the messages table, in SQL or through a Swift closure,
+//     beside opening the same data unchanged (MigrationBenchmark.swift).
+let migrationTimes = try MigrationBenchmark.run(store: storeURL, folder: folder, rounds: rounds, milliseconds: milliseconds)
+report("open unchanged (load the graph)", migrationTimes["unchanged"] ?? [], count: messageCount)
+report("open + migrate, table rewritten in SQL", migrationTimes["in SQL"] ?? [], count: messageCount)
+report("open + migrate, rows through a Migration closure", migrationTimes["through Swift"] ?? [], count: messageCount)
