@@ -238,8 +238,7 @@ final class SQLiteBackend: StoreBackend, @unchecked Sendable {
     }
 
     func loadOverlay(_ body: (OverlayRecord) throws -> Void) throws {
-        let exists = try mapped { try database.strings("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'schemagen:overlay'") }
-        guard !exists.isEmpty else { return }
+        guard try mapped({ try database.hasTable("schemagen:overlay") }) else { return }
         let statement = try mapped { try database.statement("SELECT kind, name, id, pack FROM \(Self.overlayTable) ORDER BY rowid") }
         while try mapped({ try statement.step() }) {
             guard case .text(let kind) = statement.value(at: 0), let kind = OverlayRecord.Kind(rawValue: kind),
@@ -252,8 +251,7 @@ final class SQLiteBackend: StoreBackend, @unchecked Sendable {
     }
 
     func loadArchives(_ body: (String, Data) throws -> Void) throws {
-        let exists = try mapped { try database.strings("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'schemagen:archive'") }
-        guard !exists.isEmpty else { return }
+        guard try mapped({ try database.hasTable("schemagen:archive") }) else { return }
         let statement = try mapped { try database.statement("SELECT name, archive FROM \(Self.archiveTable) ORDER BY rowid") }
         while try mapped({ try statement.step() }) {
             guard case .text(let name) = statement.value(at: 0), case .blob(let json) = statement.value(at: 1) else {
@@ -337,7 +335,7 @@ final class SQLiteBackend: StoreBackend, @unchecked Sendable {
     }
 
     private func hasCommitLog() throws -> Bool {
-        try !database.strings("SELECT name FROM sqlite_master WHERE type = 'table' AND name = '\(CommitLog.table)'").isEmpty
+        try database.hasTable(CommitLog.table)
     }
 
     func row(_ entity: any AnyEntityPersister, id: StoredValue) throws -> [StoredValue]? {
@@ -365,7 +363,7 @@ final class SQLiteBackend: StoreBackend, @unchecked Sendable {
 
     func archive(name: String, id: StoredValue) throws -> Data? {
         try mapped {
-            guard try !database.strings("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'schemagen:archive'").isEmpty else { return nil }
+            guard try database.hasTable("schemagen:archive") else { return nil }
             let statement = try database.statement(cacheKey: "archive read", "SELECT archive FROM \(Self.archiveTable) WHERE name = ? AND id = ?")
             try statement.bind([.text(name), id])
             defer { statement.reset() }

@@ -81,8 +81,7 @@ struct SQLiteMigrator {
     /// readable. Fields added with a default decode as their default; removed ones are
     /// ignored.
     private func migrateArchives() throws {
-        let tables = try database.strings("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'schemagen:archive'")
-        guard !tables.isEmpty else { return }
+        guard try database.hasTable("schemagen:archive") else { return }
         for entity in layout.entities {
             guard let oldName = plan.entitySources[entity.entityName] else { continue }
             var keys: [String: String] = [:]   // old JSON key -> new
@@ -127,8 +126,7 @@ struct SQLiteMigrator {
     /// Edits of pack entities (``OverlayRecord``) name entities and link tables: follow
     /// their renames. In two passes, through a prefix, so that swapped names stay apart.
     private func renameOverlayRecords(old: TableLayout) throws {
-        let tables = try database.strings("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'schemagen:overlay'")
-        guard !tables.isEmpty else { return }
+        guard try database.hasTable("schemagen:overlay") else { return }
         var renames: [(kinds: String, old: String, new: String)] = []
         for (new, oldName) in plan.entitySources where new != oldName {
             renames.append(("'row', 'tombstone'", oldName, new))

@@ -89,6 +89,14 @@ final class SQLiteDatabase {
         statements.removeAll()
     }
 
+    /// Whether the database has a table named `name`.
+    func hasTable(_ name: String) throws -> Bool {
+        let statement = try statement("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?")
+        try statement.bind([.text(name)])
+        defer { statement.reset() }
+        return try statement.step()
+    }
+
     /// The rows of a query whose one column is text.
     func strings(_ sql: String) throws -> [String] {
         let statement = try statement(sql)
