@@ -10,6 +10,10 @@ struct StoreLayout: Sendable {
     let entities: [any AnyEntityPersister]
     let links: [LinkLayout]
     let persisterByTable: [ObjectIdentifier: any AnyEntityPersister]
+    /// Entities by entity name, and link tables by table name, as stored records name them
+    /// (overlay records, the commit log).
+    let entityByName: [String: any AnyEntityPersister]
+    let linkByName: [String: LinkLayout]
     /// The archive persister of each entity type (generated entities are Codable), by the
     /// context table of its `Deleted<Entity>` rows and by entity name.
     let archives: [ObjectIdentifier: any AnyArchivePersister]
@@ -31,6 +35,7 @@ struct StoreLayout: Sendable {
             byTable[entity.table] = entity
         }
         persisterByTable = byTable
+        entityByName = Dictionary(entities.map { ($0.entityName, $0) }, uniquingKeysWith: { first, _ in first })
         let archivePersisters = schema.entities.compactMap(Self.archivePersister)
         archives = Dictionary(uniqueKeysWithValues: archivePersisters.map { ($0.table, $0) })
         archivesByName = Dictionary(uniqueKeysWithValues: archivePersisters.map { ($0.entityName, $0) })
@@ -49,6 +54,7 @@ struct StoreLayout: Sendable {
             }
         }
         self.links = links
+        linkByName = Dictionary(links.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
     private static func archivePersister(for type: any PersistentEntity.Type) -> (any AnyArchivePersister)? {

@@ -164,9 +164,9 @@ extension Store {
         for record in records {
             switch record.kind {
             case .row:
-                if let entity = layout.entities.first(where: { $0.entityName == record.name }) { try transaction.deleteRow(entity, id: record.id) }
+                if let entity = layout.entityByName[record.name] { try transaction.deleteRow(entity, id: record.id) }
             case .links:
-                if let link = layout.links.first(where: { $0.name == record.name }) { try transaction.removeLinks(link, owner: record.id) }
+                if let link = layout.linkByName[record.name] { try transaction.removeLinks(link, owner: record.id) }
             case .tombstone:
                 break
             }

@@ -17,8 +17,7 @@ struct UserLayerLoader {
     /// links are not loaded, and the store deletes them when it can write.
     func load(into context: inout Context) throws -> [OverlayRecord] {
         var valid: [OverlayRecord] = [], stale: [OverlayRecord] = []
-        let entityByName = Dictionary(layout.entities.map { ($0.entityName, $0) }, uniquingKeysWith: { first, _ in first })
-        let linkByName = Dictionary(layout.links.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        let entityByName = layout.entityByName, linkByName = layout.linkByName
         try backend.loadOverlay { record in
             let entity = record.kind == .links ? linkByName[record.name]?.ownerEntity : entityByName[record.name]
             let applies = entity.flatMap { layers.packEntity($0, id: record.id) }.map { $0.pack == record.pack } ?? false

@@ -76,7 +76,7 @@ extension Store {
                 var done = Set<CommitLog.Entry>()
                 // Rows first, so that links find every entity they name.
                 for (_, entry) in entries where entry.kind == .row && done.insert(entry).inserted {
-                    guard let entity = layout.entities.first(where: { $0.entityName == entry.name }) else { continue }
+                    guard let entity = layout.entityByName[entry.name] else { continue }
                     try entity.refreshRow(try backend.row(entity, id: entry.id), id: entry.id, in: &context)
                 }
                 for (_, entry) in entries where entry.kind == .archive && done.insert(entry).inserted {
@@ -84,11 +84,12 @@ extension Store {
                     try archive.refresh(try backend.archive(name: entry.name, id: entry.id), id: entry.id, in: &context)
                 }
                 for (_, entry) in entries where entry.kind == .link && done.insert(entry).inserted {
-                    guard let link = layout.links.first(where: { $0.name == entry.name }) else { continue }
+                    guard let link = layout.linkByName[entry.name] else { continue }
                     let owner = try link.ownerEntity.loadKey(entry.id, into: &context)
                     let targets = try backend.targets(link, owner: entry.id).map { try link.targetEntity.loadKey($0, into: &context) }
-                    let inverse = link.ownerEntity.relations.first { $0.slot == link.slot }?.inverse
-                    context.setLinks(link.owner, link.slot, of: owner, to: targets, targetTable: link.target, inverse: inverse)
+                    // A stored inverse has log entries of its own (both ends of a change are
+                    // written); only a derived one is kept in step here, as loading does.
+                    context.setLinks(link.owner, link.slot, of: owner, to: targets, targetTable: link.target, inverse: link.derivedInverse)
                 }
             }
         } catch {
