@@ -290,28 +290,21 @@ extension SwiftletModelImporter {
         guard let close else { return nil }
         let list = text[text.index(after: open)..<close].trimmingCharacters(in: .whitespacesAndNewlines)
         guard !list.isEmpty else { return [] }
-        // Split at commas outside (), [] and generic arguments (`ToOne<User, OneWay, Required>`).
-        var parameters: [String] = [], current = "", nesting = 0, previous: Character = " "
-        for character in list {
-            if "([<".contains(character) { nesting += 1 }
-            if ")]".contains(character) || (character == ">" && previous != "-") { nesting -= 1 }
-            previous = character
-            if character == ",", nesting == 0 { parameters.append(current); current = ""; continue }
-            current.append(character)
-        }
-        parameters.append(current)
+        let parameters = splitTopLevel(list)
         return parameters.map { parameter in
             let head = parameter.split(separator: ":", maxSplits: 1).first.map(String.init) ?? parameter
             return head.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" }).first.map(String.init) ?? ""
         }
     }
 
-    /// Splits `a, f(b, c), d` at top-level commas.
+    /// Splits `a, f(b, c), d` at top-level commas: outside (), [] and generic arguments
+    /// (`ToOne<User, OneWay, Required>`; the `>` of `->` closes nothing).
     static func splitTopLevel(_ text: String) -> [String] {
-        var parts: [String] = [], current = "", depth = 0
+        var parts: [String] = [], current = "", depth = 0, previous: Character = " "
         for character in text {
-            if "([".contains(character) { depth += 1 }
-            if ")]".contains(character) { depth -= 1 }
+            if "([<".contains(character) { depth += 1 }
+            if ")]".contains(character) || (character == ">" && previous != "-") { depth -= 1 }
+            previous = character
             if character == ",", depth == 0 { parts.append(current); current = ""; continue }
             current.append(character)
         }
