@@ -100,7 +100,7 @@ import Testing
             }
             let reported = Self.kill(process, output)
             let acknowledged = reported.last.map { $0 + 1 } ?? committed
-            #expect(SharedFileTests.eventually { (Self.writesPrefix(reader.context) ?? -1) >= acknowledged },
+            #expect(eventually { (Self.writesPrefix(reader.context) ?? -1) >= acknowledged },
                     "round \(round): the reader misses acknowledged commits (\(acknowledged) reported)")
             committed = Self.writesPrefix(reader.context) ?? committed
         }

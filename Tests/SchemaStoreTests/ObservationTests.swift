@@ -16,6 +16,16 @@ nonisolated(nonsending) func eventually(_ condition: () -> Bool) async -> Bool {
     return true
 }
 
+/// ``eventually(_:)`` for synchronous tests: polls on this thread.
+func eventually(_ condition: () -> Bool) -> Bool {
+    let deadline = ContinuousClock.now + .seconds(10)
+    while !condition() {
+        guard ContinuousClock.now < deadline else { return false }
+        Thread.sleep(forTimeInterval: 0.005)
+    }
+    return true
+}
+
 /// Change sets, change streams and live queries (docs/Observation.md).
 @Suite struct ObservationTests {
     /// Collects what a stream yields, in a task of its own.

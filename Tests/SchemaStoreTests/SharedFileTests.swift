@@ -8,17 +8,6 @@ import Testing
 /// Several stores on one file (an app and its widget): they write in turn, each write sees
 /// what the others committed, and each store follows the others' commits on its own.
 @Suite struct SharedFileTests {
-    /// Waits until `condition` holds, for up to ten seconds (machines here are loaded);
-    /// whether it did. Latency is a benchmark figure, not a test.
-    static func eventually(_ condition: () -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(10)
-        while Date() < deadline {
-            if condition() { return true }
-            Thread.sleep(forTimeInterval: 0.005)
-        }
-        return condition()
-    }
-
     static func counter(_ context: Context) -> Int {
         context.find(Chat.self, id: "counter")?.title.flatMap { Int($0) } ?? 0
     }
@@ -28,12 +17,12 @@ import Testing
         let first = try Store(.file(folder.file()), schema: ChatModelsSchema.self)
         let second = try Store(.file(folder.file()), schema: ChatModelsSchema.self)
         try first.write { try User(id: "u1", name: "Ada").save(to: &$0) }
-        #expect(Self.eventually { second.context.find(User.self, id: "u1")?.name == "Ada" })
+        #expect(eventually { second.context.find(User.self, id: "u1")?.name == "Ada" })
         // The second store's write starts from the first's commit and loses nothing of it.
         try second.write { context in
             try Chat(id: "c1", users: .ids(["u1"])).save(to: &context)
         }
-        #expect(Self.eventually { User.query("u1", in: first.context).with(\.$chats).resolve()?.chats?.map(\.id) == ["c1"] })
+        #expect(eventually { User.query("u1", in: first.context).with(\.$chats).resolve()?.chats?.map(\.id) == ["c1"] })
         first.close()
         second.close()
         let reopened = try Store(.file(folder.file()), schema: ChatModelsSchema.self)
@@ -52,7 +41,7 @@ import Testing
                 }
             }
         }
-        for store in stores { #expect(Self.eventually { Self.counter(store.context) == 2 * rounds }) }
+        for store in stores { #expect(eventually { Self.counter(store.context) == 2 * rounds }) }
         for store in stores { store.close() }
     }
 
@@ -63,7 +52,7 @@ import Testing
         let reader = try Store(.file(folder.file()), schema: ChatModelsSchema.self, options: .init(readOnly: true))
         #expect(reader.context.find(User.self, id: "u1") != nil)
         try writer.write { try User(id: "u2", name: "Bob").save(to: &$0) }
-        #expect(Self.eventually { reader.context.find(User.self, id: "u2") != nil })
+        #expect(eventually { reader.context.find(User.self, id: "u2") != nil })
         #expect(throws: StoreError.readOnly(path: folder.file().path)) { try reader.write { try User(id: "u3", name: "Cy").save(to: &$0) } }
         writer.close()
         reader.close()
@@ -116,11 +105,11 @@ import Testing
         let writer = try Store(.file(folder.file()), schema: ChatModelsSchema.self)
         let reader = try Store(.file(folder.file()), schema: ChatModelsSchema.self)
         try writer.write { try Chat(id: "counter", title: "1").save(to: &$0) }
-        #expect(Self.eventually { Self.counter(reader.context) == 1 })
+        #expect(eventually { Self.counter(reader.context) == 1 })
         let snapshot = reader.context
         try writer.write { try Chat(id: "counter", title: "2").save(to: &$0) }
         try writer.write { try Chat(id: "other").save(to: &$0) }
-        #expect(Self.eventually { Self.counter(reader.context) == 2 })
+        #expect(eventually { Self.counter(reader.context) == 2 })
         #expect(Self.counter(snapshot) == 1 && Chat.query(in: snapshot).count() == 1)
         writer.close()
         reader.close()
