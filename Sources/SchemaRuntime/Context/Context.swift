@@ -16,6 +16,9 @@ public struct Context: Sendable {
     @usableFromInline var embeddingDepth = 0
     /// The packs whose entities this context holds, numbered from 1 in ``TableStorage/origins``.
     @usableFromInline var packSources: [UUID] = []
+    /// Where a context of a store reading on demand gets the rows its queries read; nil for a
+    /// context holding its graph (``ContextReader``).
+    @usableFromInline var reader: (any ContextReader)?
 
     /// An empty context.
     public init() {}
@@ -91,7 +94,8 @@ public struct Context: Sendable {
 
     /// The number of stored entities of `type`. O(1).
     public func count<Entity: EntityModelProtocol>(of type: Entity.Type) -> Int {
-        tableIfPresent(type)?.rowCount ?? 0
+        if let reader { return reader.count(of: type) }
+        return tableIfPresent(type)?.rowCount ?? 0
     }
 
     /// The ids of every stored entity of `type`, in context order: the order in which each

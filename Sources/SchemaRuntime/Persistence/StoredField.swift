@@ -16,17 +16,24 @@ public struct StoredField<Entity>: Sendable {
     /// The schema's default value as stored, if the field has one: what rows already in a
     /// store get when a migration adds the field or makes it required.
     public let defaultValue: StoredValue?
+    /// The entity's property, matched against the key paths of predicates and sorts.
+    public let keyPath: AnyKeyPath & Sendable
+    /// Whether SQL compares and sorts the column as Swift compares the field
+    /// (``SQLOrderPreserving``).
+    public let ordersInSQL: Bool
 
     /// A field whose type has a column type of its own.
     public static func column<Value: StorableValue>(_ name: String, _ keyPath: KeyPath<Entity, Value> & Sendable, default defaultValue: Value? = nil) -> StoredField {
         StoredField(name: name, type: Value.storedType, isNullable: Value.isNullable, isJSON: false,
-                    value: { $0[keyPath: keyPath].storedValue }, defaultValue: defaultValue?.storedValue)
+                    value: { $0[keyPath: keyPath].storedValue }, defaultValue: defaultValue?.storedValue,
+                    keyPath: keyPath, ordersInSQL: Value.self is any SQLOrderPreserving.Type)
     }
 
     /// A `Codable` field stored as JSON text (structs, arrays, dictionaries, external types).
     public static func json<Value: Codable & Sendable>(_ name: String, _ keyPath: KeyPath<Entity, Value> & Sendable, default defaultValue: Value? = nil) -> StoredField {
         StoredField(name: name, type: .text, isNullable: false, isJSON: true,
-                    value: { try StoredJSON.encode($0[keyPath: keyPath]) }, defaultValue: defaultValue.flatMap { try? StoredJSON.encode($0) })
+                    value: { try StoredJSON.encode($0[keyPath: keyPath]) }, defaultValue: defaultValue.flatMap { try? StoredJSON.encode($0) },
+                    keyPath: keyPath, ordersInSQL: false)
     }
 
     /// An optional `Codable` field stored as JSON text, NULL for nil.
@@ -34,7 +41,7 @@ public struct StoredField<Entity>: Sendable {
         StoredField(name: name, type: .text, isNullable: true, isJSON: true, value: { entity in
             guard let value = entity[keyPath: keyPath] else { return .null }
             return try StoredJSON.encode(value)
-        }, defaultValue: defaultValue.flatMap { try? StoredJSON.encode($0) })
+        }, defaultValue: defaultValue.flatMap { try? StoredJSON.encode($0) }, keyPath: keyPath, ordersInSQL: false)
     }
 }
 

@@ -22,6 +22,8 @@ public struct Nesting<Entity: EntityModelProtocol> {
     /// The tables the steps read, besides the resolved entity's own row and link slots: the
     /// related entities' tables, at every depth (what a live query watches, ``QueryReach``).
     @usableFromInline var reachedTables: Set<ObjectIdentifier> = []
+    /// The relations the steps follow, for a store reading on demand (``ReadReach``).
+    @usableFromInline var reach = ReadReach()
 
     @usableFromInline init() {}
 
@@ -34,6 +36,7 @@ public struct Nesting<Entity: EntityModelProtocol> {
             for relation in Entity.relations { relation.resolveBulk(&entity, key, context, levels) }
         }
         nesting.reachedTables = tables(reachedFrom: Entity.self, depth: levels.count)
+        nesting.reach = ReadReach.allRelations(of: Entity.self, depth: levels.count)
         return nesting
     }
 

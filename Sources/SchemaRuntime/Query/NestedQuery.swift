@@ -9,11 +9,13 @@ extension NestedQuery {
     /// The query with one more nesting step, which reads `table` (the related entities') and
     /// the tables `nested` reaches from there.
     @usableFromInline
-    func adding(_ step: @escaping Nesting<Entity>.Step, reading table: ObjectIdentifier, _ nested: Set<ObjectIdentifier> = []) -> Self {
+    func adding(_ step: @escaping Nesting<Entity>.Step, reading table: ObjectIdentifier, _ nested: Set<ObjectIdentifier> = [],
+                following edge: ReadReach.Edge) -> Self {
         var copy = self
         copy.nesting.steps.append(step)
         copy.nesting.reachedTables.insert(table)
         copy.nesting.reachedTables.formUnion(nested)
+        copy.nesting.reach.mutableEdges.append(edge)
         return copy
     }
 
@@ -95,7 +97,7 @@ extension NestedQuery {
             if let target = context.liveTarget(source, column, key, Target.self) {
                 entity[keyPath: keyPath] = .id(context.id(Target.self, target))
             }
-        }, reading: ObjectIdentifier(Target.self))
+        }, reading: ObjectIdentifier(Target.self), following: ReadReach.Edge(source: source, slot: .toOne(column), target: ObjectIdentifier(Target.self)))
     }
 
     /// Resolves a to-many relation as the related ids only.
@@ -108,7 +110,7 @@ extension NestedQuery {
         return adding({ entity, key, context in
             let targets = context.liveTargets(source, column, key, Target.self)
             entity[keyPath: keyPath] = .ids(targets.map { context.id(Target.self, $0) })
-        }, reading: ObjectIdentifier(Target.self))
+        }, reading: ObjectIdentifier(Target.self), following: ReadReach.Edge(source: source, slot: .toMany(column), target: ObjectIdentifier(Target.self)))
     }
 
     /// Resolves every relation, level by level: `.with(.entities, .fragments, .ids)`.
@@ -118,6 +120,7 @@ extension NestedQuery {
         let bulk = Nesting<Entity>.bulk(levels[...])
         copy.nesting.steps += bulk.steps
         copy.nesting.reachedTables.formUnion(bulk.reachedTables)
+        copy.nesting.reach.mutableEdges += bulk.reach.edges
         return copy
     }
 
@@ -135,7 +138,8 @@ extension NestedQuery {
                let resolved = context.resolve(Target.self, key: target, nesting: inner) {
                 entity[keyPath: keyPath] = wrap(resolved)
             }
-        }, reading: ObjectIdentifier(Target.self), inner.reachedTables)
+        }, reading: ObjectIdentifier(Target.self), inner.reachedTables,
+           following: ReadReach.Edge(source: source, slot: .toOne(column), target: ObjectIdentifier(Target.self), onward: inner.reach))
     }
 
     @inlinable
@@ -158,6 +162,7 @@ extension NestedQuery {
                 if let value = context.resolve(Target.self, key: target, nesting: inner.nesting) { resolved.append(value) }
             }
             entity[keyPath: keyPath] = wrap(resolved)
-        }, reading: ObjectIdentifier(Target.self), inner.nesting.reachedTables)
+        }, reading: ObjectIdentifier(Target.self), inner.nesting.reachedTables,
+           following: ReadReach.Edge(source: source, slot: .toMany(column), target: ObjectIdentifier(Target.self), onward: inner.queryReach))
     }
 }

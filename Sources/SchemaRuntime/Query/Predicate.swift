@@ -36,6 +36,9 @@ public struct EntityPredicate<Entity> {
         let op: Operator
         let value: IndexValue
         let field: (Entity) -> IndexValue
+        /// The value as the field's column stores it, when the field's type is stored in a
+        /// column (for a store that compiles the comparison to SQL).
+        var storedValue: StoredValue? = nil
 
         func evaluate(_ entity: Entity) -> Bool {
             let actual = field(entity)
@@ -190,7 +193,8 @@ public struct EntityPredicate<Entity> {
     // MARK: Building
 
     static func compare<Value: IndexKeyConvertible>(_ keyPath: KeyPath<Entity, Value>, _ op: Operator, _ value: Value) -> EntityPredicate {
-        EntityPredicate(.comparison(Comparison(keyPath: keyPath, op: op, value: value.indexValue, field: { $0[keyPath: keyPath].indexValue })))
+        EntityPredicate(.comparison(Comparison(keyPath: keyPath, op: op, value: value.indexValue, field: { $0[keyPath: keyPath].indexValue },
+                                               storedValue: (value as? any StorableValue)?.storedValue)))
     }
 }
 

@@ -16,6 +16,8 @@ public struct Query<Entity: EntityModelProtocol>: NestedQuery {
     let context: Context?
     /// Finds the key in the context the query resolves in, when `id` cannot be known before.
     private var derivedKey: ((Context) -> Int32?)?
+    /// Whether the query's entity is found when it resolves (see ``ContextReader``).
+    var derivedKeyIsSet: Bool { derivedKey != nil }
     /// For a derived query, what finding its key depends on (``QueryReach``).
     var originReach: ((Context) -> QueryReach)?
     public var nesting = Nesting<Entity>()
@@ -57,6 +59,7 @@ public struct Query<Entity: EntityModelProtocol>: NestedQuery {
 
     /// The entity in `context`, shaped by the nested relations, or nil if not stored.
     public func resolve(in context: Context) -> Entity? {
+        if let reader = context.reader { return resolve(in: reader.materialize(self)) }
         guard let key = key(in: context) else { return nil }
         return context.resolve(Entity.self, key: key, nesting: nesting)
     }

@@ -193,7 +193,8 @@ extension QueryList {
 
     /// How the query runs: the indexes it uses, and the filtering, ordering and limiting after.
     public func explain() -> QueryPlan {
-        execute(in: context ?? Context()).plan
+        let (list, context) = running(in: context ?? Context())
+        return list.execute(in: context).plan
     }
 
     // MARK: Execution

@@ -38,6 +38,8 @@ public struct QueryList<Entity: EntityModelProtocol>: NestedQuery {
     /// For a `.derived` source, what finding its keys depends on besides the keys themselves
     /// (the entity a `related(_:)` list starts from; ``QueryReach``).
     var originReach: ((Context) -> QueryReach)?
+    /// Relations read by what runs on the result besides the query (grouping by a relation).
+    var additionalReach = ReadReach()
 
     @usableFromInline
     init(context: Context?, source: Source) {
@@ -66,6 +68,7 @@ public struct QueryList<Entity: EntityModelProtocol>: NestedQuery {
     /// the nested relations.
     @inlinable
     public func resolve(in context: Context) -> [Entity] {
+        if let (list, context) = materialized(context) { return list.resolve(in: context) }
         let keys = execute(in: context).keys
         var result: [Entity] = []
         result.reserveCapacity(keys.count)
@@ -87,6 +90,11 @@ public struct QueryList<Entity: EntityModelProtocol>: NestedQuery {
     /// O(log n + n / B) for a range (``OrderedIndexStorage/count(in:)``), O(1) for a hash
     /// or unique lookup. Other queries count the keys they find, reading no relations.
     public func count(in context: Context) -> Int {
+        if let reader = context.reader {
+            if let count = reader.count(self) { return count }
+            let (list, context) = reader.materialize(self)
+            return list.count(in: context)
+        }
         if case .all = source, sources == nil, limit == nil, offset == 0, distinctKey == nil, keyset == nil {
             guard let predicate else { return context.count(of: Entity.self) }
             if let count = QueryPlanner<Entity>(context: context).exactCount(predicate.node) { return count }

@@ -34,7 +34,7 @@ final class SQLiteBackend: StoreBackend, @unchecked Sendable {
     }
 
     let location: String
-    private let database: SQLiteDatabase
+    let database: SQLiteDatabase
     private let durability: Store.Durability
     private let readOnly: Bool
 
@@ -73,7 +73,7 @@ final class SQLiteBackend: StoreBackend, @unchecked Sendable {
         }
     }
 
-    private func mapped<T>(_ body: () throws -> T) throws -> T {
+    func mapped<T>(_ body: () throws -> T) throws -> T {
         do { return try body() } catch { throw storeError(error) }
     }
 

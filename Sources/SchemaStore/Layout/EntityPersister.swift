@@ -16,6 +16,8 @@ protocol AnyEntityPersister: Sendable {
     var columnDefaults: [StoredValue?] { get }
     var idType: StoredType { get }
     var relations: [RelationInfo] { get }
+    /// The stored fields' columns by the key paths queries name them with.
+    var fieldColumns: [FieldColumn] { get }
 
     /// The column values of the row under `key`, or nil if no entity is stored there.
     func rowValues(_ key: Int32, in context: Context) throws -> [StoredValue]?
@@ -68,6 +70,14 @@ struct RelationInfo: Sendable {
     var inverse: LinkSlot?
 }
 
+/// A field's column, as the query compiler sees it.
+struct FieldColumn: Sendable {
+    let keyPath: AnyKeyPath & Sendable
+    let column: ColumnLayout
+    /// Whether SQL compares and sorts the column as Swift compares the field.
+    let ordersInSQL: Bool
+}
+
 /// A column of an entity table.
 struct ColumnLayout: Sendable, Hashable, Codable {
     /// The SQL name: the field's name, made unique ignoring case (see ``SQLNames``).
@@ -102,6 +112,10 @@ struct EntityPersister<Entity: PersistentEntity>: AnyEntityPersister {
         if Entity.tracksUpdatedAt { columns.append(ColumnLayout(name: TableLayout.updatedAtColumn, type: .real, isNullable: true, isJSON: false)) }
         for (index, name) in TableLayout.columnNames(of: shape).enumerated() { columns[index].name = name }
         self.columns = columns
+    }
+
+    var fieldColumns: [FieldColumn] {
+        zip(fields, columns).map { FieldColumn(keyPath: $0.keyPath, column: $1, ordersInSQL: $0.ordersInSQL) }
     }
 
     var columnDefaults: [StoredValue?] {

@@ -100,6 +100,8 @@ extension Store {
     }
 
     private func observe<Value: Sendable>(_ run: @escaping LiveQueryState<Value>.Evaluate) -> LiveResults<Value> {
+        // Change sets come from the whole graph (see Residency.onDemand).
+        becomeResidentToObserve()
         let (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         // The first result: pending from the start.
         continuation.yield()

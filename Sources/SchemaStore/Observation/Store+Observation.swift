@@ -32,6 +32,8 @@ extension Store {
     public var observerCount: Int { observers.count }
 
     private func observeCommits<Element: Sendable>(_ transform: @escaping @Sendable (StoreChanges) -> Element?) -> StoreObservation<Element> {
+        // Change sets come from the whole graph (see Residency.onDemand).
+        becomeResidentToObserve()
         let (stream, continuation) = AsyncStream.makeStream(of: Element.self, bufferingPolicy: .unbounded)
         let id = observers.add(receive: { commit in
             if let changes = commit.changes, let element = transform(changes) { continuation.yield(element) }

@@ -26,6 +26,7 @@ final class SQLiteDatabase {
             throw error
         }
         sqlite3_extended_result_codes(handle, 1)
+        SQLiteCollation.register(on: handle)
     }
 
     deinit { close() }

@@ -44,7 +44,8 @@ extension Store {
     /// Throws ``StoreError/schemaChangedElsewhere(path:)``, from then on, once another
     /// connection migrated the file to another schema.
     func catchUpWithOtherStores() throws {
-        guard let sharing, let backend else { return }
+        // An on-demand store's snapshots read the file as it is: nothing to follow.
+        guard let sharing, let backend, stateLock.withLock({ isResident }) else { return }
         if let failure = sharing.failure { throw failure }
         guard let counter = try backend.externalCommitCounter(), counter != sharing.seenCounter else { return }
         guard try backend.recordedFingerprint() == sharing.fingerprint else {

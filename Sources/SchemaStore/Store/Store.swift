@@ -60,6 +60,18 @@ public final class Store: @unchecked Sendable {
         case never
     }
 
+    /// Where a file store's queries run (docs/Persistence.md, "Resident or on demand").
+    public enum Residency: Sendable, Hashable {
+        /// The whole graph in memory, loaded at open and kept up to date: every query runs
+        /// in memory. Opening and memory grow with the stored rows; for small stores and tests.
+        case resident
+        /// SQLite answers the queries: opening reads only the file's metadata, each
+        /// ``Store/context`` is a snapshot of the file read through SQL, and memory holds
+        /// what queries read. The first write or observation of the store still loads the
+        /// whole graph (writes and change sets run on it) and the store is resident from then on.
+        case onDemand
+    }
+
     public struct Options: Sendable {
         public var durability: Durability
         /// How long opening and each write wait for another store writing the same file (in
@@ -70,13 +82,16 @@ public final class Store: @unchecked Sendable {
         /// ``StoreError/readOnly(path:)``. A file written by a newer schema opens this way when
         /// the part this code knows is intact; one needing a migration does not.
         public var readOnly: Bool
+        /// Where queries run, for a file store without packs (other stores are resident).
+        public var residency: Residency
 
         public init(durability: Durability = .normal, lockTimeout: TimeInterval = 5, migration: MigrationPolicy = .automatic,
-                    readOnly: Bool = false) {
+                    readOnly: Bool = false, residency: Residency = .resident) {
             self.durability = durability
             self.lockTimeout = lockTimeout
             self.migration = migration
             self.readOnly = readOnly
+            self.residency = residency
         }
     }
 
@@ -108,6 +123,11 @@ public final class Store: @unchecked Sendable {
     /// Following other stores' commits to the same file (``SharedFile``); nil for a store
     /// no other connection can open.
     var sharing: SharedFile?
+    /// For a store opened ``Residency/onDemand``: its SQL snapshots. Nil for a resident store.
+    let onDemand: OnDemandReading?
+    /// Whether `current` holds the whole graph: always for a resident store; for an on-demand
+    /// one, once a write or an observation needed it. Under `stateLock`.
+    var isResident: Bool
 
     /// Opens the store at `location` for `schema`, loading its graph. A file written with an
     /// older schema is migrated first, in one transaction (see ``MigrationPolicy``);
@@ -136,6 +156,9 @@ public final class Store: @unchecked Sendable {
         }
         let library = try packsDirectory.map { try PackLibrary(directory: $0, schema: schema) }
         let backend = try Self.backend(for: location, options: options)
+        var onDemandPath: String?
+        if options.residency == .onDemand, packsDirectory == nil, case .file(let url) = location { onDemandPath = url.path }
+        var onDemand: OnDemandReading?
         do {
             appliedMigration = try backend?.open(layout, migrations: migrations, policy: options.migration)
             // Read before loading: a commit made while loading is then loaded again later.
@@ -148,6 +171,10 @@ public final class Store: @unchecked Sendable {
                 if !options.readOnly { Self.deleteStale(graph.stale, layout: layout, backend: backend) }
                 current = graph.context
                 self.layers = layers
+            } else if let path = onDemandPath {
+                // Nothing read: queries read through SQL snapshots (OnDemandReading).
+                current = Context()
+                onDemand = try OnDemandReading(path: path, layout: layout, lockTimeout: options.lockTimeout)
             } else {
                 current = try backend.map { try Self.loadGraph(layout: layout, backend: $0) } ?? Context()
             }
@@ -161,7 +188,9 @@ public final class Store: @unchecked Sendable {
         self.backend = backend
         self.library = library
         self.isReadOnly = options.readOnly
-        startFollowingOtherStores()
+        self.onDemand = onDemand
+        isResident = onDemand == nil
+        if isResident { startFollowingOtherStores() }
     }
 
     private static func backend(for location: Location, options: Options) throws -> (any StoreBackend)? {
@@ -192,8 +221,13 @@ public final class Store: @unchecked Sendable {
     }
 
     /// The current graph: an O(1) snapshot that later writes never change.
+    ///
+    /// For a store opened ``Residency/onDemand``, a context reading the file through SQL as
+    /// it was when taken (a read transaction, held until the last copy of the context is
+    /// gone): it holds no rows, and each query reads what it needs.
     public var context: Context {
-        stateLock.withLock { current }
+        if let onDemand, !stateLock.withLock({ isResident }) { return onDemand.context() }
+        return stateLock.withLock { current }
     }
 
     /// Runs `body` on the latest graph and commits its changes: to the file in one
@@ -215,6 +249,7 @@ public final class Store: @unchecked Sendable {
             // graph: what other stores committed before is loaded first, and none can commit
             // until this one ends.
             try backend.transaction { transaction in
+                try becomeResident()
                 try catchUpWithOtherStores()
                 commit = try run(body, transaction: transaction)
             }

@@ -126,7 +126,7 @@ public struct GroupedQuery<Entity: EntityModelProtocol, Key> {
     /// (`less` compares two values for ``sortedByAggregate(descending:)``) and limits.
     private func run<Value>(in context: Context?, less: (Value, Value) -> Bool,
                             _ value: (Context, [Int32]) -> Value) -> [AggregateGroup<Key, Value>] {
-        let context = context ?? query.context ?? Context()
+        let (query, context) = self.query.running(in: context ?? self.query.context ?? Context())
         let groups = partition(context, query.execute(in: context).keys)
         var positions = Array(groups.indices)
         var values: [Value] = []

@@ -10,8 +10,8 @@
 extension QueryList {
     /// The stored rows of the result, in the query's order. O(result) after the query.
     func rows(in context: Context?) -> [Entity] {
-        let context = context ?? self.context ?? Context()
-        return execute(in: context).keys.compactMap { context.row(Entity.self, $0) }
+        let (list, context) = running(in: context ?? self.context ?? Context())
+        return list.execute(in: context).keys.compactMap { context.row(Entity.self, $0) }
     }
 
 

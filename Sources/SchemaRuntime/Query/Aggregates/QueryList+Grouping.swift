@@ -31,7 +31,7 @@ extension QueryList {
         by relation: KeyPath<Entity, ToOne<Target, Directionality, Constraint>>
     ) -> GroupedQuery<Entity, Target.ID?> {
         let column = Entity.relation(for: relation).slot.column
-        return GroupedQuery(query: self) { context, keys in
+        return GroupedQuery(query: following(.toOne(column), to: Target.self)) { context, keys in
             Self.groupsByTarget(keys, in: context, Target.self) { context, key in
                 context.liveTarget(ObjectIdentifier(Entity.self), column, key, Target.self).map { [$0] } ?? []
             }
@@ -48,7 +48,7 @@ extension QueryList {
         by relation: KeyPath<Entity, ToMany<Target, Directionality>>
     ) -> GroupedQuery<Entity, Target.ID?> {
         let column = Entity.relation(for: relation).slot.column
-        return GroupedQuery(query: self) { context, keys in
+        return GroupedQuery(query: following(.toMany(column), to: Target.self)) { context, keys in
             Self.groupsByTarget(keys, in: context, Target.self) { context, key in
                 context.liveTargets(ObjectIdentifier(Entity.self), column, key, Target.self)
             }
@@ -76,5 +76,14 @@ extension QueryList {
             }
         }
         return groups
+    }
+}
+
+extension QueryList {
+    /// The query, noting that what runs on its result reads `slot` and the entities it links to.
+    fileprivate func following<Target: EntityModelProtocol>(_ slot: LinkSlot, to target: Target.Type) -> QueryList {
+        var copy = self
+        copy.additionalReach.edges.append(ReadReach.Edge(source: ObjectIdentifier(Entity.self), slot: slot, target: ObjectIdentifier(Target.self)))
+        return copy
     }
 }

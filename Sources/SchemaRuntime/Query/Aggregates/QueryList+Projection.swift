@@ -10,9 +10,9 @@ extension QueryList {
     /// resolved (select a relation's id through ``group(by:)-(KeyPath<Entity,ToOne<Target,Directionality,Constraint>>)``
     /// or a nested query instead).
     public func select<each Value>(_ field: repeat KeyPath<Entity, each Value>, in context: Context? = nil) -> [(repeat each Value)] {
-        let context = context ?? self.context ?? Context()
+        let (list, context) = running(in: context ?? self.context ?? Context())
         let fields = (repeat each field)
-        return execute(in: context).keys.compactMap { key in
+        return list.execute(in: context).keys.compactMap { key in
             context.row(Entity.self, key).map { row in (repeat row[keyPath: each fields]) }
         }
     }
@@ -23,11 +23,11 @@ extension QueryList {
         _ first: KeyPath<Entity, First>, _ second: KeyPath<Entity, Second>, _ rest: repeat KeyPath<Entity, each Rest>,
         in context: Context? = nil
     ) -> [(First, Second, repeat each Rest)] {
-        let context = context ?? self.context ?? Context()
+        let (list, context) = running(in: context ?? self.context ?? Context())
         let others = (repeat each rest)
         var seen = Set<IndexKey>()
         var result: [(First, Second, repeat each Rest)] = []
-        for key in execute(in: context).keys {
+        for key in list.execute(in: context).keys {
             guard let row = context.row(Entity.self, key) else { continue }
             if seen.insert(Self.indexKey(of: row, first, second, repeat each others)).inserted {
                 result.append((row[keyPath: first], row[keyPath: second], repeat row[keyPath: each others]))

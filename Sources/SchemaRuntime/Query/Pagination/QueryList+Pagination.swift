@@ -20,8 +20,8 @@ extension QueryList {
     /// this one.
     public func page(size: Int, after cursor: QueryCursor<Entity>? = nil, in context: Context? = nil) -> QueryPage<Entity> {
         let size = Swift.max(size, 0)
-        let context = context ?? self.context ?? Context()
-        var query = self
+        let (base, context) = running(in: context ?? self.context ?? Context())
+        var query = base
         query.keyset = .init(after: cursor.map { cursor in { _ in cursor } })
         // One more than the page tells whether another page follows.
         query.limit = size == Int.max ? size : size + 1

@@ -46,7 +46,8 @@ extension EntityPredicate where Entity: EntityModelProtocol {
         return EntityPredicate(.related(RelationCondition(
             name: "\(Entity.entityName).\(descriptor.name) count",
             evaluate: { context, key in range.contains(context.linkedTargets(table, descriptor.slot, key, Target.self).count) },
-            candidates: nil, reachedTables: [descriptor.targetTable])))
+            candidates: nil, reachedTables: [descriptor.targetTable],
+            reach: ReadReach.Edge(source: table, slot: descriptor.slot, target: descriptor.targetTable))))
     }
 
     enum Quantifier { case any, all, none }
@@ -89,7 +90,8 @@ extension EntityPredicate where Entity: EntityModelProtocol {
         return EntityPredicate(.related(RelationCondition(
             name: quantifier == .any ? name : "\(quantifier) \(name)",
             evaluate: evaluate, candidates: candidates,
-            reachedTables: [descriptor.targetTable] + (condition?.node.reachedTables ?? []))))
+            reachedTables: [descriptor.targetTable] + (condition?.node.reachedTables ?? []),
+            reach: ReadReach.Edge(source: table, slot: slot, target: descriptor.targetTable, onward: condition?.node.readReach ?? ReadReach()))))
     }
 }
 

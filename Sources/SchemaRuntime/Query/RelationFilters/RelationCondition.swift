@@ -17,4 +17,6 @@ struct RelationCondition {
     /// Tables whose changes may change the answer: the related one and those its condition
     /// reads (``QueryReach``).
     let reachedTables: [ObjectIdentifier]
+    /// The relation it follows and what its condition on the related entities reads.
+    let reach: ReadReach.Edge
 }

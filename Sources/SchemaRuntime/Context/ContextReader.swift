@@ -1,0 +1,87 @@
+/// Where a context reads on demand (a store's snapshot answering queries through SQL): given a
+/// query, the context holding every row and link the query reads, and the query to run there.
+///
+/// A context with a reader holds no rows itself; each query entry point (``QueryList``,
+/// ``Query``, aggregates, grouping, pages) first asks the reader for the context to run in,
+/// then runs as it would on a resident graph, so results are the same by construction. The
+/// returned context has no reader.
+public protocol ContextReader: AnyObject, Sendable {
+    /// The context `list` runs in, and the query to run there (the same query, or one whose
+    /// source names the rows the reader found in the order it found them).
+    func materialize<Entity: EntityModelProtocol>(_ list: QueryList<Entity>) -> (QueryList<Entity>, Context)
+    /// The context `query` resolves in.
+    func materialize<Entity: EntityModelProtocol>(_ query: Query<Entity>) -> Context
+    /// The number of entities `list` resolves to when the reader can count them without
+    /// materializing them (SQL answers the filter exactly), else nil.
+    func count<Entity: EntityModelProtocol>(_ list: QueryList<Entity>) -> Int?
+    /// The number of stored entities of `type`, without reading rows.
+    func count<Entity: EntityModelProtocol>(of type: Entity.Type) -> Int
+}
+
+extension Context {
+    /// A context reading on demand through `reader`: it holds nothing itself.
+    @_spi(SchemaStore)
+    public init(reader: any ContextReader) {
+        self.init()
+        self.reader = reader
+    }
+}
+
+@_spi(SchemaStore)
+extension QueryList {
+    /// The query's filter, if any.
+    public var filterPredicate: Predicate<Entity>? { predicate }
+    /// Whether the query's source is every stored entity.
+    public var readsAll: Bool { if case .all = source { true } else { false } }
+    /// The ids the query lists, if its source is a list of ids.
+    public var listedIDs: [Entity.ID]? { if case .ids(let ids) = source { ids } else { nil } }
+    /// The relations the query follows from the entities it reads: its filter's relation
+    /// conditions and its nested queries.
+    public var readReach: ReadReach { queryReach }
+}
+
+extension QueryList {
+    /// See ``readReach``.
+    @usableFromInline
+    var queryReach: ReadReach {
+        (predicate?.node.readReach ?? ReadReach()).merged(with: nesting.reach).merged(with: additionalReach)
+    }
+    /// The sort fields, in order, each with its direction; empty for no field sort.
+    public var sortFields: [(keyPath: AnyKeyPath, descending: Bool)] { sortKeys.map { ($0.keyPath, $0.descending) } }
+    /// Whether only the filter, the field sort and the limit and offset shape the result (no
+    /// distinct, no keyset page, no save-time order, no source restriction).
+    public var isPlainFilterSortLimit: Bool {
+        distinctKey == nil && keyset == nil && saveTimeOrder == nil && sources == nil
+    }
+    public var limitCount: Int? { limit }
+    public var offsetCount: Int { offset }
+
+    /// The query over exactly `keys` of a materialized context, in that order, with its offset
+    /// already applied by the reader when `offsetApplied`.
+    public func reading(keys: [Int32], offsetApplied: Bool) -> QueryList {
+        var copy = self
+        copy.source = .keys(keys)
+        if offsetApplied { copy.offset = 0 }
+        return copy
+    }
+
+    /// This query's rows, from the context it runs in (the reader's materialized one for a
+    /// context that reads on demand).
+    @usableFromInline
+    func materialized(_ context: Context) -> (QueryList, Context)? {
+        context.reader.map { $0.materialize(self) }
+    }
+
+    /// The query to run and the context to run it in: `context` itself, unless it reads on
+    /// demand (then the reader's materialized context).
+    func running(in context: Context) -> (QueryList, Context) {
+        materialized(context) ?? (self, context)
+    }
+}
+
+@_spi(SchemaStore)
+extension Query {
+    /// The queried id, when the query names one (not `first()` or a related query).
+    public var namedID: Entity.ID? { derivedKeyIsSet ? nil : id }
+    public var readReach: ReadReach { nesting.reach }
+}

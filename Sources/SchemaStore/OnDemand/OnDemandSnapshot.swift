@@ -1,0 +1,194 @@
+import Foundation
+@_spi(SchemaStore) import SchemaRuntime
+
+/// One moment of a store file, answering queries through SQL: the ``ContextReader`` behind
+/// the contexts of a store opened ``Store/Residency/onDemand``.
+///
+/// It holds a read transaction on a connection of its own, so it sees the file as it was
+/// when it was taken, whatever is committed meanwhile (WAL); it ends when the last context
+/// holding it is gone. For each query it reads, through SQL, the rows the query may return
+/// and what the query follows from them (``SubgraphLoader``), and the query runs on that
+/// context as on a resident graph: results and order are the same by construction.
+///
+/// SQL narrows the rows with the compiled filter (``PredicateCompiler``); when the filter is
+/// exact and the sort is one SQL orders as Swift does, SQL also sorts, limits and counts.
+/// A query it cannot narrow (a source it does not know, ranked full-text `matches`, a
+/// soft-deleted archive) runs on the whole graph, read once per snapshot.
+final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
+    private let layout: StoreLayout
+    private let links: LinkLookup
+    private let backend: SQLiteBackend
+    /// Serializes the connection: contexts are values any thread may query.
+    private let lock = NSLock()
+    /// The whole graph, read on first need by a query SQL cannot narrow.
+    private var wholeGraph: Context?
+    /// What the snapshot did, for tests and ``Store/onDemandStatistics``.
+    private(set) var statistics = OnDemandStatistics()
+
+    init(path: String, layout: StoreLayout, links: LinkLookup, lockTimeout: TimeInterval) throws {
+        self.layout = layout
+        self.links = links
+        backend = try SQLiteBackend(path: path, durability: .normal, lockTimeout: lockTimeout, readOnly: true)
+        do {
+            try backend.beginSnapshot()
+        } catch {
+            backend.close()
+            throw error
+        }
+    }
+
+    deinit {
+        backend.endSnapshot()
+        backend.close()
+    }
+
+    // MARK: ContextReader
+
+    func materialize<Entity: EntityModelProtocol>(_ list: QueryList<Entity>) -> (QueryList<Entity>, Context) {
+        reading { try plan(list) }
+    }
+
+    func materialize<Entity: EntityModelProtocol>(_ query: Query<Entity>) -> Context {
+        reading {
+            guard let entity = layout.persisterByTable[ObjectIdentifier(Entity.self)], let id = query.namedID,
+                  let stored = (id as? any StorableValue)?.storedValue else { return try whole() }
+            var loader = SubgraphLoader(layout: layout, links: links, backend: backend)
+            let keys = try loader.loadRows(entity, ids: [stored])
+            try loader.follow(query.readReach, from: keys, of: entity.table)
+            statistics.record(loader)
+            return loader.context
+        }
+    }
+
+    func count<Entity: EntityModelProtocol>(_ list: QueryList<Entity>) -> Int? {
+        reading {
+            guard let entity = layout.persisterByTable[ObjectIdentifier(Entity.self)], list.readsAll, list.isPlainFilterSortLimit,
+                  list.limitCount == nil, list.offsetCount == 0 else { return nil }
+            let compiled = filter(of: list, entity: entity)
+            guard compiled.isExact else { return nil }
+            statistics.counts += 1
+            return try backend.integer(SQLSelect(output: .count, table: entity.tableName, filter: compiled.filter))
+        }
+    }
+
+    func count<Entity: EntityModelProtocol>(of type: Entity.Type) -> Int {
+        reading {
+            guard let entity = layout.persisterByTable[ObjectIdentifier(Entity.self)] else { return try whole().count(of: type) }
+            return try backend.integer(SQLSelect(output: .count, table: entity.tableName))
+        }
+    }
+
+    // MARK: Planning
+
+    /// The SQL this snapshot runs first for `list`, and SQLite's plan for it (`explain()`).
+    func sql<Entity: EntityModelProtocol>(for list: QueryList<Entity>) -> (select: SQLSelect, plan: [String])? {
+        reading {
+            guard let entity = layout.persisterByTable[ObjectIdentifier(Entity.self)], let (select, _) = candidates(list, entity: entity) else { return nil }
+            return (select, try backend.queryPlan(select))
+        }
+    }
+
+    private func plan<Entity: EntityModelProtocol>(_ list: QueryList<Entity>) throws -> (QueryList<Entity>, Context) {
+        guard let entity = layout.persisterByTable[ObjectIdentifier(Entity.self)] else { return (list, try whole()) }
+        var loader = SubgraphLoader(layout: layout, links: links, backend: backend)
+        if let (select, ordered) = candidates(list, entity: entity) {
+            let keys = try loader.loadRows(entity, select)
+            try loader.follow(list.readReach, from: keys, of: entity.table)
+            statistics.record(loader)
+            return (list.reading(keys: keys, offsetApplied: ordered), loader.context)
+        }
+        if let ids = list.listedIDs, !ranks(list), let stored = storedValues(ids) {
+            let keys = try loader.loadRows(entity, ids: stored, filter: filter(of: list, entity: entity).filter)
+            try loader.follow(list.readReach, from: keys, of: entity.table)
+            statistics.record(loader)
+            // The list names its rows by id, in its own order.
+            return (list, loader.context)
+        }
+        return (list, try whole())
+    }
+
+    /// For a query over every entity: the select reading its candidate rows, and whether it
+    /// also applies the query's order, limit and offset (an exact filter, a sort SQL orders
+    /// as Swift does, nothing else shaping the result).
+    private func candidates<Entity: EntityModelProtocol>(_ list: QueryList<Entity>, entity: any AnyEntityPersister) -> (SQLSelect, ordered: Bool)? {
+        guard list.readsAll, !ranks(list) else { return nil }
+        let compiler = PredicateCompiler(entity: entity)
+        let compiled = filter(of: list, entity: entity)
+        let storage = SQLOrderTerm(expression: .storageOrder(), descending: false)
+        var select = SQLSelect(output: .columns(entity.columns.map { .column($0.name) }), table: entity.tableName,
+                               filter: compiled.filter, order: [storage])
+        guard compiled.isExact, list.isPlainFilterSortLimit, let order = compiler.order(list.sortFields) else { return (select, false) }
+        // Rows that sort equal keep storage order, as they keep context order in Swift.
+        select.order = order + [storage]
+        select.limit = list.limitCount
+        select.offset = list.offsetCount
+        return (select, true)
+    }
+
+    private func filter<Entity>(of list: QueryList<Entity>, entity: any AnyEntityPersister) -> PredicateCompiler.Compiled {
+        guard let predicate = list.filterPredicate else { return PredicateCompiler.Compiled(filter: .boolean(true), isExact: true) }
+        return PredicateCompiler(entity: entity).compile(predicate.structure)
+    }
+
+    /// Whether the query ranks by full-text relevance: BM25 scores depend on every stored
+    /// row, so it runs on the whole graph.
+    private func ranks<Entity>(_ list: QueryList<Entity>) -> Bool {
+        func ranks(_ structure: PredicateStructure) -> Bool {
+            switch structure {
+            case .text(_, let operation, _, _): operation == .matches
+            case .and(let parts), .or(let parts): parts.contains(where: ranks)
+            case .not(let inner): ranks(inner)
+            case .comparison, .updated, .opaque: false
+            }
+        }
+        return list.filterPredicate.map { ranks($0.structure) } ?? false
+    }
+
+    private func storedValues<ID>(_ ids: [ID]) -> [StoredValue]? {
+        var values: [StoredValue] = []
+        for id in ids {
+            guard let value = (id as? any StorableValue)?.storedValue else { return nil }
+            values.append(value)
+        }
+        return values
+    }
+
+    /// The whole graph at this snapshot, read once.
+    private func whole() throws -> Context {
+        if let wholeGraph { return wholeGraph }
+        let graph = try GraphLoader(layout: layout, backend: backend).load()
+        statistics.wholeGraphReads += 1
+        wholeGraph = graph
+        return graph
+    }
+
+    /// Runs `body` on the connection. Queries do not throw: a snapshot whose file cannot be
+    /// read any more (an I/O error under a held read transaction) stops the process with the
+    /// error rather than answering wrongly.
+    private func reading<Result>(_ body: () throws -> Result) -> Result {
+        lock.withLock {
+            do {
+                return try body()
+            } catch {
+                preconditionFailure("SchemaStore: reading \(backend.location) failed: \(error)")
+            }
+        }
+    }
+}
+
+/// What on-demand snapshots did: how queries were answered.
+public struct OnDemandStatistics: Sendable, Hashable {
+    /// Queries answered from rows SQL selected.
+    public var materializations = 0
+    /// SQL statements those ran.
+    public var statements = 0
+    /// Counts SQL answered alone.
+    public var counts = 0
+    /// Queries SQL could not narrow, answered on the whole graph (read once per snapshot).
+    public var wholeGraphReads = 0
+
+    mutating func record(_ loader: SubgraphLoader) {
+        materializations += 1
+        statements += loader.statements
+    }
+}

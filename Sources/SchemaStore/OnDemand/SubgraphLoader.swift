@@ -1,0 +1,147 @@
+@_spi(SchemaStore) import SchemaRuntime
+
+/// Builds the context one query runs in, from a store's SQL snapshot: the rows the query may
+/// return (narrowed by SQL), then what it reads from them (``ReadReach``): the links of each
+/// relation it follows, whole and in order, and the rows they link to, onward.
+///
+/// Every row is read at most once; every slot of an entity is read at most once. Reads are
+/// batched (one statement per relation and per few hundred ids), never one per entity.
+struct SubgraphLoader {
+    let layout: StoreLayout
+    let links: LinkLookup
+    let backend: SQLiteBackend
+    private(set) var context = Context()
+    /// Ids whose row was read (found or not), per entity table.
+    private var readIDs: [ObjectIdentifier: Set<StoredValue>] = [:]
+    /// Slots of entities whose links were read.
+    private var readSlots: Set<SlotOfEntity> = []
+    /// How many statements ran (for ``QueryPlan`` notes and tests).
+    private(set) var statements = 0
+
+    /// How many ids one `IN (...)` list binds.
+    static let batchSize = 500
+
+    private struct SlotOfEntity: Hashable {
+        let table: ObjectIdentifier
+        let slot: LinkSlot
+        let key: Int32
+    }
+
+    init(layout: StoreLayout, links: LinkLookup, backend: SQLiteBackend) {
+        self.layout = layout
+        self.links = links
+        self.backend = backend
+    }
+
+    /// Reads the rows `select` returns (every column of `entity`, in the select's order) and
+    /// returns their keys in that order.
+    mutating func loadRows(_ entity: any AnyEntityPersister, _ select: SQLSelect) throws -> [Int32] {
+        var keys: [Int32] = []
+        var seen = readIDs[entity.table] ?? []
+        statements += 1
+        var context = self.context
+        try backend.rows(select) { values in
+            if seen.insert(values[0]).inserted { try entity.loadRow(values, into: &context) }
+            keys.append(try entity.loadKey(values[0], into: &context))
+        }
+        self.context = context
+        readIDs[entity.table] = seen
+        return keys
+    }
+
+    /// Reads the rows of `ids` not read yet that pass `filter`, in storage order; returns the
+    /// keys of every id in `ids` that has a row passing it.
+    mutating func loadRows(_ entity: any AnyEntityPersister, ids: [StoredValue], filter: SQLExpression = .boolean(true)) throws -> [Int32] {
+        var keys: [Int32] = []
+        let idColumn = SQLExpression.column(entity.columns[0].name)
+        var start = 0
+        let unique = uniqued(ids)
+        while start < unique.count {
+            let batch = Array(unique[start..<min(start + Self.batchSize, unique.count)])
+            start += Self.batchSize
+            let select = SQLSelect(output: .columns(entity.columns.map { .column($0.name) }), table: entity.tableName,
+                                   filter: .all([.oneOf(idColumn, batch), filter]), order: [SQLOrderTerm(expression: .storageOrder(), descending: false)])
+            keys += try loadRows(entity, select)
+            // Ids without a row are read too: nothing to read again.
+            readIDs[entity.table, default: []].formUnion(batch)
+        }
+        return keys
+    }
+
+    /// Reads what `reach` follows from `owners` (keys of `table` in the context).
+    mutating func follow(_ reach: ReadReach, from owners: [Int32], of table: ObjectIdentifier) throws {
+        guard !owners.isEmpty else { return }
+        for edge in reach.edges where edge.source == table {
+            guard let source = layout.persisterByTable[edge.source], let target = layout.persisterByTable[edge.target] else { continue }
+            let pending = owners.filter { readSlots.insert(SlotOfEntity(table: table, slot: edge.slot, key: $0)).inserted }
+            try loadLinks(edge.slot, of: pending, owner: source, target: target)
+            // Every linked target, read now or before, then what is followed from them.
+            var linked: [Int32] = []
+            var seen = Set<Int32>()
+            for owner in owners {
+                for key in context.targetKeys(edge.source, edge.slot, of: owner) where seen.insert(key).inserted { linked.append(key) }
+            }
+            let unread = linked.map { target.idValue($0, in: context) }.filter { !(readIDs[edge.target]?.contains($0) ?? false) }
+            if !unread.isEmpty { _ = try loadRows(target, ids: unread) }
+            try follow(edge.onward, from: linked, of: edge.target)
+        }
+    }
+
+    /// Reads the links of `slot` of `owners`, whole and in link order.
+    private mutating func loadLinks(_ slot: LinkSlot, of owners: [Int32], owner: any AnyEntityPersister, target: any AnyEntityPersister) throws {
+        guard !owners.isEmpty, let source = links.source(of: slot, in: owner.table) else { return }
+        let ids = owners.map { owner.idValue($0, in: context) }
+        for start in stride(from: 0, to: ids.count, by: Self.batchSize) {
+            let batch = Array(ids[start..<min(start + Self.batchSize, ids.count)])
+            statements += 1
+            switch source {
+            case .stored(let link):
+                var order = [SQLOrderTerm(expression: .column("owner"), descending: false)]
+                if link.isToMany { order.append(SQLOrderTerm(expression: .column("position"), descending: false)) }
+                let select = SQLSelect(output: .columns([.column("owner"), .column("target")]), table: link.name,
+                                       filter: .oneOf(.column("owner"), batch), order: order)
+                var grouped: [(StoredValue, [StoredValue])] = []
+                try backend.rows(select) { values in
+                    if grouped.last?.0 == values[0] { grouped[grouped.count - 1].1.append(values[1]) } else { grouped.append((values[0], [values[1]])) }
+                }
+                for (ownerID, targetIDs) in grouped { try store(link, ownerID: ownerID, targetIDs: targetIDs) }
+            case .inverse(let link):
+                // The owners of this slot are the link table's targets.
+                let select = SQLSelect(output: .columns([.column("target"), .column("owner")]), table: link.name,
+                                       filter: .oneOf(.column("target"), batch), order: [SQLOrderTerm(expression: .column("target"), descending: false)])
+                var pairs: [(StoredValue, StoredValue)] = []
+                try backend.rows(select) { values in pairs.append((values[0], values[1])) }
+                for (ownerID, targetID) in pairs {
+                    let key = try owner.loadKey(ownerID, into: &context)
+                    guard context.linkedKey(owner.table, slot, of: key) < 0 else { continue }
+                    let targetKey = try target.loadKey(targetID, into: &context)
+                    context.loadLink(owner.table, slot, of: key, to: targetKey, targetTable: target.table)
+                }
+            }
+        }
+    }
+
+    /// Stores one owner's links of a stored slot, and the inverse to-one links they imply.
+    private mutating func store(_ link: LinkLayout, ownerID: StoredValue, targetIDs: [StoredValue]) throws {
+        let key = try link.ownerEntity.loadKey(ownerID, into: &context)
+        let targets = try targetIDs.map { try link.targetEntity.loadKey($0, into: &context) }
+        if link.isToMany {
+            context.loadLinks(link.owner, link.slot, of: key, to: targets, targetTable: link.target)
+        } else {
+            context.loadLink(link.owner, link.slot, of: key, to: targets[0], targetTable: link.target)
+        }
+        if let inverse = link.derivedInverse {
+            // A derived inverse is to-one: its single link is this one, so it is whole.
+            for target in targets {
+                context.loadLink(link.target, inverse, of: target, to: key, targetTable: link.owner)
+                readSlots.insert(SlotOfEntity(table: link.target, slot: inverse, key: target))
+            }
+        }
+    }
+}
+
+/// `ids` without repeats, first occurrence kept.
+private func uniqued(_ ids: [StoredValue]) -> [StoredValue] {
+    var seen = Set<StoredValue>()
+    return ids.filter { seen.insert($0).inserted }
+}

@@ -1,0 +1,49 @@
+/// How one database spells what ``SQLRenderer`` writes: quoting, bound parameters,
+/// NULL-safe equality, Swift's string order, storage order and NULL placement in sorts.
+///
+/// Two dialects exist from the start (``SQLiteDialect``, ``PostgreSQLDialect``), so the
+/// query compiler never writes database-specific text itself.
+protocol SQLDialect: Sendable {
+    /// A quoted identifier: names are always quoted (schema names may be SQL keywords).
+    func quote(_ identifier: String) -> String
+    /// The placeholder of the `index`-th bound value, from 1.
+    func placeholder(_ index: Int) -> String
+    /// `lhs` equals `rhs`, NULL equal to NULL; never NULL itself.
+    func identical(_ lhs: String, _ rhs: String) -> String
+    /// `text` as compared in Swift's string order.
+    func swiftOrdered(_ text: String) -> String
+    /// The column recording the order in which rows were first stored.
+    var storageOrderColumn: String { get }
+    /// An `ORDER BY` term; NULL sorts before every value ascending, after every value
+    /// descending, as nil does in queries.
+    func orderTerm(_ expression: String, descending: Bool) -> String
+    func boolean(_ value: Bool) -> String
+}
+
+/// SQLite: `?` parameters, `IS` for NULL-safe equality, the `schemagen` collation (registered
+/// on every connection, ``SQLiteCollation``), `rowid`.
+struct SQLiteDialect: SQLDialect {
+    func quote(_ identifier: String) -> String { "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
+    func placeholder(_ index: Int) -> String { "?" }
+    func identical(_ lhs: String, _ rhs: String) -> String { "\(lhs) IS \(rhs)" }
+    func swiftOrdered(_ text: String) -> String { "\(text) COLLATE \(quote(SQLiteCollation.name))" }
+    var storageOrderColumn: String { "rowid" }
+    // SQLite sorts NULL first ascending and last descending already.
+    func orderTerm(_ expression: String, descending: Bool) -> String { expression + (descending ? " DESC" : " ASC") }
+    func boolean(_ value: Bool) -> String { value ? "1" : "0" }
+}
+
+/// PostgreSQL: `$n` parameters, `IS NOT DISTINCT FROM`, NFC-normalized text under the "C"
+/// collation (byte order of NFC UTF-8 is Swift's string order), an explicit storage-order
+/// column, explicit NULL placement.
+struct PostgreSQLDialect: SQLDialect {
+    static let storageOrder = "schemagen:order"
+
+    func quote(_ identifier: String) -> String { "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
+    func placeholder(_ index: Int) -> String { "$\(index)" }
+    func identical(_ lhs: String, _ rhs: String) -> String { "\(lhs) IS NOT DISTINCT FROM \(rhs)" }
+    func swiftOrdered(_ text: String) -> String { "normalize(\(text), NFC) COLLATE \"C\"" }
+    var storageOrderColumn: String { quote(Self.storageOrder) }
+    func orderTerm(_ expression: String, descending: Bool) -> String { expression + (descending ? " DESC NULLS LAST" : " ASC NULLS FIRST") }
+    func boolean(_ value: Bool) -> String { value ? "TRUE" : "FALSE" }
+}

@@ -1,0 +1,92 @@
+@_spi(SchemaStore) import SchemaRuntime
+
+/// An SQL expression built from a query's structure. Names are quoted and values bound by the
+/// ``SQLDialect`` that renders it (``SQLRenderer``): no user value ever becomes SQL text.
+///
+/// Every expression the compilers build is two-valued: it is never NULL, so `NOT` and `OR`
+/// over it mean what they mean in Swift (comparisons with NULL are spelled with
+/// ``identical(_:_:)``, ``isNull(_:)`` and explicit NULL branches).
+indirect enum SQLExpression: Hashable, Sendable {
+    /// A column of the table the statement reads, or of `table` when given (a join).
+    case column(String, table: String? = nil)
+    /// A bound value.
+    case value(StoredValue)
+    case boolean(Bool)
+    case compare(SQLExpression, SQLComparison, SQLExpression)
+    /// Equal, NULL included: never NULL itself (`IS` / `IS NOT DISTINCT FROM`).
+    case identical(SQLExpression, SQLExpression)
+    case isNull(SQLExpression)
+    case and([SQLExpression])
+    case or([SQLExpression])
+    case not(SQLExpression)
+    /// One of these values (never NULL: NULL is not listed).
+    case oneOf(SQLExpression, [StoredValue])
+    /// Text compared in Swift's string order (the dialect's collation).
+    case swiftOrdered(SQLExpression)
+    /// The order in which rows were first stored (SQLite's rowid): a query's source order.
+    case storageOrder(table: String? = nil)
+
+    /// `lhs AND rhs`, dropping `TRUE` operands.
+    static func all(_ operands: [SQLExpression]) -> SQLExpression {
+        let kept = operands.filter { $0 != .boolean(true) }
+        if kept.contains(.boolean(false)) { return .boolean(false) }
+        switch kept.count {
+        case 0: return .boolean(true)
+        case 1: return kept[0]
+        default: return .and(kept)
+        }
+    }
+
+    /// `lhs OR rhs`, dropping `FALSE` operands.
+    static func any(_ operands: [SQLExpression]) -> SQLExpression {
+        let kept = operands.filter { $0 != .boolean(false) }
+        if kept.contains(.boolean(true)) { return .boolean(true) }
+        switch kept.count {
+        case 0: return .boolean(false)
+        case 1: return kept[0]
+        default: return .or(kept)
+        }
+    }
+
+    /// `NOT operand`, folding constants.
+    static func negation(_ operand: SQLExpression) -> SQLExpression {
+        switch operand {
+        case .boolean(let value): .boolean(!value)
+        case .not(let inner): inner
+        default: .not(operand)
+        }
+    }
+}
+
+/// A comparison operator; its operands are never NULL where the compilers use it.
+enum SQLComparison: String, Hashable, Sendable {
+    case equal = "=", notEqual = "<>", less = "<", lessOrEqual = "<=", greater = ">", greaterOrEqual = ">="
+}
+
+/// One key of an `ORDER BY`.
+struct SQLOrderTerm: Hashable, Sendable {
+    var expression: SQLExpression
+    var descending: Bool
+}
+
+/// A `SELECT` from one table, optionally joined to a link table.
+struct SQLSelect: Hashable, Sendable {
+    enum Output: Hashable, Sendable {
+        case columns([SQLExpression])
+        case count
+    }
+
+    /// An inner join: `JOIN table ON on`.
+    struct Join: Hashable, Sendable {
+        var table: String
+        var on: SQLExpression
+    }
+
+    var output: Output
+    var table: String
+    var join: Join?
+    var filter: SQLExpression = .boolean(true)
+    var order: [SQLOrderTerm] = []
+    var limit: Int?
+    var offset = 0
+}

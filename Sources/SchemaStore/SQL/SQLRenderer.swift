@@ -1,0 +1,81 @@
+@_spi(SchemaStore) import SchemaRuntime
+
+/// SQL text and the values bound to its parameters, in order.
+struct RenderedSQL: Hashable, Sendable, CustomStringConvertible {
+    var text: String
+    var bindings: [StoredValue]
+
+    var description: String { text }
+}
+
+/// Writes ``SQLSelect`` and ``SQLExpression`` values as one dialect's SQL, binding every value.
+struct SQLRenderer {
+    let dialect: any SQLDialect
+    private(set) var bindings: [StoredValue] = []
+
+    init(_ dialect: any SQLDialect) { self.dialect = dialect }
+
+    static func render(_ select: SQLSelect, in dialect: any SQLDialect) -> RenderedSQL {
+        var renderer = SQLRenderer(dialect)
+        let text = renderer.render(select)
+        return RenderedSQL(text: text, bindings: renderer.bindings)
+    }
+
+    mutating func render(_ select: SQLSelect) -> String {
+        var sql = "SELECT "
+        switch select.output {
+        case .columns(let columns): sql += columns.map { render($0) }.joined(separator: ", ")
+        case .count: sql += "count(*)"
+        }
+        sql += " FROM " + dialect.quote(select.table)
+        if let join = select.join { sql += " JOIN \(dialect.quote(join.table)) ON \(render(join.on))" }
+        if select.filter != .boolean(true) { sql += " WHERE " + render(select.filter) }
+        if !select.order.isEmpty {
+            sql += " ORDER BY " + select.order.map { dialect.orderTerm(render($0.expression), descending: $0.descending) }.joined(separator: ", ")
+        }
+        if let limit = select.limit {
+            sql += " LIMIT " + bind(.integer(Int64(limit)))
+            if select.offset > 0 { sql += " OFFSET " + bind(.integer(Int64(select.offset))) }
+        } else if select.offset > 0 {
+            // Both dialects accept an offset alone in their own way; a limit of "all" is portable.
+            sql += " LIMIT " + bind(.integer(Int64.max)) + " OFFSET " + bind(.integer(Int64(select.offset)))
+        }
+        return sql
+    }
+
+    mutating func render(_ expression: SQLExpression) -> String {
+        switch expression {
+        case .column(let name, let table):
+            return table.map { dialect.quote($0) + "." } .map { $0 + dialect.quote(name) } ?? dialect.quote(name)
+        case .value(let value):
+            return bind(value)
+        case .boolean(let value):
+            return dialect.boolean(value)
+        case .compare(let lhs, let op, let rhs):
+            return "\(render(lhs)) \(op.rawValue) \(render(rhs))"
+        case .identical(let lhs, let rhs):
+            return dialect.identical(render(lhs), render(rhs))
+        case .isNull(let operand):
+            return "\(render(operand)) IS NULL"
+        case .and(let operands):
+            return "(" + operands.map { render($0) }.joined(separator: " AND ") + ")"
+        case .or(let operands):
+            return "(" + operands.map { render($0) }.joined(separator: " OR ") + ")"
+        case .not(let operand):
+            return "NOT (" + render(operand) + ")"
+        case .oneOf(let operand, let values):
+            guard !values.isEmpty else { return dialect.boolean(false) }
+            let lhs = render(operand)
+            return "\(lhs) IN (" + values.map { bind($0) }.joined(separator: ", ") + ")"
+        case .swiftOrdered(let operand):
+            return dialect.swiftOrdered(render(operand))
+        case .storageOrder(let table):
+            return table.map { dialect.quote($0) + "." + dialect.storageOrderColumn } ?? dialect.storageOrderColumn
+        }
+    }
+
+    private mutating func bind(_ value: StoredValue) -> String {
+        bindings.append(value)
+        return dialect.placeholder(bindings.count)
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+@_spi(SchemaStore) import SchemaRuntime
+
+/// A store opened ``Store/Residency/onDemand``: SQL answers its queries until a write or an
+/// observation needs the whole graph.
+extension Store {
+    /// Loads the whole graph of an on-demand store, once: writes, change sets and live
+    /// queries run on it. Called holding the write lock (inside a write's transaction, whose
+    /// reads it joins) or from an observation's registration.
+    func becomeResident() throws {
+        guard onDemand != nil, !stateLock.withLock({ isResident }), let backend else { return }
+        let graph = try backend.readTransaction { try GraphLoader(layout: layout, backend: backend).load() }
+        if let sharing {
+            sharing.seenCounter = try backend.externalCommitCounter() ?? sharing.seenCounter
+            sharing.seenCommit = try backend.lastCommit() ?? 0
+        }
+        stateLock.withLock {
+            current = graph
+            isResident = true
+        }
+        startFollowingOtherStores()
+    }
+
+    /// ``becomeResident()`` for an observation: under the write lock, so no write runs meanwhile.
+    func becomeResidentToObserve() {
+        // Inside a write's closure the write made the store resident already.
+        guard onDemand != nil, (try? checkNotInsideAWrite()) != nil else { return }
+        writeLock.withLock {
+            guard !isClosed else { return }
+            // A file that cannot be read now is reported by the next write; the observation
+            // starts from the graph it has.
+            try? becomeResident()
+        }
+    }
+
+    /// Whether the store reads through SQL (``Residency/onDemand``, and no write or
+    /// observation has loaded the whole graph yet).
+    public var readsOnDemand: Bool {
+        onDemand != nil && !stateLock.withLock { isResident }
+    }
+
+    /// What the on-demand snapshots did: queries answered from rows SQL selected, the
+    /// statements they ran, counts SQL answered alone, and queries SQL could not narrow
+    /// (answered on the whole graph, read once per snapshot). Zero for a resident store.
+    public var onDemandStatistics: OnDemandStatistics {
+        onDemand?.statistics ?? OnDemandStatistics()
+    }
+
+    /// The SQL an on-demand store runs first for `query` (the rows it reads, with bound
+    /// values as `?`) and SQLite's plan for it (`EXPLAIN QUERY PLAN`); nil for a resident
+    /// store, or a query SQL does not narrow (it runs on the whole graph).
+    public func explainSQL<Entity: EntityModelProtocol>(_ query: QueryList<Entity>) -> (sql: String, plan: [String])? {
+        guard readsOnDemand, let onDemand, let (text, plan) = onDemand.sql(for: query) else { return nil }
+        return (text, plan)
+    }
+}
