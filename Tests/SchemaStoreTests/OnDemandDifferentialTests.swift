@@ -92,7 +92,7 @@ import Testing
             })
         case 14:
             return ("ids query [\(message), m1, \(message)] timestamp > \(n)", { c in
-                "\(Message.query([message, "m1", message, "missing"], in: c).filter(\.timestamp > n).with(\.$author).resolve())"
+                "\(Message.query([message, "m1", message, "missing"], in: c).filter(\.timestamp > n).with(\.$author).with(\.$replyTo).with(\.$replies).resolve())"
             })
         case 15:
             return ("one chat \(chat) with messages, their authors and chat", { c in
@@ -100,7 +100,11 @@ import Testing
             })
         case 16:
             return ("related messages of \(chat), newest \(k)", { c in
-                "\(Chat.query(chat, in: c).related(\.$messages).sorted(by: \.timestamp.desc).limit(k).with(\.$author).resolve())"
+                let newest = Chat.query(chat, in: c).related(\.$messages).sorted(by: \.timestamp.desc).limit(k).with(\.$author).resolve()
+                let recent = Chat.query(chat, in: c).related(\.$messages).filter(\.timestamp > n).with(\.$replies).with(\.$replyTo).resolve()
+                let prefixed = Chat.query(chat, in: c).related(\.$messages).filter(.string(\.text, hasPrefix: word)).sorted(by: \.text)
+                    .limit(k, offset: o).resolve()
+                return "\(newest) \(recent) \(prefixed.map(\.id))"
             })
         case 17:
             return ("group messages by chat, count", { c in

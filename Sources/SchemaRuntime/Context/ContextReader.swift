@@ -33,6 +33,9 @@ extension QueryList {
     public var filterPredicate: Predicate<Entity>? { predicate }
     /// Whether the query's source is every stored entity.
     public var readsAll: Bool { if case .all = source { true } else { false } }
+    /// For a list of the entities one entity links to (`Chat.query(id).related(\.$messages)`):
+    /// that entity and the slot.
+    public var linkOrigin: RelatedOrigin? { relatedOrigin }
     /// The ids the query lists, if its source is a list of ids.
     public var listedIDs: [Entity.ID]? { if case .ids(let ids) = source { ids } else { nil } }
     /// The relations the query follows from the entities it reads: its filter's relation
@@ -84,4 +87,13 @@ extension Query {
     /// The queried id, when the query names one (not `first()` or a related query).
     public var namedID: Entity.ID? { derivedKeyIsSet ? nil : id }
     public var readReach: ReadReach { nesting.reach }
+}
+
+/// The entity and slot whose links a `related(_:)` list reads.
+@_spi(SchemaStore)
+public struct RelatedOrigin: Sendable {
+    /// The entity type holding the links, its id as stored, and the slot.
+    public let table: ObjectIdentifier
+    public let id: StoredValue
+    public let slot: LinkSlot
 }

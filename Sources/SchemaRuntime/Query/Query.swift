@@ -18,6 +18,9 @@ public struct Query<Entity: EntityModelProtocol>: NestedQuery {
     private var derivedKey: ((Context) -> Int32?)?
     /// Whether the query's entity is found when it resolves (see ``ContextReader``).
     var derivedKeyIsSet: Bool { derivedKey != nil }
+    /// For `first()` and `last()`: the list whose first or last entity this is, which a
+    /// context reading on demand materializes (``ContextReader``).
+    var listOrigin: (list: QueryList<Entity>, last: Bool)?
     /// For a derived query, what finding its key depends on (``QueryReach``).
     var originReach: ((Context) -> QueryReach)?
     public var nesting = Nesting<Entity>()
@@ -59,7 +62,15 @@ public struct Query<Entity: EntityModelProtocol>: NestedQuery {
 
     /// The entity in `context`, shaped by the nested relations, or nil if not stored.
     public func resolve(in context: Context) -> Entity? {
-        if let reader = context.reader { return resolve(in: reader.materialize(self)) }
+        if let reader = context.reader {
+            guard let (list, last) = listOrigin else { return resolve(in: reader.materialize(self)) }
+            var origin = list
+            origin.additionalReach = origin.additionalReach.merged(with: nesting.reach)
+            let (run, materialized) = reader.materialize(origin)
+            let keys = run.execute(in: materialized).keys
+            guard let key = last ? keys.last : keys.first else { return nil }
+            return materialized.resolve(Entity.self, key: key, nesting: nesting)
+        }
         guard let key = key(in: context) else { return nil }
         return context.resolve(Entity.self, key: key, nesting: nesting)
     }
@@ -82,6 +93,9 @@ public struct Query<Entity: EntityModelProtocol>: NestedQuery {
             guard let key = parent.key(in: context) else { return [] }
             return context.liveTargets(source, column, key, Target.self)
         })
+        if let id = parent.namedID, let stored = (id as? any StorableValue)?.storedValue {
+            list.relatedOrigin = RelatedOrigin(table: source, id: stored, slot: .toMany(column))
+        }
         // Every linked key, stored or not: saving a linked entity that was not stored adds it.
         list.originReach = { context in
             var reach = parent.reach(in: context)

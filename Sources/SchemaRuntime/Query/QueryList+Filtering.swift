@@ -182,13 +182,17 @@ extension QueryList {
     /// without a context. It keeps this query's nested relations.
     public func first() -> Query<Entity> {
         let list = limit(1)
-        return Query(context: context, nesting: nesting, key: { list.execute(in: $0).keys.first }, reach: { list.reach(in: $0) })
+        var query = Query(context: context, nesting: nesting, key: { list.execute(in: $0).keys.first }, reach: { list.reach(in: $0) })
+        query.listOrigin = (list, false)
+        return query
     }
 
     /// A query for the last entity in this query's order (its limit and offset applied).
     public func last() -> Query<Entity> {
         let list = self
-        return Query(context: context, nesting: nesting, key: { list.execute(in: $0).keys.last }, reach: { list.reach(in: $0) })
+        var query = Query(context: context, nesting: nesting, key: { list.execute(in: $0).keys.last }, reach: { list.reach(in: $0) })
+        query.listOrigin = (list, true)
+        return query
     }
 
     /// How the query runs: the indexes it uses, and the filtering, ordering and limiting after.

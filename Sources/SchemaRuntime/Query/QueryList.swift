@@ -40,6 +40,8 @@ public struct QueryList<Entity: EntityModelProtocol>: NestedQuery {
     var originReach: ((Context) -> QueryReach)?
     /// Relations read by what runs on the result besides the query (grouping by a relation).
     var additionalReach = ReadReach()
+    /// For `related(_:)` of a query naming its entity: where the list's links are.
+    var relatedOrigin: RelatedOrigin?
 
     @usableFromInline
     init(context: Context?, source: Source) {

@@ -97,6 +97,21 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
             statistics.record(loader)
             return (list.reading(keys: keys, offsetApplied: ordered), loader.context)
         }
+        if let origin = list.linkOrigin, !ranks(list), let owner = layout.persisterByTable[origin.table] {
+            if let select = joined(list, entity: entity, origin: origin) {
+                let keys = try loader.loadRows(entity, select)
+                try loader.follow(list.readReach, from: keys, of: entity.table)
+                statistics.record(loader)
+                return (list.reading(keys: keys, offsetApplied: true), loader.context)
+            }
+            // The owner's links, whole, then the linked rows the filter may keep: the list
+            // reads them through the links, in link order.
+            let keys = try loader.loadLinked(origin.slot, of: origin.id, owner: owner, target: entity,
+                                             filter: filter(of: list, entity: entity).filter)
+            try loader.follow(list.readReach, from: keys, of: entity.table)
+            statistics.record(loader)
+            return (list, loader.context)
+        }
         if let ids = list.listedIDs, !ranks(list), let stored = storedValues(ids) {
             let keys = try loader.loadRows(entity, ids: stored, filter: filter(of: list, entity: entity).filter)
             try loader.follow(list.readReach, from: keys, of: entity.table)
@@ -123,6 +138,29 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
         select.limit = list.limitCount
         select.offset = list.offsetCount
         return (select, true)
+    }
+
+    /// For a list of the entities one entity links to: the select reading exactly its rows in
+    /// its order (link order breaking ties), limited, joined to the link table, when the
+    /// filter is exact and SQL orders the sort as Swift does.
+    private func joined<Entity: EntityModelProtocol>(_ list: QueryList<Entity>, entity: any AnyEntityPersister,
+                                                     origin: RelatedOrigin) -> SQLSelect? {
+        guard case .stored(let link) = links.source(of: origin.slot, in: origin.table), link.isToMany, list.isPlainFilterSortLimit,
+              let predicateFilter = exactFilter(of: list, entity: entity, qualified: true),
+              let order = PredicateCompiler(entity: entity, qualified: true).order(list.sortFields) else { return nil }
+        let table = entity.tableName
+        return SQLSelect(output: .columns(entity.columns.map { .column($0.name, table: table) }), table: table,
+                         join: SQLSelect.Join(table: link.name, on: .compare(.column("target", table: link.name), .equal,
+                                                                               .column(entity.columns[0].name, table: table))),
+                         filter: .all([.identical(.column("owner", table: link.name), .value(origin.id)), predicateFilter]),
+                         order: order + [SQLOrderTerm(expression: .column("position", table: link.name), descending: false)],
+                         limit: list.limitCount, offset: list.offsetCount)
+    }
+
+    private func exactFilter<Entity>(of list: QueryList<Entity>, entity: any AnyEntityPersister, qualified: Bool) -> SQLExpression? {
+        guard let predicate = list.filterPredicate else { return .boolean(true) }
+        let compiled = PredicateCompiler(entity: entity, qualified: qualified).compile(predicate.structure)
+        return compiled.isExact ? compiled.filter : nil
     }
 
     private func filter<Entity>(of list: QueryList<Entity>, entity: any AnyEntityPersister) -> PredicateCompiler.Compiled {

@@ -62,10 +62,26 @@ struct SubgraphLoader {
             let select = SQLSelect(output: .columns(entity.columns.map { .column($0.name) }), table: entity.tableName,
                                    filter: .all([.oneOf(idColumn, batch), filter]), order: [SQLOrderTerm(expression: .storageOrder(), descending: false)])
             keys += try loadRows(entity, select)
-            // Ids without a row are read too: nothing to read again.
-            readIDs[entity.table, default: []].formUnion(batch)
+            // Ids without a row are read too, when no filter left rows out: nothing to read
+            // again. A row the filter left out may still be reached through a link later.
+            if filter == .boolean(true) { readIDs[entity.table, default: []].formUnion(batch) }
         }
         return keys
+    }
+
+    /// Reads the links of `slot` of the entity `id` of `owner`, whole, and the rows of the
+    /// linked entities that pass `filter`; returns their keys, in link order.
+    mutating func loadLinked(_ slot: LinkSlot, of id: StoredValue, owner: any AnyEntityPersister, target: any AnyEntityPersister,
+                             filter: SQLExpression) throws -> [Int32] {
+        let key = try owner.loadKey(id, into: &context)
+        guard readSlots.insert(SlotOfEntity(table: owner.table, slot: slot, key: key)).inserted else {
+            return context.targetKeys(owner.table, slot, of: key)
+        }
+        try loadLinks(slot, of: [key], owner: owner, target: target)
+        let linked = context.targetKeys(owner.table, slot, of: key)
+        let ids = linked.map { target.idValue($0, in: context) }
+        _ = try loadRows(target, ids: ids, filter: filter)
+        return linked.filter { target.hasRow($0, in: context) }
     }
 
     /// Reads what `reach` follows from `owners` (keys of `table` in the context).

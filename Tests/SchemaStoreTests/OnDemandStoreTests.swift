@@ -1,0 +1,110 @@
+import ChatModels
+import Foundation
+@_spi(SchemaStoreTesting) import SchemaStore
+import SchemaRuntime
+import Testing
+
+/// What an on-demand store promises beside answering as a resident one does
+/// (``OnDemandDifferentialTests``): it reads only what queries need, its snapshots never
+/// change, and writes and observation still work.
+@Suite struct OnDemandStoreTests {
+    static func filled() throws -> URL {
+        let url = try OnDemandDifferentialTests.temporaryFile()
+        let store = try Store(.file(url), schema: ChatModelsSchema.self)
+        try store.write { context in
+            try User(id: "u1", name: "Ann", age: 30).save(to: &context)
+            try User(id: "u2", name: "Bob", age: 40).save(to: &context)
+            try Chat(id: "c1", title: "one", users: .ids(["u1", "u2"])).save(to: &context)
+            try Message(id: "m1", text: "first", timestamp: 10, author: .id("u1"), chat: .id("c1")).save(to: &context)
+            // A reply that the filters below exclude, reached through a nested relation.
+            try Message(id: "m2", text: "second", timestamp: 0, author: .id("u2"), chat: .id("c1"), replyTo: .id("m1")).save(to: &context)
+            for index in 3...50 {
+                try Message(id: "m\(index)", text: "more \(index)", timestamp: index * 10, author: .id(index % 2 == 0 ? "u1" : "u2"),
+                            chat: .id("c1")).save(to: &context)
+            }
+        }
+        store.close()
+        return url
+    }
+
+    static func onDemand(_ url: URL, readOnly: Bool = true) throws -> Store {
+        try Store(.file(url), schema: ChatModelsSchema.self, options: .init(readOnly: readOnly, residency: .onDemand))
+    }
+
+    @Test func rowsExcludedByAFilterAreStillReadWhenAQueryFollowsALinkToThem() throws {
+        let url = try Self.filled()
+        defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
+        let store = try Self.onDemand(url)
+        let related = Chat.query("c1", in: store.context).related(\.$messages).filter(\.timestamp == 10).with(\.$replies).resolve()
+        #expect(related.map(\.id) == ["m1"])
+        #expect(related.first?.replies?.map(\.id) == ["m2"])
+        let listed = Message.query(["m2", "m1"], in: store.context).filter(\.timestamp == 10).with(\.$replies).resolve()
+        #expect(listed.first?.replies?.map(\.id) == ["m2"])
+        let all = Message.query(in: store.context).filter(\.timestamp == 10).with(\.$replies).resolve()
+        #expect(all.first?.replies?.map(\.id) == ["m2"])
+    }
+
+    @Test func aPushedDownQueryReadsOnlyItsRows() throws {
+        let url = try Self.filled()
+        defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
+        let store = try Self.onDemand(url)
+        #expect(store.readsOnDemand)
+        let context = store.context
+        let newest = Message.query(in: context).sorted(by: \.timestamp.desc).limit(3).with(\.$author).resolve()
+        #expect(newest.map(\.id) == ["m50", "m49", "m48"])
+        #expect(newest.map { $0.author?.name } == ["Ann", "Bob", "Ann"])
+        let screen = Chat.query("c1", in: context).related(\.$messages).sorted(by: \.timestamp.desc).limit(2).resolve()
+        #expect(screen.map(\.id) == ["m50", "m49"])
+        #expect(Message.query(in: context).filter(\.timestamp >= 100 && \.timestamp < 200).count() == 10)
+        #expect(Message.query(in: context).sorted(by: \.timestamp).first().resolve()?.id == "m2")
+        let statistics = store.onDemandStatistics
+        #expect(statistics.wholeGraphReads == 0, "\(statistics)")
+        #expect(statistics.counts == 1)
+        let explained = try #require(store.explainSQL(Message.query(in: context).filter(\.timestamp > 100).sorted(by: \.timestamp).limit(5)))
+        #expect(explained.sql.contains("WHERE \"timestamp\" > ?"), "\(explained.sql)")
+        #expect(explained.sql.contains("LIMIT ?"), "\(explained.sql)")
+        #expect(!explained.plan.isEmpty)
+    }
+
+    @Test func aSnapshotNeverChangesAndTheNextOneSeesNewCommits() throws {
+        let url = try Self.filled()
+        defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
+        let reader = try Self.onDemand(url)
+        let writer = try Store(.file(url), schema: ChatModelsSchema.self)
+        let before = reader.context
+        #expect(Message.query(in: before).count() == 50)
+        try writer.write { context in
+            try Message(id: "m51", text: "new", timestamp: 1, author: .id("u1"), chat: .id("c1")).save(to: &context)
+            try Message(id: "m1", text: "").delete(from: &context)
+        }
+        #expect(Message.query(in: before).count() == 50)
+        #expect(Message.query("m1", in: before).resolve() != nil)
+        #expect(Chat.query("c1", in: before).related(\.$messages).count() == 50)
+        let after = reader.context
+        #expect(Message.query(in: after).count() == 50)
+        #expect(Message.query("m1", in: after).resolve() == nil)
+        #expect(Message.query("m51", in: after).with(\.$author).resolve()?.author?.name == "Ann")
+    }
+
+    @Test func writesAndObservationLoadTheGraphAndKeepWorking() async throws {
+        let url = try Self.filled()
+        defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
+        let store = try Self.onDemand(url, readOnly: false)
+        #expect(store.readsOnDemand)
+        try await store.write { context in
+            try Message(id: "m99", text: "written", timestamp: 5, author: .id("u2"), chat: .id("c1")).save(to: &context)
+        }
+        #expect(!store.readsOnDemand)
+        #expect(Message.query("m99", in: store.context).with(\.$author).resolve()?.author?.name == "Bob")
+        #expect(Message.query(in: store.context).count() == 51)
+
+        let observed = try Self.onDemand(url)
+        let changes = observed.changes()
+        #expect(!observed.readsOnDemand)
+        try await store.write { context in try Message(id: "m2", text: "").delete(from: &context) }
+        var iterator = changes.makeAsyncIterator()
+        let change = await iterator.next()
+        #expect(change?.changes(Message.self)?.deleted == ["m2"])
+        #expect(Message.query("m2", in: observed.context).resolve() == nil)
+    }
+}
