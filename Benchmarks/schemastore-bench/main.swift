@@ -28,6 +28,27 @@ if CommandLine.arguments.dropFirst().first == "packs" {
     exit(0)
 }
 
+// `schemastore-bench ondemand [messages...]`: open + first screen and reads, on demand beside
+// resident and hand-written SQL (OnDemandBenchmark.swift); `ondemand-child` is its child process.
+if CommandLine.arguments.dropFirst().first == "ondemand-child" {
+    try OnDemandBenchmark.child(path: CommandLine.arguments[2], mode: CommandLine.arguments[3])
+    exit(0)
+}
+if CommandLine.arguments.dropFirst().first == "ondemand-fill" {
+    // A store file to profile a child with: `ondemand-fill <path> <messages>`.
+    try OnDemandBenchmark.fill(URL(fileURLWithPath: CommandLine.arguments[2]), messages: Int(CommandLine.arguments[3]) ?? 100_000)
+    exit(0)
+}
+if CommandLine.arguments.dropFirst().first == "ondemand" {
+    let sizes = CommandLine.arguments.dropFirst(2).compactMap { Int($0) }
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("schemastore-ondemand-bench-\(ProcessInfo.processInfo.processIdentifier)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    let result = Result { try OnDemandBenchmark.run(sizes: sizes.isEmpty ? [10_000, 100_000, 1_000_000] : sizes, rounds: 3, folder: folder) }
+    try? FileManager.default.removeItem(at: folder)
+    try result.get()
+    exit(0)
+}
+
 let arguments = CommandLine.arguments.dropFirst().compactMap { Int($0) }
 let userCount = arguments.first ?? 1000
 let messagesPerChat = arguments.dropFirst().first ?? 100

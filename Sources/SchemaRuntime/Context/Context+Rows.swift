@@ -44,7 +44,8 @@ extension Context {
     /// without `applyingPolicies` throws on the first collision.
     @inlinable
     mutating func resolveUniqueCollisions<Entity: EntityModelProtocol>(_ entity: Entity, applyingPolicies: Bool) throws {
-        for (position, descriptor) in Entity.indexes.enumerated() {
+        // The table's own indexes: a context holding one query's rows keeps none.
+        for (position, descriptor) in (tableIfPresent(Entity.self)?.descriptors ?? Entity.indexes).enumerated() {
             guard case .unique(let policy) = descriptor.kind else { continue }
             let indexKey = descriptor.key(of: entity)
             if indexKey.containsNull { continue }

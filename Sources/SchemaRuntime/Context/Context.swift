@@ -19,6 +19,8 @@ public struct Context: Sendable {
     /// Where a context of a store reading on demand gets the rows its queries read; nil for a
     /// context holding its graph (``ContextReader``).
     @usableFromInline var reader: (any ContextReader)?
+    /// Whether tables keep the schema's indexes (false for a context holding one query's rows).
+    @usableFromInline var keepsIndexes = true
 
     /// An empty context.
     public init() {}
@@ -53,7 +55,7 @@ public struct Context: Sendable {
     mutating func table<Entity: EntityModelProtocol>(_ type: Entity.Type) -> EntityTable<Entity> {
         let id = ObjectIdentifier(type)
         if tables[id] == nil {
-            let table = EntityTable<Entity>()
+            let table = EntityTable<Entity>(indexed: keepsIndexes)
             tables[id] = table
             return table
         }

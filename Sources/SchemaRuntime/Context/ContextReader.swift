@@ -19,6 +19,15 @@ public protocol ContextReader: AnyObject, Sendable {
 }
 
 extension Context {
+    /// An empty context whose tables keep no indexes: for one query's rows, read from a
+    /// store, where scanning them is cheaper than indexing them. Queries answer alike.
+    @_spi(SchemaStore)
+    public static func unindexed() -> Context {
+        var context = Context()
+        context.keepsIndexes = false
+        return context
+    }
+
     /// A context reading on demand through `reader`: it holds nothing itself.
     @_spi(SchemaStore)
     public init(reader: any ContextReader) {
@@ -96,4 +105,10 @@ public struct RelatedOrigin: Sendable {
     public let table: ObjectIdentifier
     public let id: StoredValue
     public let slot: LinkSlot
+}
+
+@_spi(SchemaStore)
+extension IndexDescriptor {
+    /// The indexed fields in order, each with its direction; empty for a full-text index.
+    public var indexedFields: [(keyPath: AnyKeyPath & Sendable, descending: Bool)] { fields.map { ($0.keyPath, $0.descending) } }
 }

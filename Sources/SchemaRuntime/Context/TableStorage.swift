@@ -200,10 +200,12 @@ final class EntityTable<Entity: EntityModelProtocol>: TableStorage, @unchecked S
     /// save time. Rollback pops them newest first (``Journal/Entry/row(table:key:)``).
     @usableFromInline var rowUndo: ContiguousArray<(key: Int32, old: Entity?, savedAt: Double?)> = []
 
+    /// A table keeping `Entity.indexes`, or none when `indexed` is false (a context holding
+    /// one query's rows, where scanning them is cheaper than indexing them).
     @usableFromInline
-    init() {
+    init(indexed: Bool = true) {
         var slots: [Int] = []
-        descriptors = Entity.indexes
+        descriptors = indexed ? Entity.indexes : []
         tracksUpdatedAt = Entity.tracksUpdatedAt
         archivesOnDelete = Context.archivesDeletes(reachableFrom: Entity.self)
         for descriptor in descriptors {
@@ -416,7 +418,7 @@ final class EntityTable<Entity: EntityModelProtocol>: TableStorage, @unchecked S
 
     override func compacted(own: [Int32], targets: [ObjectIdentifier: [Int32]]) -> TableStorage {
         let keep = own.filter { $0 >= 0 }.count
-        let copy = EntityTable<Entity>()
+        let copy = EntityTable<Entity>(indexed: !descriptors.isEmpty || Entity.indexes.isEmpty)
         (copy.toOne, copy.toMany) = remappedLinks(own: own, keep: keep, targets: targets)
         copy.ids.reserveCapacity(keep)
         copy.rows.reserveCapacity(keep)

@@ -102,12 +102,15 @@ extension Context {
 
     /// Stores a loaded entity (normalized) with its save time, keeping indexes in step.
     /// Throws if it collides in a unique index. Outside a transaction: nothing is journaled.
-    public mutating func loadRow<Entity: EntityModelProtocol>(_ entity: Entity, savedAt: Double?) throws {
+    /// Returns the entity's key.
+    @discardableResult
+    public mutating func loadRow<Entity: EntityModelProtocol>(_ entity: Entity, savedAt: Double?) throws -> Int32 {
         precondition(!isInTransaction, "loading runs outside transactions")
         // A collision here means a damaged file: report it rather than apply the index's
         // collision policy, which could delete the other row.
         let key = try upsert(entity, options: .replace, applyingCollisionPolicies: false)
         table(Entity.self).setSavedAt(key.rawValue, savedAt)
+        return key.rawValue
     }
 
     /// Sets one to-one slot, without touching its inverse. Both ends must be interned.

@@ -119,7 +119,7 @@ struct QueryPlanner<Entity: EntityModelProtocol> {
     /// entities, counted without reading them; nil when no index applies.
     func lookup(for comparisons: [Predicate<Entity>.Comparison], table: EntityTable<Entity>) -> IndexLookup? {
         var best: (lookup: IndexLookup, count: Int)?
-        for (position, descriptor) in Entity.indexes.enumerated() {
+        for (position, descriptor) in table.descriptors.enumerated() {
             guard let lookup = lookup(descriptor, slot: table.indexSlots[position], for: comparisons) else { continue }
             let count = lookup.count(in: table)
             if best == nil || count < best!.count { best = (lookup, count) }
@@ -244,7 +244,7 @@ struct QueryPlanner<Entity: EntityModelProtocol> {
     }
 
     func fullTextIndex(covering keyPaths: [AnyKeyPath], exactly: Bool = false) -> (Int, IndexDescriptor<Entity>)? {
-        for (position, descriptor) in Entity.indexes.enumerated() {
+        for (position, descriptor) in (table?.descriptors ?? []).enumerated() {
             guard case .fullText = descriptor.kind else { continue }
             let fields = descriptor.textFields.map(\.keyPath)
             let covers = keyPaths.allSatisfy { path in fields.contains { $0 == path } }
@@ -276,7 +276,7 @@ struct QueryPlanner<Entity: EntityModelProtocol> {
 
     /// An ordered index on exactly the sort fields, and whether to scan it in reverse.
     func sortIndex(_ keys: [SortKey<Entity>]) -> (Int, IndexDescriptor<Entity>, reversed: Bool)? {
-        for (position, descriptor) in Entity.indexes.enumerated() where descriptor.isOrdered && descriptor.fields.count == keys.count {
+        for (position, descriptor) in (table?.descriptors ?? []).enumerated() where descriptor.isOrdered && descriptor.fields.count == keys.count {
             var sameDirection = true, oppositeDirection = true
             for (field, key) in zip(descriptor.fields, keys) {
                 let matchesField = key.descending ? key.keyPath == field.descendingKeyPath.keyPath : key.keyPath == field.keyPath

@@ -7,6 +7,9 @@ extension SQLiteBackend {
     /// ``endSnapshot()``, whatever other connections commit meanwhile (WAL).
     func beginSnapshot() throws {
         try mapped {
+            // Pages are read through the OS's cache, shared by every snapshot's connection,
+            // rather than copied into each new connection's own cache.
+            try database.execute("PRAGMA mmap_size = 268435456")
             try database.execute("BEGIN DEFERRED")
             let statement = try database.statement("SELECT count(*) FROM sqlite_master")
             defer { statement.reset() }
@@ -55,6 +58,34 @@ extension SQLiteBackend {
                 if case .text(let detail) = statement.value(at: 3) { lines.append(detail) }
             }
             return lines
+        }
+    }
+}
+
+extension SQLiteBackend {
+    /// Creates the SQL indexes the layout declares (``SQLIndex``) and drops the managed ones
+    /// it no longer declares, or declares differently. Called by a writer opening the file,
+    /// inside its opening transaction; an index already in place costs nothing.
+    func syncIndexes(_ layout: StoreLayout) throws {
+        let dialect = SQLiteDialect()
+        var wanted: [String: String] = [:]
+        for entity in layout.entities {
+            for index in entity.sqlIndexes { wanted[index.name] = index.createStatement(dialect) }
+        }
+        for link in layout.links {
+            let index = SQLIndex.linkTargets(link.name)
+            wanted[index.name] = index.createStatement(dialect)
+        }
+        let existing = try database.statement("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL")
+        var present: [String: String] = [:]
+        while try existing.step() {
+            if case .text(let name) = existing.value(at: 0), case .text(let sql) = existing.value(at: 1), SQLIndex.isManaged(name) { present[name] = sql }
+        }
+        for (name, sql) in present.sorted(by: { $0.key < $1.key }) where wanted[name] != sql {
+            try database.execute("DROP INDEX \(quoted(name))")
+        }
+        for (name, sql) in wanted.sorted(by: { $0.key < $1.key }) where present[name] != sql {
+            try database.execute(sql)
         }
     }
 }

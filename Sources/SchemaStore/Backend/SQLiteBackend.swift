@@ -120,6 +120,7 @@ final class SQLiteBackend: StoreBackend, @unchecked Sendable {
                 }
                 // Created here, once, rather than checked by every commit that logs.
                 if location != ":memory:" { try Self.createCommitLog(in: database) }
+                try syncIndexes(layout)
                 try database.execute("COMMIT")
                 return applied
             } catch {

@@ -18,6 +18,8 @@ protocol AnyEntityPersister: Sendable {
     var relations: [RelationInfo] { get }
     /// The stored fields' columns by the key paths queries name them with.
     var fieldColumns: [FieldColumn] { get }
+    /// The schema's ordered, hash and unique indexes as SQL indexes (``SQLIndex``).
+    var sqlIndexes: [SQLIndex] { get }
 
     /// The column values of the row under `key`, or nil if no entity is stored there.
     func rowValues(_ key: Int32, in context: Context) throws -> [StoredValue]?
@@ -29,10 +31,15 @@ protocol AnyEntityPersister: Sendable {
     func idValue(_ key: Int32, in context: Context) -> StoredValue
     /// The id of `key` (also once forgotten), type-erased for ``StoreChanges``.
     func anyID(_ key: Int32, in context: Context) -> any Hashable & Sendable
-    /// Reads a row back into `context`.
-    func loadRow(_ values: [StoredValue], into context: inout Context) throws
+    /// Reads a row back into `context`; returns its key.
+    @discardableResult
+    func loadRow(_ values: [StoredValue], into context: inout Context) throws -> Int32
     /// The key of a stored id, interned if new.
     func loadKey(_ value: StoredValue, into context: inout Context) throws -> Int32
+    /// ``loadRow(_:into:)`` and ``loadKey(_:into:)`` for many rows or ids at once: one call
+    /// through the type-erased persister, and the generic work of each in one loop.
+    func loadRows(_ rows: [[StoredValue]], into context: inout Context) throws -> [Int32]
+    func loadKeys(_ values: [StoredValue], into context: inout Context) throws -> [Int32]
     /// Stores the row another store committed, or removes the row of `id` when `values` is
     /// nil; links are left as they are. Inside a transaction, journaled.
     func refreshRow(_ values: [StoredValue]?, id: StoredValue, in context: inout Context) throws
@@ -118,6 +125,21 @@ struct EntityPersister<Entity: PersistentEntity>: AnyEntityPersister {
         zip(fields, columns).map { FieldColumn(keyPath: $0.keyPath, column: $1, ordersInSQL: $0.ordersInSQL) }
     }
 
+    var sqlIndexes: [SQLIndex] {
+        let byKeyPath = Dictionary(fieldColumns.map { ($0.keyPath as AnyKeyPath, $0) }, uniquingKeysWith: { first, _ in first })
+        return Entity.indexes.compactMap { index in
+            let fields = index.indexedFields
+            guard !fields.isEmpty else { return nil }
+            var columns: [SQLIndex.Column] = []
+            for field in fields {
+                // A JSON field orders by its encoding, which helps no query.
+                guard let column = byKeyPath[field.keyPath], !column.column.isJSON else { return nil }
+                columns.append(SQLIndex.Column(name: column.column.name, descending: field.descending, swiftOrdered: column.column.type == .text))
+            }
+            return SQLIndex(name: tableName + ":index:" + index.name, table: tableName, columns: columns)
+        }
+    }
+
     var columnDefaults: [StoredValue?] {
         fields.map(\.defaultValue) + (Entity.tracksUpdatedAt ? [nil] : [])
     }
@@ -161,11 +183,12 @@ struct EntityPersister<Entity: PersistentEntity>: AnyEntityPersister {
         context.storedID(Entity.self, key: key)
     }
 
-    func loadRow(_ values: [StoredValue], into context: inout Context) throws {
+    @discardableResult
+    func loadRow(_ values: [StoredValue], into context: inout Context) throws -> Int32 {
         let entity = try Entity(storedRow: StoredRow(values))
         var savedAt: Double?
         if Entity.tracksUpdatedAt, let stored = values.last, stored != .null { savedAt = try Double(storedValue: stored) }
-        try context.loadRow(entity, savedAt: savedAt)
+        return try context.loadRow(entity, savedAt: savedAt)
     }
 
     func refreshRow(_ values: [StoredValue]?, id: StoredValue, in context: inout Context) throws {
@@ -181,5 +204,19 @@ struct EntityPersister<Entity: PersistentEntity>: AnyEntityPersister {
 
     func loadKey(_ value: StoredValue, into context: inout Context) throws -> Int32 {
         context.loadKey(try Entity.ID(storedValue: value), Entity.self)
+    }
+
+    func loadRows(_ rows: [[StoredValue]], into context: inout Context) throws -> [Int32] {
+        var keys: [Int32] = []
+        keys.reserveCapacity(rows.count)
+        for values in rows { keys.append(try loadRow(values, into: &context)) }
+        return keys
+    }
+
+    func loadKeys(_ values: [StoredValue], into context: inout Context) throws -> [Int32] {
+        var keys: [Int32] = []
+        keys.reserveCapacity(values.count)
+        for value in values { keys.append(context.loadKey(try Entity.ID(storedValue: value), Entity.self)) }
+        return keys
     }
 }

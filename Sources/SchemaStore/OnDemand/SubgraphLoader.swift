@@ -10,7 +10,7 @@ struct SubgraphLoader {
     let layout: StoreLayout
     let links: LinkLookup
     let backend: SQLiteBackend
-    private(set) var context = Context()
+    private(set) var context = Context.unindexed()
     /// Ids whose row was read (found or not), per entity table.
     private var readIDs: [ObjectIdentifier: Set<StoredValue>] = [:]
     /// Slots of entities whose links were read.
@@ -36,17 +36,14 @@ struct SubgraphLoader {
     /// Reads the rows `select` returns (every column of `entity`, in the select's order) and
     /// returns their keys in that order.
     mutating func loadRows(_ entity: any AnyEntityPersister, _ select: SQLSelect) throws -> [Int32] {
-        var keys: [Int32] = []
-        var seen = readIDs[entity.table] ?? []
+        var rows: [[StoredValue]] = []
         statements += 1
-        var context = self.context
-        try backend.rows(select) { values in
-            if seen.insert(values[0]).inserted { try entity.loadRow(values, into: &context) }
-            keys.append(try entity.loadKey(values[0], into: &context))
-        }
-        self.context = context
+        try backend.rows(select) { rows.append($0) }
+        var seen = readIDs[entity.table] ?? []
+        let new = rows.filter { seen.insert($0[0]).inserted }
         readIDs[entity.table] = seen
-        return keys
+        _ = try entity.loadRows(new, into: &context)
+        return try entity.loadKeys(rows.map { $0[0] }, into: &context)
     }
 
     /// Reads the rows of `ids` not read yet that pass `filter`, in storage order; returns the
@@ -116,21 +113,26 @@ struct SubgraphLoader {
                 if link.isToMany { order.append(SQLOrderTerm(expression: .column("position"), descending: false)) }
                 let select = SQLSelect(output: .columns([.column("owner"), .column("target")]), table: link.name,
                                        filter: .oneOf(.column("owner"), batch), order: order)
-                var grouped: [(StoredValue, [StoredValue])] = []
-                try backend.rows(select) { values in
-                    if grouped.last?.0 == values[0] { grouped[grouped.count - 1].1.append(values[1]) } else { grouped.append((values[0], [values[1]])) }
+                var pairs: [(owner: StoredValue, target: StoredValue)] = []
+                try backend.rows(select) { values in pairs.append((values[0], values[1])) }
+                let ownerKeys = try link.ownerEntity.loadKeys(pairs.map(\.owner), into: &context)
+                let targetKeys = try link.targetEntity.loadKeys(pairs.map(\.target), into: &context)
+                var start = 0
+                while start < pairs.count {
+                    var end = start + 1
+                    while end < pairs.count && ownerKeys[end] == ownerKeys[start] { end += 1 }
+                    store(link, owner: ownerKeys[start], targets: Array(targetKeys[start..<end]))
+                    start = end
                 }
-                for (ownerID, targetIDs) in grouped { try store(link, ownerID: ownerID, targetIDs: targetIDs) }
             case .inverse(let link):
                 // The owners of this slot are the link table's targets.
                 let select = SQLSelect(output: .columns([.column("target"), .column("owner")]), table: link.name,
                                        filter: .oneOf(.column("target"), batch), order: [SQLOrderTerm(expression: .column("target"), descending: false)])
-                var pairs: [(StoredValue, StoredValue)] = []
+                var pairs: [(owner: StoredValue, target: StoredValue)] = []
                 try backend.rows(select) { values in pairs.append((values[0], values[1])) }
-                for (ownerID, targetID) in pairs {
-                    let key = try owner.loadKey(ownerID, into: &context)
-                    guard context.linkedKey(owner.table, slot, of: key) < 0 else { continue }
-                    let targetKey = try target.loadKey(targetID, into: &context)
+                let ownerKeys = try owner.loadKeys(pairs.map(\.owner), into: &context)
+                let targetKeys = try target.loadKeys(pairs.map(\.target), into: &context)
+                for (key, targetKey) in zip(ownerKeys, targetKeys) where context.linkedKey(owner.table, slot, of: key) < 0 {
                     context.loadLink(owner.table, slot, of: key, to: targetKey, targetTable: target.table)
                 }
             }
@@ -138,9 +140,7 @@ struct SubgraphLoader {
     }
 
     /// Stores one owner's links of a stored slot, and the inverse to-one links they imply.
-    private mutating func store(_ link: LinkLayout, ownerID: StoredValue, targetIDs: [StoredValue]) throws {
-        let key = try link.ownerEntity.loadKey(ownerID, into: &context)
-        let targets = try targetIDs.map { try link.targetEntity.loadKey($0, into: &context) }
+    private mutating func store(_ link: LinkLayout, owner key: Int32, targets: [Int32]) {
         if link.isToMany {
             context.loadLinks(link.owner, link.slot, of: key, to: targets, targetTable: link.target)
         } else {

@@ -42,7 +42,8 @@ struct PostgreSQLDialect: SQLDialect {
     func quote(_ identifier: String) -> String { "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
     func placeholder(_ index: Int) -> String { "$\(index)" }
     func identical(_ lhs: String, _ rhs: String) -> String { "\(lhs) IS NOT DISTINCT FROM \(rhs)" }
-    func swiftOrdered(_ text: String) -> String { "normalize(\(text), NFC) COLLATE \"C\"" }
+    // Parenthesized: the same spelling serves in expressions and in expression indexes.
+    func swiftOrdered(_ text: String) -> String { "(normalize(\(text), NFC) COLLATE \"C\")" }
     var storageOrderColumn: String { quote(Self.storageOrder) }
     func orderTerm(_ expression: String, descending: Bool) -> String { expression + (descending ? " DESC NULLS LAST" : " ASC NULLS FIRST") }
     func boolean(_ value: Bool) -> String { value ? "TRUE" : "FALSE" }

@@ -66,7 +66,11 @@ struct SQLRenderer {
         case .oneOf(let operand, let values):
             guard !values.isEmpty else { return dialect.boolean(false) }
             let lhs = render(operand)
-            return "\(lhs) IN (" + values.map { bind($0) }.joined(separator: ", ") + ")"
+            // Padded to a power of two by repeating the last value (which changes nothing), so
+            // that lists of any length share a few statement texts, hence prepared statements.
+            var padded = values
+            while padded.count & (padded.count - 1) != 0 { padded.append(values[values.count - 1]) }
+            return "\(lhs) IN (" + padded.map { bind($0) }.joined(separator: ", ") + ")"
         case .swiftOrdered(let operand):
             return dialect.swiftOrdered(render(operand))
         case .storageOrder(let table):

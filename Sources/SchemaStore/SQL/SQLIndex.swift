@@ -1,0 +1,36 @@
+/// An SQL index kept for a schema index (ordered, hash or unique), so that SQL finds and
+/// orders rows as the in-memory index would for a store reading on demand.
+///
+/// Always a plain index: uniqueness is the runtime's (collision policies, Swift's equality of
+/// strings), never the database's. Text columns are indexed in Swift's string order (the
+/// `schemagen` collation) so that compiled comparisons and sorts can use them.
+struct SQLIndex: Hashable, Sendable {
+    struct Column: Hashable, Sendable {
+        var name: String
+        var descending: Bool
+        var swiftOrdered: Bool
+    }
+
+    var name: String
+    var table: String
+    var columns: [Column]
+
+    /// Names of the SQL indexes the store manages: created, and dropped when the schema
+    /// no longer declares them. Other indexes in the file are left alone.
+    static func isManaged(_ name: String) -> Bool {
+        name.contains(":index:") || name.hasSuffix(":target")
+    }
+
+    /// The index a link table needs to be read backwards (the entities linking to a target).
+    static func linkTargets(_ link: String) -> SQLIndex {
+        SQLIndex(name: link + ":target", table: link, columns: [Column(name: "target", descending: false, swiftOrdered: false)])
+    }
+
+    func createStatement(_ dialect: any SQLDialect) -> String {
+        let columns = columns.map { column in
+            let name = dialect.quote(column.name)
+            return (column.swiftOrdered ? dialect.swiftOrdered(name) : name) + (column.descending ? " DESC" : "")
+        }
+        return "CREATE INDEX \(dialect.quote(name)) ON \(dialect.quote(table)) (\(columns.joined(separator: ", ")))"
+    }
+}
