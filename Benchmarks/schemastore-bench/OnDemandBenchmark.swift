@@ -46,7 +46,8 @@ enum OnDemandBenchmark {
         var random = SplitMix64(seed: 7)
         let chatCount = max(messages / 100, 1)
         let vocabulary = (0..<2000).map { "word\($0)" }
-        let store = try Store(.file(url), schema: BenchModelsSchema.self)
+        // Opened on demand for writing: the file gets the SQL indexes on-demand readers use.
+        let store = try Store(.file(url), schema: BenchModelsSchema.self, options: .init(residency: .onDemand))
         defer { store.close() }
         try store.write { context in
             for id in 0..<chatCount { try User(id: id, name: "user\(id)", age: 18 + id % 60).save(to: &context) }

@@ -78,13 +78,16 @@ import Testing
 
     /// A read-only store in this process follows the helper's commits while it writes and is
     /// killed: every graph it shows holds whole writes only, and after each kill it catches
-    /// up with every commit the helper reported, without reopening.
-    @Test func aReaderFollowsAWriterInAnotherProcessThroughKills() throws {
+    /// up with every commit the helper reported, without reopening. Resident (it follows the
+    /// commit log) and on demand (each context is an SQL snapshot).
+    @Test(arguments: [Store.Residency.resident, .onDemand])
+    func aReaderFollowsAWriterInAnotherProcessThroughKills(residency: Store.Residency) throws {
         try #require(FileManager.default.isExecutableFile(atPath: Self.helper.path), "store-crash-helper was not built next to the tests")
         let folder = try TemporaryFolder()
         let url = folder.file()
         try Store(.file(url), schema: ChatModelsSchema.self).close()
-        let reader = try Store(.file(url), schema: ChatModelsSchema.self, options: .init(readOnly: true))
+        let reader = try Store(.file(url), schema: ChatModelsSchema.self, options: .init(readOnly: true, residency: residency))
+        #expect(reader.readsOnDemand == (residency == .onDemand))
         var random = SplitMix64(seed: 7)
         var committed = 0
         var seen = Set<Int>()

@@ -153,7 +153,9 @@ import Testing
         var random = SplitMix64(seed: seed &* 7919 &+ 11)
         let url = try Self.temporaryFile()
         defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
-        let writer = try Store(.file(url), schema: ChatModelsSchema.self)
+        // Opened on demand, the writer creates the SQL indexes the reader's queries use (its
+        // writes then run on the whole graph).
+        let writer = try Store(.file(url), schema: ChatModelsSchema.self, options: .init(residency: .onDemand))
         let reader = try Store(.file(url), schema: ChatModelsSchema.self, options: .init(readOnly: true, residency: .onDemand))
         #expect(reader.readsOnDemand)
         var compared = 0

@@ -107,4 +107,41 @@ import Testing
         #expect(change?.changes(Message.self)?.deleted == ["m2"])
         #expect(Message.query("m2", in: observed.context).resolve() == nil)
     }
+
+    /// A thread commits numbered writes (message m<n> and the counter chat's title n, in one
+    /// transaction) while this one takes contexts: each shows whole writes only, and keeps
+    /// showing the same ones however many commits land while it is read.
+    @Test func snapshotsStayWholeAndStillWhileAnotherThreadWrites() throws {
+        let url = try OnDemandDifferentialTests.temporaryFile()
+        defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
+        let writer = try Store(.file(url), schema: ChatModelsSchema.self)
+        try writer.write { try User(id: "writer", name: "Writer").save(to: &$0) }
+        let reader = try Self.onDemand(url)
+        let finished = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            for number in 0..<300 {
+                try? writer.write { context in
+                    try Chat(id: "counter", title: "\(number)").save(to: &context)
+                    try Message(id: "m\(number)", text: "write", timestamp: number, author: .id("writer"), chat: .id("counter")).save(to: &context)
+                }
+            }
+            finished.signal()
+        }
+        var states = Set<Int>()
+        var done = false
+        while !done {
+            done = finished.wait(timeout: .now()) == .success
+            let context = reader.context
+            let count = Message.query(in: context).count()
+            let title = Chat.query("counter", in: context).resolve()?.title
+            #expect(count == 0 ? title == nil : title == "\(count - 1)", "a snapshot shows part of a write")
+            Thread.sleep(forTimeInterval: 0.002)
+            // Later commits never reach a snapshot taken before them.
+            #expect(Message.query(in: context).count() == count)
+            #expect(Chat.query("counter", in: context).related(\.$messages).count() == count)
+            states.insert(count)
+        }
+        #expect(Message.query(in: reader.context).count() == 300)
+        #expect(states.count > 3, "the reader saw only \(states.count) states")
+    }
 }

@@ -93,6 +93,7 @@ extension Context {
     /// When the entity with `id` was last saved, for entities whose schema declares
     /// `metadata updatedAt`; nil otherwise.
     public func updatedAt<Entity: EntityModelProtocol>(of type: Entity.Type, id: Entity.ID) -> Date? {
+        if let context = holding(id, type) { return context.updatedAt(of: type, id: id) }
         guard let key = key(of: id, type), let time = tableIfPresent(type)?.savedAt(key) else { return nil }
         return Date(timeIntervalSinceReferenceDate: time)
     }

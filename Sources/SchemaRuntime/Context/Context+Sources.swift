@@ -6,6 +6,7 @@ import Foundation
 extension Context {
     /// Where the stored entity with `id` comes from; nil if no such entity is stored. O(1).
     public func source<Entity: EntityModelProtocol>(of type: Entity.Type, id: Entity.ID) -> EntitySource? {
+        if let context = holding(id, type) { return context.source(of: type, id: id) }
         guard let key = key(of: id, type), hasRow(type, key) else { return nil }
         return source(ofKey: key, in: ObjectIdentifier(type))
     }

@@ -103,6 +103,10 @@ public struct Context: Sendable {
     /// The ids of every stored entity of `type`, in context order: the order in which each
     /// id first appeared in this context (saved or linked to). O(n).
     public func ids<Entity: EntityModelProtocol>(of type: Entity.Type) -> [Entity.ID] {
+        if let reader {
+            let (list, context) = reader.materialize(QueryList<Entity>(context: nil, source: .all))
+            return list.execute(in: context).keys.map { context.id(type, $0) }
+        }
         guard let table = tableIfPresent(type) else { return [] }
         var result: [Entity.ID] = []
         result.reserveCapacity(table.rowCount)
@@ -112,6 +116,7 @@ public struct Context: Sendable {
 
     /// The stored entity with `id`, with its relations unresolved (`.none`). O(1).
     public func find<Entity: EntityModelProtocol>(_ type: Entity.Type, id: Entity.ID) -> Entity? {
+        if let context = holding(id, type) { return context.find(type, id: id) }
         guard let key = key(of: id, type) else { return nil }
         return row(type, key)
     }

@@ -28,6 +28,12 @@ extension Context {
         return context
     }
 
+    /// For a context reading on demand: the context holding the row of `id`, read through
+    /// the reader; nil for a context holding its graph.
+    func holding<Entity: EntityModelProtocol>(_ id: Entity.ID, _ type: Entity.Type) -> Context? {
+        reader.map { $0.materialize(Query<Entity>(id: id)) }
+    }
+
     /// A context reading on demand through `reader`: it holds nothing itself.
     @_spi(SchemaStore)
     public init(reader: any ContextReader) {

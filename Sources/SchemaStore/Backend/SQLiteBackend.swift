@@ -38,10 +38,15 @@ final class SQLiteBackend: StoreBackend, @unchecked Sendable {
     private let durability: Store.Durability
     private let readOnly: Bool
 
-    init(path: String, durability: Store.Durability, lockTimeout: TimeInterval, readOnly: Bool = false) throws {
+    /// Whether opening for writing creates the schema's SQL indexes (``SQLIndex``): a store
+    /// opened on demand does, and they are kept in step by every writer from then on.
+    private let createsSQLIndexes: Bool
+
+    init(path: String, durability: Store.Durability, lockTimeout: TimeInterval, readOnly: Bool = false, createsSQLIndexes: Bool = false) throws {
         location = path
         self.durability = durability
         self.readOnly = readOnly
+        self.createsSQLIndexes = createsSQLIndexes
         do {
             database = try SQLiteDatabase(path: path, readOnly: readOnly, create: !readOnly)
         } catch let error as SQLiteError {
@@ -120,7 +125,8 @@ final class SQLiteBackend: StoreBackend, @unchecked Sendable {
                 }
                 // Created here, once, rather than checked by every commit that logs.
                 if location != ":memory:" { try Self.createCommitLog(in: database) }
-                try syncIndexes(layout)
+                // Indexes cost every write: only files read on demand get them (syncIndexes).
+                if createsSQLIndexes { try syncIndexes(layout) }
                 try database.execute("COMMIT")
                 return applied
             } catch {

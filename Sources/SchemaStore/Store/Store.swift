@@ -198,7 +198,8 @@ public final class Store: @unchecked Sendable {
         case .memory: nil
         case .sqliteMemory: try SQLiteBackend(path: ":memory:", durability: options.durability, lockTimeout: options.lockTimeout)
         case .file(let url):
-            try SQLiteBackend(path: url.path, durability: options.durability, lockTimeout: options.lockTimeout, readOnly: options.readOnly)
+            try SQLiteBackend(path: url.path, durability: options.durability, lockTimeout: options.lockTimeout, readOnly: options.readOnly,
+                              createsSQLIndexes: options.residency == .onDemand)
         }
     }
 
