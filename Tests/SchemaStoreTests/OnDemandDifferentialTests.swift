@@ -19,7 +19,7 @@ import Testing
         let n = Bool.random(using: &random) ? 0 : Int.random(in: 0..<1000, using: &random)
         let k = Int.random(in: 0..<8, using: &random)
         let o = Int.random(in: 0..<4, using: &random)
-        let word = ["hello", "bye", "reply", "with", "h", ""][Int.random(in: 0..<6, using: &random)]
+        let word = ["hello", "bye", "reply", "with", "h", "", "HeLLo 1", "E 9"][Int.random(in: 0..<8, using: &random)]
         let user = "u\(Int.random(in: 0..<6, using: &random))"
         let chat = "c\(Int.random(in: 0..<4, using: &random))"
         let message = "m\(Int.random(in: 0..<30, using: &random))"
@@ -44,7 +44,8 @@ import Testing
             })
         case 2:
             return ("messages text < \(word) || timestamp <= \(n)", { c in
-                "\(Message.query(in: c).filter(\.text < word || \.timestamp <= n).resolve().map(\.id))"
+                let texts = Message.query(in: c).filter(.string(\.text, contains: word) || .string(\.text, hasSuffix: word, caseSensitive: true))
+                return "\(Message.query(in: c).filter(\.text < word || \.timestamp <= n).resolve().map(\.id)) \(texts.count()) \(texts.resolve().map(\.id))"
             })
         case 3:
             return ("messages !(timestamp >= \(n)) && editedAt == nil", { c in

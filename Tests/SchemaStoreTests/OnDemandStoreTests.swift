@@ -145,3 +145,21 @@ import Testing
         #expect(states.count > 3, "the reader saw only \(states.count) states")
     }
 }
+
+extension OnDemandStoreTests {
+    @Test func textConditionsAreDecidedInSQLAsInSwift() throws {
+        let url = try Self.filled()
+        defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
+        let store = try Self.onDemand(url)
+        let context = store.context
+        let query = Message.query(in: context).filter(.string(\.text, contains: "MORE 1") || .string(\.text, hasPrefix: "FIR"))
+            .sorted(by: \.timestamp).limit(4)
+        #expect(query.resolve().map(\.id) == ["m1", "m10", "m11", "m12"])
+        let explained = try #require(store.explainSQL(query))
+        #expect(explained.sql.contains("schemagen_text("), "\(explained.sql)")
+        #expect(explained.sql.contains("LIMIT"), "text conditions are exact: SQL limits")
+        #expect(Message.query(in: context).filter(.string(\.text, hasSuffix: "ND", caseSensitive: true)).count() == 0)
+        #expect(Message.query(in: context).filter(.string(\.text, hasSuffix: "nd", caseSensitive: true)).count() == 1)
+        #expect(store.onDemandStatistics.counts == 2)
+    }
+}

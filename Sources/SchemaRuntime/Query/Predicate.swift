@@ -76,19 +76,26 @@ public struct EntityPredicate<Entity> {
         func joinedText(_ entity: Entity) -> String { texts(entity).joined(separator: " ") }
 
         func evaluate(_ entity: Entity) -> Bool {
+            Self.holds(operation, query: query, caseSensitive: caseSensitive, texts: texts(entity), matcher: matcher)
+        }
+
+        /// Whether the condition holds for these field texts (nil fields left out): the one
+        /// definition of text conditions, also run by a store's SQL (``PredicateStructure``).
+        static func holds(_ operation: TextOperation, query: String, caseSensitive: Bool, texts: [String],
+                          matcher: ((String) -> Bool)?) -> Bool {
             switch operation {
             case .matches:
                 // A query without words (empty, or only punctuation) matches nothing.
                 let words = TextTokenizer.tokens(query)
                 guard !words.isEmpty else { return false }
-                let tokens = Set(TextTokenizer.tokens(joinedText(entity)))
+                let tokens = Set(TextTokenizer.tokens(texts.joined(separator: " ")))
                 return words.allSatisfy(tokens.contains)
             case .regex:
-                return texts(entity).contains(where: matcher!)
+                return texts.contains(where: matcher!)
             case .fuzzy:
                 let pieces = TextTokenizer.trigrams(query)
                 guard !pieces.isEmpty else { return false }
-                return texts(entity).contains { text in
+                return texts.contains { text in
                     let folded = TextTokenizer.folded(text)
                     return pieces.contains { folded.contains($0) }
                 }
@@ -96,7 +103,7 @@ public struct EntityPredicate<Entity> {
                 // Case folding is the tokenizer's, scalar by scalar, so that a full-text index
                 // can narrow these conditions without losing a match (see QueryPlanner).
                 let needle = caseSensitive ? query : TextTokenizer.folded(query)
-                return texts(entity).contains { text in
+                return texts.contains { text in
                     let haystack = caseSensitive ? text : TextTokenizer.folded(text)
                     switch operation {
                     case .contains: return needle.isEmpty || haystack.contains(needle)

@@ -49,3 +49,21 @@ extension EntityPredicate.Node {
         }
     }
 }
+
+@_spi(SchemaStore)
+extension PredicateStructure {
+    /// Whether a text condition holds for these field texts (nil fields left out), exactly as
+    /// a query evaluates it; nil for a regular expression, which only its predicate holds.
+    public static func textHolds(_ operation: TextOperation, query: String, caseSensitive: Bool, texts: [String]) -> Bool? {
+        let evaluated: EntityPredicate<Void>.TextOperation
+        switch operation {
+        case .contains: evaluated = .contains
+        case .hasPrefix: evaluated = .hasPrefix
+        case .hasSuffix: evaluated = .hasSuffix
+        case .matches: evaluated = .matches
+        case .fuzzy: evaluated = .fuzzy
+        case .regex: return nil
+        }
+        return EntityPredicate<Void>.TextCondition.holds(evaluated, query: query, caseSensitive: caseSensitive, texts: texts, matcher: nil)
+    }
+}

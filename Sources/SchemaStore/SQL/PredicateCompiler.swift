@@ -26,7 +26,11 @@ struct PredicateCompiler {
     /// Qualifies column names in a join.
     private let table: String?
 
-    init(entity: any AnyEntityPersister, qualified: Bool = false) {
+    /// Whether the database decides text conditions (``SQLDialect/textFunction``).
+    private let textFunction: Bool
+
+    init(entity: any AnyEntityPersister, qualified: Bool = false, dialect: any SQLDialect = SQLiteDialect()) {
+        textFunction = dialect.textFunction != nil
         var columns: [AnyKeyPath: FieldColumn] = [:]
         for field in entity.fieldColumns { columns[field.keyPath] = field }
         self.columns = columns
@@ -55,7 +59,16 @@ struct PredicateCompiler {
             return Compiled(filter: .all([.negation(.isNull(column)),
                                           .compare(column, .greaterOrEqual, .value(.real(times.lowerBound))),
                                           .compare(column, .lessOrEqual, .value(.real(times.upperBound)))]), isExact: true)
-        case .text, .opaque:
+        case .text(let keyPaths, let operation, let query, let caseSensitive):
+            // Decided by the runtime's own text function, where the database has one.
+            guard textFunction, let code = SQLiteTextFunction.code(operation) else { return .everything }
+            var fields: [SQLExpression] = []
+            for keyPath in keyPaths {
+                guard let field = columns[keyPath], !field.column.isJSON, field.column.type == .text else { return .everything }
+                fields.append(.column(field.column.name, table: table))
+            }
+            return Compiled(filter: .textCondition(operation: code, caseSensitive: caseSensitive, query: query, fields: fields), isExact: true)
+        case .opaque:
             return .everything
         }
     }

@@ -18,6 +18,8 @@ protocol SQLDialect: Sendable {
     /// descending, as nil does in queries.
     func orderTerm(_ expression: String, descending: Bool) -> String
     func boolean(_ value: Bool) -> String
+    /// The function deciding text conditions as the runtime does, if the database has one.
+    var textFunction: String? { get }
 }
 
 /// SQLite: `?` parameters, `IS` for NULL-safe equality, the `schemagen` collation (registered
@@ -31,6 +33,7 @@ struct SQLiteDialect: SQLDialect {
     // SQLite sorts NULL first ascending and last descending already.
     func orderTerm(_ expression: String, descending: Bool) -> String { expression + (descending ? " DESC" : " ASC") }
     func boolean(_ value: Bool) -> String { value ? "1" : "0" }
+    var textFunction: String? { SQLiteTextFunction.name }
 }
 
 /// PostgreSQL: `$n` parameters, `IS NOT DISTINCT FROM`, NFC-normalized text under the "C"
@@ -47,4 +50,6 @@ struct PostgreSQLDialect: SQLDialect {
     var storageOrderColumn: String { quote(Self.storageOrder) }
     func orderTerm(_ expression: String, descending: Bool) -> String { expression + (descending ? " DESC NULLS LAST" : " ASC NULLS FIRST") }
     func boolean(_ value: Bool) -> String { value ? "TRUE" : "FALSE" }
+    // Text conditions are checked in Swift: PostgreSQL runs no Swift.
+    var textFunction: String? { nil }
 }

@@ -25,6 +25,8 @@ indirect enum SQLExpression: Hashable, Sendable {
     case swiftOrdered(SQLExpression)
     /// The order in which rows were first stored (SQLite's rowid): a query's source order.
     case storageOrder(table: String? = nil)
+    /// A text condition over fields (`schemagen_text` in SQLite): 1 when it holds, else 0.
+    case textCondition(operation: Int64, caseSensitive: Bool, query: String, fields: [SQLExpression])
 
     /// `lhs AND rhs`, dropping `TRUE` operands.
     static func all(_ operands: [SQLExpression]) -> SQLExpression {

@@ -73,6 +73,10 @@ struct SQLRenderer {
             return "\(lhs) IN (" + padded.map { bind($0) }.joined(separator: ", ") + ")"
         case .swiftOrdered(let operand):
             return dialect.swiftOrdered(render(operand))
+        case .textCondition(let operation, let caseSensitive, let query, let fields):
+            guard let function = dialect.textFunction else { preconditionFailure("the compiler checks text conditions in Swift for this dialect") }
+            let arguments = [bind(.integer(operation)), bind(.integer(caseSensitive ? 1 : 0)), bind(.text(query))] + fields.map { render($0) }
+            return "\(function)(\(arguments.joined(separator: ", "))) = 1"
         case .storageOrder(let table):
             return table.map { dialect.quote($0) + "." + dialect.storageOrderColumn } ?? dialect.storageOrderColumn
         }

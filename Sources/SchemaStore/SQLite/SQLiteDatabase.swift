@@ -27,6 +27,7 @@ final class SQLiteDatabase {
         }
         sqlite3_extended_result_codes(handle, 1)
         SQLiteCollation.register(on: handle)
+        SQLiteTextFunction.register(on: handle)
     }
 
     deinit { close() }
