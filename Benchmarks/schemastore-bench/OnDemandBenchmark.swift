@@ -42,12 +42,12 @@ enum OnDemandBenchmark {
     }
 
     /// Writes `messages` messages (100 per chat, chats of 10 users, one user per chat).
-    static func fill(_ url: URL, messages: Int) throws {
+    static func fill(_ url: URL, messages: Int, indexed: Bool = true) throws {
         var random = SplitMix64(seed: 7)
         let chatCount = max(messages / 100, 1)
         let vocabulary = (0..<2000).map { "word\($0)" }
         // Opened on demand for writing: the file gets the SQL indexes on-demand readers use.
-        let store = try Store(.file(url), schema: BenchModelsSchema.self, options: .init(residency: .onDemand))
+        let store = try Store(.file(url), schema: BenchModelsSchema.self, options: .init(residency: indexed ? .onDemand : .resident))
         defer { store.close() }
         try store.write { context in
             for id in 0..<chatCount { try User(id: id, name: "user\(id)", age: 18 + id % 60).save(to: &context) }

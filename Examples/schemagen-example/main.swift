@@ -11,19 +11,20 @@ import SchemaStore
 func section(_ title: String) { print("\n== \(title)") }
 
 // `schemagen-example --widget <store>`: the second process of "Two processes, one file"
-// below (as an app's widget would be): opens the store read-only beside the app's writer and
-// follows its commits until it sees message m3.
+// below (as an app's widget would be): opens the store read-only and on demand beside the
+// app's writer (SQL answers its queries; it loads no graph), and reads snapshots of the file
+// until one shows message m3.
 if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "--widget" {
     let shared = try Store(.file(URL(fileURLWithPath: CommandLine.arguments[2])), schema: ChatModelsSchema.self,
-                           options: .init(readOnly: true))
-    print("  widget (another process) opened it: \(shared.context.count(of: Message.self)) messages")
+                           options: .init(readOnly: true, residency: .onDemand))
+    print("  widget (another process) opened it on demand: \(Message.query(in: shared.context).count()) messages")
     fflush(nil)   // both processes print to one terminal: keep the lines in order
-    for await changes in shared.changes(to: Message.self) {
-        let inserted = changes.changes(Message.self)?.inserted ?? []
-        print("  widget saw a commit: new messages \(inserted), \(shared.context.count(of: Message.self)) in all")
-        fflush(nil)
-        if inserted.contains("m3") { break }
-    }
+    // Each context is a snapshot of the file as it is: the app's next commit is in a later one.
+    while Message.query("m3", in: shared.context).resolve() == nil { try await Task.sleep(nanoseconds: 20_000_000) }
+    let newest = Chat.query("general", in: shared.context).related(\.$messages).sorted(by: \.timestamp.desc).limit(3).with(\.$author).resolve()
+    print("  widget saw the commit: \(newest.map { "\($0.author?.name ?? "?"): \($0.text)" })")
+    print("  widget read it through SQL: \(shared.readsOnDemand), \(shared.onDemandStatistics.wholeGraphReads) whole-graph reads")
+    fflush(nil)
     exit(0)
 }
 
@@ -119,11 +120,12 @@ func persistence() async throws {
         print("snapshot sees \(snapshot.count(of: Message.self)) message(s), the store \(store.context.count(of: Message.self))")
         store.close()
     }
-    let reopened = try Store(.file(storeURL), schema: ChatModelsSchema.self)
+    // On demand: opening reads no rows and creates the SQL indexes on-demand readers use.
+    let reopened = try Store(.file(storeURL), schema: ChatModelsSchema.self, options: .init(residency: .onDemand))
     let general = Chat.query("general", in: reopened.context).with(\.$messages) { $0.with(\.$author) }.resolve()
     print("after reopening:", general?.messages?.map { "\($0.author?.name ?? "?"): \($0.text)" } ?? [])
 
-    section("Two processes, one file: a writer and a read-only follower")
+    section("Two processes, one file: an app writing, a widget reading on demand")
     // The follower is this program again (`--widget`), in a process of its own.
     let widget = Process()
     widget.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
@@ -135,7 +137,7 @@ func persistence() async throws {
     print("  app commits m3")
     fflush(nil)
     try await reopened.write { context in
-        try Message(id: "m3", text: "Seen by the widget", author: .id("1"), chat: .id("general")).save(to: &context)
+        try Message(id: "m3", text: "Seen by the widget", timestamp: 3, author: .id("1"), chat: .id("general")).save(to: &context)
     }
     widget.waitUntilExit()
     reopened.close()

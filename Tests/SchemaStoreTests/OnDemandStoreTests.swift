@@ -163,3 +163,44 @@ extension OnDemandStoreTests {
         #expect(store.onDemandStatistics.counts == 2)
     }
 }
+
+extension OnDemandStoreTests {
+    static func walBytes(_ url: URL) -> Int {
+        (try? FileManager.default.attributesOfItem(atPath: url.path + "-wal")[.size] as? Int) ?? 0
+    }
+
+    /// Writes about 12 MB of chats (titles of 4,000 characters, which no index reads) in 30 commits.
+    static func writeMegabytes(_ store: Store, round: Int) throws {
+        let text = String(repeating: "x", count: 4000)
+        for commit in 0..<30 {
+            try store.write { context in
+                for index in 0..<100 {
+                    try Chat(id: "w\(round)-\(commit)-\(index)", title: text).save(to: &context)
+                }
+            }
+        }
+    }
+
+    /// A snapshot lives while a context holds it: then SQLite cannot checkpoint the log past
+    /// it and the log grows with every commit. Once no context holds it, the log is
+    /// checkpointed and reused as usual, however long the store stays open.
+    @Test func onlyAHeldContextKeepsTheLogFromBeingCheckpointed() throws {
+        let url = try Self.filled()
+        defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
+        let writer = try Store(.file(url), schema: ChatModelsSchema.self)
+        let reader = try Self.onDemand(url)
+        #expect(Chat.query(in: reader.context).count() == 1)   // a snapshot, taken and let go
+        try Self.writeMegabytes(writer, round: 0)
+        let unpinned = Self.walBytes(url)
+        var held: Context? = reader.context
+        #expect(Chat.query(in: held!).count() == 3001)
+        try Self.writeMegabytes(writer, round: 1)
+        try Self.writeMegabytes(writer, round: 2)
+        let pinned = Self.walBytes(url)
+        #expect(Chat.query(in: held!).count() == 3001, "the held snapshot never changes")
+        held = nil
+        #expect(unpinned < 8_000_000, "the log grew to \(unpinned) bytes with no context held")
+        #expect(pinned > 20_000_000, "the log grew to only \(pinned) bytes under a held snapshot")
+        #expect(Chat.query(in: reader.context).count() == 9001)
+    }
+}

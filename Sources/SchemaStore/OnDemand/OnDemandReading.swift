@@ -14,9 +14,21 @@ final class OnDemandReading: @unchecked Sendable {
     private let links: LinkLookup
     private let lockTimeout: TimeInterval
     private let probe: SQLiteBackend
+    /// Guards `snapshot`, `version` and `isClosed`.
     private let lock = NSLock()
-    private var snapshot: OnDemandSnapshot?
+    /// Guards `idle`, `poolClosed` and `finished`. Apart from `lock`: a snapshot may end (and
+    /// give its connection back) on any thread, also one holding `lock`.
+    private let poolLock = NSLock()
+    /// The last snapshot handed out, while a context holds it: weak, so that a snapshot no
+    /// context holds ends its read transaction at once and never pins the write-ahead log.
+    private weak var snapshot: OnDemandSnapshot?
     private var version: Int64?
+    /// Connections of ended snapshots, kept for the next ones (opening one costs more than
+    /// starting a read transaction on it).
+    private var idle: [SQLiteBackend] = []
+    private static let idleLimit = 4
+    private var isClosed = false
+    private var poolClosed = false
     /// What the snapshots did, summed as they end (see ``Store/onDemandStatistics``).
     private var finished = OnDemandStatistics()
 
@@ -26,11 +38,25 @@ final class OnDemandReading: @unchecked Sendable {
         self.links = LinkLookup(layout)
         self.lockTimeout = lockTimeout
         probe = try SQLiteBackend(path: path, durability: .normal, lockTimeout: lockTimeout, readOnly: true)
-        // The first snapshot now: a file that cannot be read fails the open, not a query.
-        try lock.withLock { _ = try current() }
+        // A first snapshot now: a file that cannot be read fails the open, not a query.
+        // Not held: it ends at once and leaves its connection for the next.
+        _ = try lock.withLock { try current() }
     }
 
-    deinit { probe.close() }
+    deinit { close() }
+
+    /// Closes the idle connections and the probe; snapshots still held by contexts stay
+    /// readable and close their connections when they end.
+    func close() {
+        lock.withLock { isClosed = true }
+        let connections = poolLock.withLock {
+            poolClosed = true
+            defer { idle.removeAll() }
+            return idle
+        }
+        for connection in connections { connection.close() }
+        probe.close()
+    }
 
     /// A context reading the file as it is now.
     func context() -> Context {
@@ -43,30 +69,43 @@ final class OnDemandReading: @unchecked Sendable {
         }
     }
 
-    /// The snapshot of the file as it is now: the last one, unless the file changed since.
+    /// The snapshot of the file as it is now: the last one while a context holds it and the
+    /// file did not change since, else a new one. Called holding `lock`.
     private func current() throws -> OnDemandSnapshot {
-        let now = try probe.externalCommitCounter()
-        if let snapshot, now == version { return snapshot }
-        if let snapshot { finished.add(snapshot.statistics) }
-        let next = try OnDemandSnapshot(path: path, layout: layout, links: links, lockTimeout: lockTimeout)
+        let now = isClosed ? nil : try probe.externalCommitCounter()
+        if let snapshot, now == version, !isClosed { return snapshot }
+        let connection = try poolLock.withLock { idle.popLast() } ?? SQLiteBackend(path: path, durability: .normal, lockTimeout: lockTimeout, readOnly: true)
+        let next = try OnDemandSnapshot(backend: connection, layout: layout, links: links) { [weak self] connection, statistics in
+            self?.recycle(connection, statistics)
+        }
         snapshot = next
         version = now
         return next
     }
 
+    /// Takes back the connection of an ended snapshot, and what it did.
+    private func recycle(_ connection: SQLiteBackend, _ statistics: OnDemandStatistics) {
+        let kept: Bool = poolLock.withLock {
+            finished.add(statistics)
+            guard !poolClosed, idle.count < Self.idleLimit else { return false }
+            idle.append(connection)
+            return true
+        }
+        if !kept { connection.close() }
+    }
+
     /// What the snapshots taken so far did.
     var statistics: OnDemandStatistics {
-        lock.withLock {
-            var total = finished
-            if let snapshot { total.add(snapshot.statistics) }
-            return total
-        }
+        let live = lock.withLock { snapshot }
+        var total = poolLock.withLock { finished }
+        if let live { total.add(live.statistics) }
+        return total
     }
 
     /// The SQL the current snapshot runs first for `list`, with SQLite's plan for it.
     func sql<Entity: EntityModelProtocol>(for list: QueryList<Entity>) -> (text: String, plan: [String])? {
-        let snapshot = lock.withLock { try? current() }
-        guard let (select, plan) = snapshot?.sql(for: list) else { return nil }
+        guard let snapshot = lock.withLock({ try? current() }) else { return nil }
+        guard let (select, plan) = snapshot.sql(for: list) else { return nil }
         return (SQLRenderer.render(select, in: SQLiteDialect()).text, plan)
     }
 }

@@ -22,13 +22,21 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
     private let lock = NSLock()
     /// The whole graph, read on first need by a query SQL cannot narrow.
     private var wholeGraph: Context?
-    /// What the snapshot did, for tests and ``Store/onDemandStatistics``.
-    private(set) var statistics = OnDemandStatistics()
+    /// What the snapshot did, for tests and ``Store/onDemandStatistics``; under `lock`.
+    private var counters = OnDemandStatistics()
+    var statistics: OnDemandStatistics { lock.withLock { counters } }
 
-    init(path: String, layout: StoreLayout, links: LinkLookup, lockTimeout: TimeInterval) throws {
+    /// Given back the connection and the statistics when the snapshot ends.
+    private let end: @Sendable (SQLiteBackend, OnDemandStatistics) -> Void
+
+    /// A snapshot on `backend` (a read-only connection, not in a transaction), which `end`
+    /// gets back when the snapshot ends.
+    init(backend: SQLiteBackend, layout: StoreLayout, links: LinkLookup,
+         end: @escaping @Sendable (SQLiteBackend, OnDemandStatistics) -> Void) throws {
         self.layout = layout
         self.links = links
-        backend = try SQLiteBackend(path: path, durability: .normal, lockTimeout: lockTimeout, readOnly: true)
+        self.backend = backend
+        self.end = end
         do {
             try backend.beginSnapshot()
         } catch {
@@ -39,7 +47,7 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
 
     deinit {
         backend.endSnapshot()
-        backend.close()
+        end(backend, counters)
     }
 
     // MARK: ContextReader
@@ -55,7 +63,7 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
             var loader = SubgraphLoader(layout: layout, links: links, backend: backend)
             let keys = try loader.loadRows(entity, ids: [stored])
             try loader.follow(query.readReach, from: keys, of: entity.table)
-            statistics.record(loader)
+            counters.record(loader)
             return loader.context
         }
     }
@@ -66,7 +74,7 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
                   list.limitCount == nil, list.offsetCount == 0 else { return nil }
             let compiled = filter(of: list, entity: entity)
             guard compiled.isExact else { return nil }
-            statistics.counts += 1
+            counters.counts += 1
             return try backend.integer(SQLSelect(output: .count, table: entity.tableName, filter: compiled.filter))
         }
     }
@@ -94,14 +102,14 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
         if let (select, ordered) = candidates(list, entity: entity) {
             let keys = try loader.loadRows(entity, select)
             try loader.follow(list.readReach, from: keys, of: entity.table)
-            statistics.record(loader)
+            counters.record(loader)
             return (list.reading(keys: keys, offsetApplied: ordered), loader.context)
         }
         if let origin = list.linkOrigin, !ranks(list), let owner = layout.persisterByTable[origin.table] {
             if let select = joined(list, entity: entity, origin: origin) {
                 let keys = try loader.loadRows(entity, select)
                 try loader.follow(list.readReach, from: keys, of: entity.table)
-                statistics.record(loader)
+                counters.record(loader)
                 return (list.reading(keys: keys, offsetApplied: true), loader.context)
             }
             // The owner's links, whole, then the linked rows the filter may keep: the list
@@ -109,13 +117,13 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
             let keys = try loader.loadLinked(origin.slot, of: origin.id, owner: owner, target: entity,
                                              filter: filter(of: list, entity: entity).filter)
             try loader.follow(list.readReach, from: keys, of: entity.table)
-            statistics.record(loader)
+            counters.record(loader)
             return (list, loader.context)
         }
         if let ids = list.listedIDs, !ranks(list), let stored = storedValues(ids) {
             let keys = try loader.loadRows(entity, ids: stored, filter: filter(of: list, entity: entity).filter)
             try loader.follow(list.readReach, from: keys, of: entity.table)
-            statistics.record(loader)
+            counters.record(loader)
             // The list names its rows by id, in its own order.
             return (list, loader.context)
         }
@@ -195,7 +203,7 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
     private func whole() throws -> Context {
         if let wholeGraph { return wholeGraph }
         let graph = try GraphLoader(layout: layout, backend: backend).load()
-        statistics.wholeGraphReads += 1
+        counters.wholeGraphReads += 1
         wholeGraph = graph
         return graph
     }

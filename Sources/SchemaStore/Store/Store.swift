@@ -331,6 +331,8 @@ public final class Store: @unchecked Sendable {
     /// observations end (their streams finish).
     public func close() {
         sharing?.stopPolling()
+        // Before the writer's connection: the last connection to close checkpoints the log.
+        onDemand?.close()
         writeLock.withLock {
             guard !isClosed else { return }
             isClosed = true
