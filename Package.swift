@@ -19,6 +19,8 @@ let package = Package(
     products: [
         .library(name: "SchemaRuntime", targets: ["SchemaRuntime"]),
         .library(name: "SchemaStore", targets: ["SchemaStore"]),
+        // PostgreSQL through libpq: its own product, so apps that never talk to a server do not link it.
+        .library(name: "SchemaStorePostgres", targets: ["SchemaStorePostgres"]),
         .executable(name: "schemagen", targets: ["schemagen"]),
         .plugin(name: "SchemaGenPlugin", targets: ["SchemaGenPlugin"]),
         .plugin(name: "GenerateSchemaCode", targets: ["GenerateSchemaCode"]),
@@ -41,6 +43,14 @@ let package = Package(
             name: "CSQLite",
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
+        ),
+
+        // PostgreSQL's C client, libpq, as a system library (docs/PostgreSQL.md).
+        .target(name: "SchemaStorePostgres", dependencies: ["SchemaStore", "CLibPQ"]),
+        .systemLibrary(
+            name: "CLibPQ",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"]), .brew(["libpq"])]
         ),
 
         // The generator pipeline: parse, validate, translate, render. Shared by the CLI and tests.
@@ -104,6 +114,7 @@ let package = Package(
         .testTarget(name: "GeneratedCodeTests", dependencies: ["SchemaRuntime", "SchemaStore", "DeterministicRandom"], plugins: ["SchemaGenPlugin"]),
         .testTarget(name: "EndToEndTests", dependencies: []),
         .testTarget(name: "SchemaStoreTests", dependencies: ["SchemaStore", "ChatModels", "CatalogModels", "DeterministicRandom"]),
+        .testTarget(name: "SchemaStorePostgresTests", dependencies: ["SchemaStore", "SchemaStorePostgres", "ChatModels", "DeterministicRandom"]),
         // Six versions of one schema, each compiled by the plugin into its own module: the
         // evolution tests open one store file with each in turn.
         .testTarget(

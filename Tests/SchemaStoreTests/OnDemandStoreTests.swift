@@ -64,6 +64,11 @@ import Testing
         #expect(explained.sql.contains("WHERE \"timestamp\" > ?"), "\(explained.sql)")
         #expect(explained.sql.contains("LIMIT ?"), "\(explained.sql)")
         #expect(!explained.plan.isEmpty)
+        // Descending sorts are pushed down too (their key paths go through `.desc`), also in
+        // a related list's join.
+        let screenSQL = try #require(store.explainSQL(Chat.query("c1", in: context).related(\.$messages).sorted(by: \.timestamp.desc).limit(2)))
+        #expect(screenSQL.sql.contains("ORDER BY \"Message\".\"timestamp\" DESC"), "\(screenSQL.sql)")
+        #expect(screenSQL.sql.contains("JOIN \"Chat.messages\""), "\(screenSQL.sql)")
     }
 
     @Test func aSnapshotNeverChangesAndTheNextOneSeesNewCommits() throws {

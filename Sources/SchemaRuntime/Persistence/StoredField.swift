@@ -21,19 +21,23 @@ public struct StoredField<Entity>: Sendable {
     /// Whether SQL compares and sorts the column as Swift compares the field
     /// (``SQLOrderPreserving``).
     public let ordersInSQL: Bool
+    /// The property through `.desc` (`\.age.desc`), as descending sorts name it.
+    let descending: ImmutableKeyPath?
+    /// ``descending``, for a store matching sorts to columns.
+    @_spi(SchemaStore) public var descendingKeyPath: AnyKeyPath? { descending?.keyPath }
 
     /// A field whose type has a column type of its own.
     public static func column<Value: StorableValue>(_ name: String, _ keyPath: KeyPath<Entity, Value> & Sendable, default defaultValue: Value? = nil) -> StoredField {
         StoredField(name: name, type: Value.storedType, isNullable: Value.isNullable, isJSON: false,
                     value: { $0[keyPath: keyPath].storedValue }, defaultValue: defaultValue?.storedValue,
-                    keyPath: keyPath, ordersInSQL: Value.self is any SQLOrderPreserving.Type)
+                    keyPath: keyPath, ordersInSQL: Value.self is any SQLOrderPreserving.Type, descending: Self.descending(keyPath))
     }
 
     /// A `Codable` field stored as JSON text (structs, arrays, dictionaries, external types).
     public static func json<Value: Codable & Sendable>(_ name: String, _ keyPath: KeyPath<Entity, Value> & Sendable, default defaultValue: Value? = nil) -> StoredField {
         StoredField(name: name, type: .text, isNullable: false, isJSON: true,
                     value: { try StoredJSON.encode($0[keyPath: keyPath]) }, defaultValue: defaultValue.flatMap { try? StoredJSON.encode($0) },
-                    keyPath: keyPath, ordersInSQL: false)
+                    keyPath: keyPath, ordersInSQL: false, descending: nil)
     }
 
     /// An optional `Codable` field stored as JSON text, NULL for nil.
@@ -41,7 +45,17 @@ public struct StoredField<Entity>: Sendable {
         StoredField(name: name, type: .text, isNullable: true, isJSON: true, value: { entity in
             guard let value = entity[keyPath: keyPath] else { return .null }
             return try StoredJSON.encode(value)
-        }, defaultValue: defaultValue.flatMap { try? StoredJSON.encode($0) }, keyPath: keyPath, ordersInSQL: false)
+        }, defaultValue: defaultValue.flatMap { try? StoredJSON.encode($0) }, keyPath: keyPath, ordersInSQL: false, descending: nil)
+    }
+}
+
+extension StoredField {
+    /// `keyPath` through `.desc`, when the field's type sorts (``IndexKeyConvertible``).
+    static func descending<Value>(_ keyPath: KeyPath<Entity, Value>) -> ImmutableKeyPath? {
+        func through<Convertible: IndexKeyConvertible>(_: Convertible.Type) -> ImmutableKeyPath? {
+            (keyPath as? KeyPath<Entity, Convertible>).map { ImmutableKeyPath($0.appending(path: \Convertible.desc)) }
+        }
+        return (Value.self as? any IndexKeyConvertible.Type).flatMap { through($0) }
     }
 }
 

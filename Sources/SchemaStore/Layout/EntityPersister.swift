@@ -78,8 +78,11 @@ struct RelationInfo: Sendable {
 }
 
 /// A field's column, as the query compiler sees it.
-struct FieldColumn: Sendable {
+struct FieldColumn: @unchecked Sendable {
     let keyPath: AnyKeyPath & Sendable
+    /// The same property through `.desc`, as descending sorts name it (immutable, so shared
+    /// safely although built at run time).
+    let descendingKeyPath: AnyKeyPath?
     let column: ColumnLayout
     /// Whether SQL compares and sorts the column as Swift compares the field.
     let ordersInSQL: Bool
@@ -122,7 +125,7 @@ struct EntityPersister<Entity: PersistentEntity>: AnyEntityPersister {
     }
 
     var fieldColumns: [FieldColumn] {
-        zip(fields, columns).map { FieldColumn(keyPath: $0.keyPath, column: $1, ordersInSQL: $0.ordersInSQL) }
+        zip(fields, columns).map { FieldColumn(keyPath: $0.keyPath, descendingKeyPath: $0.descendingKeyPath, column: $1, ordersInSQL: $0.ordersInSQL) }
     }
 
     var sqlIndexes: [SQLIndex] {

@@ -91,7 +91,9 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
     /// The SQL this snapshot runs first for `list`, and SQLite's plan for it (`explain()`).
     func sql<Entity: EntityModelProtocol>(for list: QueryList<Entity>) -> (select: SQLSelect, plan: [String])? {
         reading {
-            guard let entity = layout.persisterByTable[ObjectIdentifier(Entity.self)], let (select, _) = candidates(list, entity: entity) else { return nil }
+            guard let entity = layout.persisterByTable[ObjectIdentifier(Entity.self)] else { return nil }
+            let select = candidates(list, entity: entity)?.0 ?? list.linkOrigin.flatMap { joined(list, entity: entity, origin: $0) }
+            guard let select else { return nil }
             return (select, try backend.queryPlan(select))
         }
     }

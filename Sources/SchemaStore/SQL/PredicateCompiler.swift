@@ -22,6 +22,8 @@ struct PredicateCompiler {
     }
 
     private let columns: [AnyKeyPath: FieldColumn]
+    /// The same columns by their `.desc` key paths (`\.age.desc`), as descending sorts name them.
+    private let descendingColumns: [AnyKeyPath: FieldColumn]
     private let updatedAtColumn: String?
     /// Qualifies column names in a join.
     private let table: String?
@@ -31,9 +33,13 @@ struct PredicateCompiler {
 
     init(entity: any AnyEntityPersister, qualified: Bool = false, dialect: any SQLDialect = SQLiteDialect()) {
         textFunction = dialect.textFunction != nil
-        var columns: [AnyKeyPath: FieldColumn] = [:]
-        for field in entity.fieldColumns { columns[field.keyPath] = field }
+        var columns: [AnyKeyPath: FieldColumn] = [:], descending: [AnyKeyPath: FieldColumn] = [:]
+        for field in entity.fieldColumns {
+            columns[field.keyPath] = field
+            if let path = field.descendingKeyPath { descending[path] = field }
+        }
         self.columns = columns
+        self.descendingColumns = descending
         updatedAtColumn = entity.shape.tracksUpdatedAt ? TableLayout.updatedAtColumn : nil
         table = qualified ? entity.tableName : nil
     }
@@ -78,7 +84,8 @@ struct PredicateCompiler {
     func order(_ fields: [(keyPath: AnyKeyPath, descending: Bool)]) -> [SQLOrderTerm]? {
         var terms: [SQLOrderTerm] = []
         for field in fields {
-            guard let column = columns[field.keyPath], column.ordersInSQL, !column.column.isJSON else { return nil }
+            let column = field.descending ? descendingColumns[field.keyPath] : columns[field.keyPath]
+            guard let column, column.ordersInSQL, !column.column.isJSON else { return nil }
             terms.append(SQLOrderTerm(expression: ordered(column), descending: field.descending))
         }
         return terms
@@ -113,16 +120,18 @@ struct PredicateCompiler {
             }
         }
         guard field.ordersInSQL else { return .everything }
+        // Both sides of a text comparison in Swift's order (PostgreSQL normalizes each side).
+        let operand = field.column.type == .text ? SQLExpression.swiftOrdered(bound) : bound
         let isNull = SQLExpression.isNull(column)
         let nullable = field.column.isNullable
         let filter: SQLExpression = switch op {
-        case .equal: .identical(column, bound)
-        case .notEqual: .negation(.identical(column, bound))
+        case .equal: .identical(column, operand)
+        case .notEqual: .negation(.identical(column, operand))
         // nil is less than every value: it passes `<` and `<=`, never `>` or `>=`.
-        case .less: nullable ? .any([isNull, .compare(column, .less, bound)]) : .compare(column, .less, bound)
-        case .lessOrEqual: nullable ? .any([isNull, .compare(column, .lessOrEqual, bound)]) : .compare(column, .lessOrEqual, bound)
-        case .greater: nullable ? .all([.negation(isNull), .compare(column, .greater, bound)]) : .compare(column, .greater, bound)
-        case .greaterOrEqual: nullable ? .all([.negation(isNull), .compare(column, .greaterOrEqual, bound)]) : .compare(column, .greaterOrEqual, bound)
+        case .less: nullable ? .any([isNull, .compare(column, .less, operand)]) : .compare(column, .less, operand)
+        case .lessOrEqual: nullable ? .any([isNull, .compare(column, .lessOrEqual, operand)]) : .compare(column, .lessOrEqual, operand)
+        case .greater: nullable ? .all([.negation(isNull), .compare(column, .greater, operand)]) : .compare(column, .greater, operand)
+        case .greaterOrEqual: nullable ? .all([.negation(isNull), .compare(column, .greaterOrEqual, operand)]) : .compare(column, .greaterOrEqual, operand)
         }
         return Compiled(filter: filter, isExact: true)
     }

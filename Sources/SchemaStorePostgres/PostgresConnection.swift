@@ -1,0 +1,159 @@
+import CLibPQ
+import Foundation
+import SchemaRuntime
+
+/// One libpq connection: statements with bound parameters, rows as ``StoredValue``s.
+///
+/// Not thread-safe: its owner serializes its use. Every value is sent as a bound parameter
+/// (`$1`, `$2`, ...), never spliced into SQL text.
+public final class PostgresConnection: @unchecked Sendable {
+    /// Where a connection goes. The password is never part of an error or a description.
+    public struct Configuration: Sendable, Hashable {
+        /// A host name, an address, or a folder holding the server's Unix socket.
+        public var host: String
+        public var port: Int
+        public var database: String
+        public var user: String
+        public var password: String?
+        /// How long connecting may take before it fails.
+        public var connectTimeout: Int
+
+        public init(host: String, port: Int = 5432, database: String, user: String, password: String? = nil, connectTimeout: Int = 5) {
+            self.host = host
+            self.port = port
+            self.database = database
+            self.user = user
+            self.password = password
+            self.connectTimeout = connectTimeout
+        }
+    }
+
+    public let configuration: Configuration
+    private var handle: OpaquePointer?
+
+    /// Connects; throws ``PostgresError/cannotConnect(host:database:reason:)`` within the
+    /// configuration's timeout for a server that is down or refuses the credentials.
+    public init(_ configuration: Configuration) throws {
+        self.configuration = configuration
+        var keys = ["host", "port", "dbname", "user", "connect_timeout", "application_name"]
+        var values = [configuration.host, "\(configuration.port)", configuration.database, configuration.user,
+                      "\(max(configuration.connectTimeout, 1))", "SchemaStore"]
+        if let password = configuration.password {
+            keys.append("password")
+            values.append(password)
+        }
+        // Keywords and values as separate arrays: nothing the caller passes is parsed as a
+        // connection string.
+        handle = Self.withCStrings(keys) { keyPointers in
+            Self.withCStrings(values) { valuePointers in PQconnectdbParams(keyPointers, valuePointers, 0) }
+        }
+        guard let handle, PQstatus(handle) == CONNECTION_OK else {
+            let reason = handle.map { Self.message(PQerrorMessage($0)) } ?? "out of memory"
+            PQfinish(handle)
+            self.handle = nil
+            throw PostgresError.cannotConnect(host: configuration.host, database: configuration.database,
+                                              reason: Self.redacted(reason, password: configuration.password))
+        }
+    }
+
+    deinit { close() }
+
+    public func close() {
+        if let handle { PQfinish(handle) }
+        handle = nil
+    }
+
+    /// Runs `sql` with `parameters` bound to `$1`, `$2`, ...; returns the rows, each value
+    /// as its column's type reads (`bigint` and `integer` as integers, `double precision`
+    /// as reals, `bytea` as blobs, NULL as `.null`, the rest as text).
+    @discardableResult
+    public func execute(_ sql: String, _ parameters: [StoredValue] = []) throws -> [[StoredValue]] {
+        guard let handle else { throw lost("the connection is closed") }
+        let texts: [String?] = parameters.map(Self.text)
+        let result: OpaquePointer? = Self.withOptionalCStrings(texts) { pointers in
+            PQexecParams(handle, sql, Int32(parameters.count), nil, pointers, nil, nil, 0)
+        }
+        defer { PQclear(result) }
+        let status = PQresultStatus(result)
+        guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else {
+            if PQstatus(handle) != CONNECTION_OK { throw lost(Self.message(PQerrorMessage(handle))) }
+            let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) } ?? "?????"
+            throw PostgresError.statementFailed(host: configuration.host, database: configuration.database, state: state,
+                                                reason: Self.message(PQresultErrorMessage(result)))
+        }
+        var rows: [[StoredValue]] = []
+        let columns = PQnfields(result)
+        for row in 0..<PQntuples(result) {
+            rows.append((0..<columns).map { column in Self.value(result, row, column) })
+        }
+        return rows
+    }
+
+    private func lost(_ reason: String) -> PostgresError {
+        .connectionLost(host: configuration.host, database: configuration.database, reason: reason)
+    }
+
+    // MARK: Values
+
+    /// A parameter in PostgreSQL's text format (nil for NULL).
+    static func text(_ value: StoredValue) -> String? {
+        switch value {
+        case .null: nil
+        case .integer(let integer): String(integer)
+        case .real(let real): real.isNaN ? "NaN" : real.isInfinite ? (real > 0 ? "Infinity" : "-Infinity") : "\(real)"
+        case .text(let text): text
+        case .blob(let data): "\\x" + data.map { String(format: "%02x", $0) }.joined()
+        }
+    }
+
+    // Type OIDs of the columns read back typed (pg_type.h).
+    private static let int8 = 20, int2 = 21, int4 = 23, float4 = 700, float8 = 701, bytea = 17, bool = 16
+
+    private static func value(_ result: OpaquePointer?, _ row: Int32, _ column: Int32) -> StoredValue {
+        guard PQgetisnull(result, row, column) == 0, let bytes = PQgetvalue(result, row, column) else { return .null }
+        let text = String(decoding: UnsafeRawBufferPointer(start: bytes, count: Int(PQgetlength(result, row, column))), as: UTF8.self)
+        switch Int(PQftype(result, column)) {
+        case int8, int2, int4: return Int64(text).map(StoredValue.integer) ?? .text(text)
+        case float4, float8: return Double(text).map(StoredValue.real) ?? .text(text)
+        case bool: return .integer(text == "t" ? 1 : 0)
+        case bytea: return .blob(hexBytes(text.dropFirst(2)))
+        default: return .text(text)
+        }
+    }
+
+    private static func hexBytes(_ hex: Substring) -> Data {
+        var data = Data()
+        var index = hex.startIndex
+        while index < hex.endIndex, let next = hex.index(index, offsetBy: 2, limitedBy: hex.endIndex) {
+            if let byte = UInt8(hex[index..<next], radix: 16) { data.append(byte) }
+            index = next
+        }
+        return data
+    }
+
+    // MARK: C strings
+
+    private static func message(_ pointer: UnsafePointer<CChar>?) -> String {
+        pointer.map { String(cString: $0).trimmingCharacters(in: .whitespacesAndNewlines) } ?? "unknown error"
+    }
+
+    /// `reason` with any occurrence of the password removed (libpq does not echo it; this
+    /// keeps it so if that ever changes).
+    static func redacted(_ reason: String, password: String?) -> String {
+        guard let password, !password.isEmpty else { return reason }
+        return reason.replacingOccurrences(of: password, with: "<password>")
+    }
+
+    private static func withCStrings<Result>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>) -> Result) -> Result {
+        withOptionalCStrings(strings, terminated: true) { body($0) }
+    }
+
+    private static func withOptionalCStrings<Result>(_ strings: [String?], terminated: Bool = false,
+                                                     _ body: (UnsafePointer<UnsafePointer<CChar>?>) -> Result) -> Result {
+        let copies = strings.map { $0.map { strdup($0) } }
+        defer { for copy in copies { free(copy ?? nil) } }
+        var pointers: [UnsafePointer<CChar>?] = copies.map { $0.flatMap { UnsafePointer($0) } }
+        if terminated || pointers.isEmpty { pointers.append(nil) }
+        return pointers.withUnsafeBufferPointer { body($0.baseAddress!) }
+    }
+}

@@ -1,0 +1,160 @@
+import ChatModels
+import DeterministicRandom
+import Foundation
+@_spi(SchemaStore) import SchemaRuntime
+@testable import SchemaStore
+import SchemaStorePostgres
+import Testing
+
+/// Against a real PostgreSQL server (a throwaway cluster): the connection's typed errors, and
+/// the query compiler's two dialects answering alike, and as Swift does.
+@Suite(.serialized) struct PostgresDialectTests {
+    /// A started cluster, or nil (after saying why) on a machine without PostgreSQL; CI
+    /// must have one.
+    static func cluster() throws -> TemporaryPostgresCluster? {
+        if let cluster = try TemporaryPostgresCluster.start() { return cluster }
+        if ProcessInfo.processInfo.environment["CI"] == "true" {
+            Issue.record("CI must run the PostgreSQL tests. \(TemporaryPostgresCluster.missingServer)")
+        } else {
+            print(TemporaryPostgresCluster.missingServer)
+        }
+        return nil
+    }
+
+    @Test func connectionFailuresAreTypedNameTheServerAndNeverTheCredentials() throws {
+        guard let cluster = try Self.cluster() else { return }
+        defer { cluster.stop() }
+        #expect(throws: PostgresError.self) { try PostgresConnection(cluster.configuration(database: "missing")) }
+        do {
+            _ = try PostgresConnection(cluster.configuration(database: "missing"))
+        } catch let PostgresError.cannotConnect(host, database, _) {
+            #expect(host == cluster.socketFolder && database == "missing")
+        }
+        // No server there: an error at once, naming the host, without the password.
+        var nowhere = cluster.configuration()
+        nowhere.host = "/tmp/no-postgres-server-here"
+        nowhere.password = "s3cret-pass"
+        let start = Date()
+        do {
+            _ = try PostgresConnection(nowhere)
+            Issue.record("connected to no server")
+        } catch let error as PostgresError {
+            #expect(error.description.contains("/tmp/no-postgres-server-here"))
+            #expect(!error.description.contains("s3cret-pass"))
+        }
+        #expect(Date().timeIntervalSince(start) < 5)
+
+        let connection = try PostgresConnection(cluster.configuration())
+        do {
+            try connection.execute("SELECT * FROM \"missing table\"")
+            Issue.record("a missing table was read")
+        } catch let PostgresError.statementFailed(_, database, state, _) {
+            #expect(database == "postgres" && state == "42P01")
+        }
+        // Every value is bound, whatever it holds.
+        let tricky = "it's \"quoted\"; DROP TABLE x; -- é\u{301}"
+        let rows = try connection.execute("SELECT $1::bigint, $2::text, $3::double precision, $4::bytea, $5::text",
+                                          [.integer(-5), .text(tricky), .real(1.5), .blob(Data([0, 1, 255])), .null])
+        #expect(rows == [[.integer(-5), .text(tricky), .real(1.5), .blob(Data([0, 1, 255])), .null]])
+    }
+
+    /// Names whose order and equality only Swift's string comparison gets right: composed and
+    /// decomposed accents are equal, case and accents order by scalar.
+    static let names = ["Émile", "E\u{301}mile", "émile", "Emile", "zoé", "Zoe", "zoe\u{301}", "a", "B", "", "ß", "ss", "Ångström", "~"]
+
+    @Test(arguments: 0..<3)
+    func compiledFiltersAnswerAlikeInSQLitePostgreSQLAndSwift(seed: UInt64) throws {
+        guard let cluster = try Self.cluster() else { return }
+        defer { cluster.stop() }
+        var random = SplitMix64(seed: seed &+ 101)
+        var context = Context()
+        for index in 0..<60 {
+            let name = Self.names[Int.random(in: 0..<Self.names.count, using: &random)]
+            // Distinct usernames (a unique index), some nil. Composed (NFC): Swift orders a
+            // decomposed string against a longer composed one inconsistently ("zoé4" and
+            // "zoe\u{301}" are neither <, > nor ==), so only names test decomposed forms.
+            let username = index % 3 == 0 ? nil : "\(Self.names[index % Self.names.count].precomposedStringWithCanonicalMapping)\(index)"
+            try User(id: "u\(index)", name: name, username: username, age: Int.random(in: 0..<5, using: &random),
+                     status: [.active, .away, .offline][index % 3]).save(to: &context)
+        }
+        let layout = StoreLayout(ChatModelsSchema.self)
+        let user = try #require(layout.entityByName["User"])
+        let keys = user.rowKeys(in: context)
+        let rows = try keys.map { try #require(try user.rowValues($0, in: context)) }
+
+        // The same rows, in the same storage order, in SQLite and PostgreSQL.
+        let sqlite = try SQLiteDatabase(path: ":memory:")
+        try SQLiteBackend.createTable(user, in: sqlite)
+        let names = user.columns.map { SQLiteDialect().quote($0.name) }
+        let insert = try sqlite.statement("INSERT INTO \"User\" (\(names.joined(separator: ", "))) VALUES (\(names.map { _ in "?" }.joined(separator: ", ")))")
+        for row in rows { try insert.run(row) }
+        let postgres = try PostgresConnection(cluster.configuration())
+        let types: [StoredType: String] = [.integer: "bigint", .real: "double precision", .text: "text", .blob: "bytea"]
+        let columns = user.columns.map { "\(SQLiteDialect().quote($0.name)) \(types[$0.type]!)" }
+        try postgres.execute("CREATE TABLE \"User\" (\(columns.joined(separator: ", ")), \"\(PostgreSQLDialect.storageOrder)\" bigint NOT NULL)")
+        let placeholders = (1...(names.count + 1)).map { "$\($0)" }.joined(separator: ", ")
+        for (order, row) in rows.enumerated() {
+            try postgres.execute("INSERT INTO \"User\" (\(names.joined(separator: ", ")), \"\(PostgreSQLDialect.storageOrder)\") VALUES (\(placeholders))",
+                                 row + [.integer(Int64(order))])
+        }
+
+        var compared = 0
+        for _ in 0..<80 {
+            let (name, query) = Self.randomQuery(&random, in: context)
+            let expected = query.resolve().map(\.id)
+            let predicate = try #require(query.filterPredicate)
+            var results: [String: [String]] = [:]
+            for dialect in [SQLiteDialect(), PostgreSQLDialect()] as [any SQLDialect] {
+                let compiler = PredicateCompiler(entity: user, dialect: dialect)
+                let compiled = compiler.compile(predicate.structure)
+                guard compiled.isExact, let order = compiler.order(query.sortFields) else { continue }
+                let select = SQLSelect(output: .columns([.column("id")]), table: "User", filter: compiled.filter,
+                                       order: order + [SQLOrderTerm(expression: .storageOrder(), descending: false)])
+                let sql = SQLRenderer.render(select, in: dialect)
+                let ids: [StoredValue]
+                if dialect is SQLiteDialect {
+                    let statement = try sqlite.statement(sql.text)
+                    try statement.bind(sql.bindings)
+                    var found: [StoredValue] = []
+                    while try statement.step() { found.append(statement.value(at: 0)) }
+                    statement.reset()
+                    ids = found
+                } else {
+                    ids = try postgres.execute(sql.text, sql.bindings).map { $0[0] }
+                }
+                results["\(type(of: dialect))"] = ids.map { if case .text(let id) = $0 { id } else { "?" } }
+            }
+            guard results.count == 2 else { continue }
+            #expect(results["SQLiteDialect"] == expected, "SQLite: \(name)")
+            #expect(results["PostgreSQLDialect"] == expected, "PostgreSQL: \(name)")
+            compared += 1
+        }
+        #expect(compared > 40)
+    }
+
+    static func randomQuery(_ random: inout SplitMix64, in context: Context) -> (String, QueryList<User>) {
+        let name = names[Int.random(in: 0..<names.count, using: &random)]
+        let composed = name.precomposedStringWithCanonicalMapping
+        let age = Int.random(in: 0..<5, using: &random)
+        let predicate: EntityPredicate<User>
+        let description: String
+        switch Int.random(in: 0..<8, using: &random) {
+        case 0: (predicate, description) = (\.name == name, "name == \(name)")
+        case 1: (predicate, description) = (\.name < name || \.age == age, "name < \(name) || age == \(age)")
+        case 2: (predicate, description) = (!(\.name >= name) && \.age != age, "!(name >= \(name)) && age != \(age)")
+        case 3: (predicate, description) = (\.username == nil || \.username > composed, "username nil or > \(composed)")
+        case 4: (predicate, description) = (\.username <= composed, "username <= \(composed)")
+        case 5: (predicate, description) = (\.status == .away || \.status != .active && \.age >= age, "status")
+        case 6: (predicate, description) = (\.name != name && \.age > age, "name != \(name) && age > \(age)")
+        default: (predicate, description) = (\.age <= age, "age <= \(age)")
+        }
+        var query = User.query(in: context).filter(predicate)
+        switch Int.random(in: 0..<4, using: &random) {
+        case 0: query = query.sorted(by: \.name)
+        case 1: query = query.sorted(by: \.name.desc, \.age)
+        case 2: query = query.sorted(by: \.username.desc)
+        default: break
+        }
+        return (description, query)
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+import SchemaStorePostgres
+
+/// A throwaway PostgreSQL cluster for the tests: `initdb` in a temporary folder, a server on
+/// a Unix socket in that folder (no TCP port), trust authentication, stopped and removed at
+/// the end. As root (CI), the server runs as the `postgres` user, since PostgreSQL refuses
+/// to run as root.
+///
+/// Without PostgreSQL's server programs, `start()` returns nil and the tests say how to get
+/// them; under CI (`CI=true`) that is a failure instead (docs/PostgreSQL.md).
+final class TemporaryPostgresCluster {
+    static let missingServer = "PostgreSQL tests skipped: no PostgreSQL server programs (initdb, pg_ctl). Install them (Debian: apt-get install postgresql libpq-dev) and run swift test again; see docs/PostgreSQL.md."
+
+    let folder: URL
+    let binaries: URL
+    let user = "schemagen"
+    private let asPostgres: Bool
+
+    var socketFolder: String { folder.path }
+    var data: String { folder.appendingPathComponent("data").path }
+
+    /// The server programs' folder: Debian's versioned folder, else PATH.
+    static func serverBinaries() -> URL? {
+        let versions = (try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? []
+        for version in versions.sorted(by: >) {
+            let folder = URL(fileURLWithPath: "/usr/lib/postgresql/\(version)/bin")
+            if FileManager.default.isExecutableFile(atPath: folder.appendingPathComponent("pg_ctl").path) { return folder }
+        }
+        for path in (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":") {
+            let folder = URL(fileURLWithPath: String(path))
+            if FileManager.default.isExecutableFile(atPath: folder.appendingPathComponent("pg_ctl").path) { return folder }
+        }
+        return nil
+    }
+
+    /// A started cluster, or nil when this machine has no PostgreSQL server programs.
+    static func start() throws -> TemporaryPostgresCluster? {
+        guard let binaries = serverBinaries() else { return nil }
+        let cluster = try TemporaryPostgresCluster(binaries: binaries)
+        try cluster.run("initdb", ["-D", cluster.data, "-A", "trust", "-U", cluster.user, "-E", "UTF8", "--locale=C", "--no-sync"])
+        try cluster.run("pg_ctl", ["-D", cluster.data, "-w", "-s", "-l", cluster.folder.appendingPathComponent("server.log").path,
+                                   "-o", "-k \(cluster.socketFolder) -c listen_addresses='' -c fsync=off", "start"])
+        return cluster
+    }
+
+    private init(binaries: URL) throws {
+        self.binaries = binaries
+        // Short: a Unix socket path must fit in about 100 bytes.
+        folder = URL(fileURLWithPath: "/tmp/pg-\(ProcessInfo.processInfo.processIdentifier)-\(UInt32.random(in: 0...UInt32.max))")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        asPostgres = getuid() == 0
+        if asPostgres { try Self.shell("/bin/chown", ["postgres:postgres", folder.path]) }
+    }
+
+    func configuration(database: String = "postgres") -> PostgresConnection.Configuration {
+        PostgresConnection.Configuration(host: socketFolder, database: database, user: user)
+    }
+
+    func stop() {
+        try? run("pg_ctl", ["-D", data, "-s", "-m", "immediate", "stop"])
+        try? FileManager.default.removeItem(at: folder)
+    }
+
+    deinit { stop() }
+
+    private func run(_ program: String, _ arguments: [String]) throws {
+        let path = binaries.appendingPathComponent(program).path
+        if asPostgres {
+            try Self.shell("/usr/sbin/runuser", ["-u", "postgres", "--", path] + arguments)
+        } else {
+            try Self.shell(path, arguments)
+        }
+    }
+
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// Runs `path` and waits for it, its output in a file. Not `Process`: on Linux it waits
+    /// for a descriptor that the server `pg_ctl` starts inherits, so it would wait for the
+    /// server to stop.
+    private static func shell(_ path: String, _ arguments: [String]) throws {
+        let outputPath = FileManager.default.temporaryDirectory.appendingPathComponent("pg-output-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: outputPath) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        let argv = ([path] + arguments).map { strdup($0) } + [nil]
+        defer { for argument in argv { free(argument) } }
+        var pid = pid_t()
+        let spawned = posix_spawn(&pid, path, &actions, nil, argv, environ)
+        guard spawned == 0 else { throw Failure(description: "cannot run \(path): error \(spawned)") }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        let text = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
+        // Exited normally with status 0 (WIFEXITED and WEXITSTATUS, which Swift does not import).
+        guard status & 0x7f == 0, (status >> 8) & 0xff == 0 else {
+            throw Failure(description: "\(path) \(arguments.joined(separator: " ")) failed (status \(status)): \(text)")
+        }
+    }
+}
