@@ -72,7 +72,7 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
         reading {
             guard let entity = layout.persisterByTable[ObjectIdentifier(Entity.self)], list.readsAll, list.isPlainFilterSortLimit,
                   list.limitCount == nil, list.offsetCount == 0 else { return nil }
-            let compiled = filter(of: list, entity: entity)
+            let compiled = filter(of: list, PredicateCompiler(entity: entity))
             guard compiled.isExact else { return nil }
             counters.counts += 1
             return try backend.integer(SQLSelect(output: .count, table: entity.tableName, filter: compiled.filter))
@@ -117,13 +117,13 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
             // The owner's links, whole, then the linked rows the filter may keep: the list
             // reads them through the links, in link order.
             let keys = try loader.loadLinked(origin.slot, of: origin.id, owner: owner, target: entity,
-                                             filter: filter(of: list, entity: entity).filter)
+                                             filter: filter(of: list, PredicateCompiler(entity: entity)).filter)
             try loader.follow(list.readReach, from: keys, of: entity.table)
             counters.record(loader)
             return (list, loader.context)
         }
         if let ids = list.listedIDs, !ranks(list), let stored = storedValues(ids) {
-            let keys = try loader.loadRows(entity, ids: stored, filter: filter(of: list, entity: entity).filter)
+            let keys = try loader.loadRows(entity, ids: stored, filter: filter(of: list, PredicateCompiler(entity: entity)).filter)
             try loader.follow(list.readReach, from: keys, of: entity.table)
             counters.record(loader)
             // The list names its rows by id, in its own order.
@@ -138,7 +138,7 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
     private func candidates<Entity: EntityModelProtocol>(_ list: QueryList<Entity>, entity: any AnyEntityPersister) -> (SQLSelect, ordered: Bool)? {
         guard list.readsAll, !ranks(list) else { return nil }
         let compiler = PredicateCompiler(entity: entity)
-        let compiled = filter(of: list, entity: entity)
+        let compiled = filter(of: list, compiler)
         let storage = SQLOrderTerm(expression: .storageOrder(), descending: false)
         var select = SQLSelect(output: .columns(entity.columns.map { .column($0.name) }), table: entity.tableName,
                                filter: compiled.filter, order: [storage])
@@ -156,26 +156,22 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
     private func joined<Entity: EntityModelProtocol>(_ list: QueryList<Entity>, entity: any AnyEntityPersister,
                                                      origin: RelatedOrigin) -> SQLSelect? {
         guard case .stored(let link) = links.source(of: origin.slot, in: origin.table), link.isToMany, list.isPlainFilterSortLimit,
-              let predicateFilter = exactFilter(of: list, entity: entity, qualified: true),
-              let order = PredicateCompiler(entity: entity, qualified: true).order(list.sortFields) else { return nil }
+              case let compiler = PredicateCompiler(entity: entity, qualified: true),
+              case let compiled = filter(of: list, compiler), compiled.isExact,
+              let order = compiler.order(list.sortFields) else { return nil }
         let table = entity.tableName
         return SQLSelect(output: .columns(entity.columns.map { .column($0.name, table: table) }), table: table,
                          join: SQLSelect.Join(table: link.name, on: .compare(.column("target", table: link.name), .equal,
                                                                                .column(entity.columns[0].name, table: table))),
-                         filter: .all([.identical(.column("owner", table: link.name), .value(origin.id)), predicateFilter]),
+                         filter: .all([.identical(.column("owner", table: link.name), .value(origin.id)), compiled.filter]),
                          order: order + [SQLOrderTerm(expression: .column("position", table: link.name), descending: false)],
                          limit: list.limitCount, offset: list.offsetCount)
     }
 
-    private func exactFilter<Entity>(of list: QueryList<Entity>, entity: any AnyEntityPersister, qualified: Bool) -> SQLExpression? {
-        guard let predicate = list.filterPredicate else { return .boolean(true) }
-        let compiled = PredicateCompiler(entity: entity, qualified: qualified).compile(predicate.structure)
-        return compiled.isExact ? compiled.filter : nil
-    }
-
-    private func filter<Entity>(of list: QueryList<Entity>, entity: any AnyEntityPersister) -> PredicateCompiler.Compiled {
+    /// The list's filter compiled by `compiler`; no filter keeps every row, exactly.
+    private func filter<Entity>(of list: QueryList<Entity>, _ compiler: PredicateCompiler) -> PredicateCompiler.Compiled {
         guard let predicate = list.filterPredicate else { return PredicateCompiler.Compiled(filter: .boolean(true), isExact: true) }
-        return PredicateCompiler(entity: entity).compile(predicate.structure)
+        return compiler.compile(predicate.structure)
     }
 
     /// Whether the query ranks by full-text relevance: BM25 scores depend on every stored
