@@ -58,10 +58,11 @@ import Testing
         reader.close()
     }
 
-    @Test func observersHearTheOtherStoresCommits() async throws {
+    @Test(arguments: [Store.Residency.resident, .onDemand])
+    func observersHearTheOtherStoresCommits(residency: Store.Residency) async throws {
         let folder = try TemporaryFolder()
         let writer = try Store(.file(folder.file()), schema: ChatModelsSchema.self)
-        let reader = try Store(.file(folder.file()), schema: ChatModelsSchema.self, options: .init(readOnly: true))
+        let reader = try Store(.file(folder.file()), schema: ChatModelsSchema.self, options: .init(readOnly: true, residency: residency))
         let changes = reader.changes()
         let live = reader.observe(User.query().sorted(by: \.name))
         // If a commit never arrives, closing the store ends the streams: the test fails
@@ -85,6 +86,8 @@ import Testing
             if names == ["Ada Lovelace"] { break }
         }
         #expect(names == ["Ada Lovelace"])
+        // Observing loaded no graph.
+        #expect(reader.readsOnDemand == (residency == .onDemand))
         writer.close()
         reader.close()
     }

@@ -43,7 +43,9 @@ public struct ContextDocument<Schema: PersistentSchema>: Codable, Sendable {
 
     /// The stored entities of a type, in context order, with every link as it is stored.
     private static func entities<Entity: PersistentEntity>(_ type: Entity.Type, in context: Context) -> [Entity] {
-        context.liveKeys(Entity.self).compactMap { context.entityWithEveryLink(Entity.self, key: $0) }
+        // A context reading on demand holds nothing until asked.
+        let context = context.holdingEveryEntity(of: Entity.self)
+        return context.liveKeys(Entity.self).compactMap { context.entityWithEveryLink(Entity.self, key: $0) }
     }
 
     // MARK: Decoding and saving

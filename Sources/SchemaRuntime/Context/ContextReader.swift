@@ -34,6 +34,20 @@ extension Context {
         reader.map { $0.materialize(Query<Entity>(id: id)) }
     }
 
+    /// ``holding(_:_:)`` with every link of the entity (to stored ids or not), for reading
+    /// it whole (``EntityModelProtocol/asDeleted(in:)``).
+    func holdingWithEveryLink<Entity: EntityModelProtocol>(_ id: Entity.ID, _ type: Entity.Type) -> Context? {
+        reader.map { $0.materialize(Query<Entity>(id: id).with(.ids)) }
+    }
+
+    /// For a context reading on demand: a context holding every stored entity of `type`
+    /// with every link it holds, in storage order; for a context holding its graph, itself.
+    /// O(stored entities of `type` and their links).
+    func holdingEveryEntity<Entity: EntityModelProtocol>(of type: Entity.Type) -> Context {
+        guard let reader else { return self }
+        return reader.materialize(QueryList<Entity>(context: nil, source: .all).with(.ids)).1
+    }
+
     /// A context reading on demand through `reader`: it holds nothing itself.
     @_spi(SchemaStore)
     public init(reader: any ContextReader) {

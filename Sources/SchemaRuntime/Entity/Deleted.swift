@@ -80,6 +80,7 @@ extension EntityModelProtocol {
     /// The stored entity, with all its relations as the ids it links to (stored or not), ready
     /// to be archived by saving it; nil if the entity is not stored.
     public func asDeleted(in context: Context) -> Deleted<Self>? {
+        if let holding = context.holdingWithEveryLink(id, Self.self) { return asDeleted(in: holding) }
         guard let key = context.storedKey(of: id, Self.self),
               let stored = context.entityWithEveryLink(Self.self, key: key.rawValue) else { return nil }
         return Deleted(stored)

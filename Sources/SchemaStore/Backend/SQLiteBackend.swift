@@ -28,9 +28,17 @@ final class SQLiteBackend: StoreBackend, @unchecked Sendable {
 
     static func createCommitLog(in database: SQLiteDatabase) throws {
         try database.statement(cacheKey: "commit table", """
-            CREATE TABLE IF NOT EXISTS \(commitLogTable) ("commit" INTEGER NOT NULL, kind TEXT NOT NULL, name TEXT NOT NULL, id NOT NULL)
+            CREATE TABLE IF NOT EXISTS \(commitLogTable) ("commit" INTEGER NOT NULL, kind TEXT NOT NULL, name TEXT NOT NULL, id NOT NULL, change TEXT)
             """).run()
+        // A log created before entries recorded their change (readers of that version select
+        // the other columns by name, so they read it as before).
+        if try !hasChangeColumn(in: database) { try database.execute("ALTER TABLE \(commitLogTable) ADD COLUMN change TEXT") }
         try database.statement(cacheKey: "commit index", "CREATE INDEX IF NOT EXISTS \(quoted(CommitLog.table + ":commit")) ON \(commitLogTable) (\"commit\")").run()
+    }
+
+    /// Whether the commit log records each row's change (see ``CommitLog/Change``).
+    static func hasChangeColumn(in database: SQLiteDatabase) throws -> Bool {
+        try database.strings("SELECT name FROM pragma_table_info('\(CommitLog.table)')").contains("change")
     }
 
     let location: String
@@ -327,7 +335,8 @@ final class SQLiteBackend: StoreBackend, @unchecked Sendable {
     func commits(after commit: Int64) throws -> [(commit: Int64, entry: CommitLog.Entry)] {
         try mapped {
             guard try hasCommitLog() else { return [] }
-            let statement = try database.statement("SELECT \"commit\", kind, name, id FROM \(Self.commitLogTable) WHERE \"commit\" > ? ORDER BY \"commit\", rowid")
+            let change = try Self.hasChangeColumn(in: database) ? "change" : "NULL"
+            let statement = try database.statement("SELECT \"commit\", kind, name, id, \(change) FROM \(Self.commitLogTable) WHERE \"commit\" > ? ORDER BY \"commit\", rowid")
             try statement.bind([.integer(commit)])
             var result: [(commit: Int64, entry: CommitLog.Entry)] = []
             while try statement.step() {
@@ -335,7 +344,14 @@ final class SQLiteBackend: StoreBackend, @unchecked Sendable {
                       let kind = CommitLog.Kind(rawValue: kind), case .text(let name) = statement.value(at: 2) else {
                     throw StoreError.corrupt(path: location, reason: "a record of \(CommitLog.table) is unreadable")
                 }
-                result.append((number, CommitLog.Entry(kind: kind, name: name, id: statement.value(at: 3))))
+                var entry = CommitLog.Entry(kind: kind, name: name, id: statement.value(at: 3))
+                if case .text(let text) = statement.value(at: 4) {
+                    guard let change = CommitLog.Change(text: text) else {
+                        throw StoreError.corrupt(path: location, reason: "a record of \(CommitLog.table) is unreadable")
+                    }
+                    entry.change = change
+                }
+                result.append((number, entry))
             }
             return result
         }

@@ -80,8 +80,10 @@ struct SQLiteTransaction: StoreTransaction {
         var commit: Int64 = 1
         if try last.step(), case .integer(let number) = last.value(at: 0) { commit = number + 1 }
         last.reset()
-        let insert = try database.statement(cacheKey: "commit add", "INSERT INTO \(SQLiteBackend.commitLogTable) (\"commit\", kind, name, id) VALUES (?, ?, ?, ?)")
-        for entry in entries { try insert.run([.integer(commit), .text(entry.kind.rawValue), .text(entry.name), entry.id]) }
+        let insert = try database.statement(cacheKey: "commit add", "INSERT INTO \(SQLiteBackend.commitLogTable) (\"commit\", kind, name, id, change) VALUES (?, ?, ?, ?, ?)")
+        for entry in entries {
+            try insert.run([.integer(commit), .text(entry.kind.rawValue), .text(entry.name), entry.id, entry.change.map { .text($0.text) } ?? .null])
+        }
         try database.statement(cacheKey: "commit prune", "DELETE FROM \(SQLiteBackend.commitLogTable) WHERE \"commit\" <= ?")
             .run([.integer(commit - CommitLog.retainedCommits)])
         return commit

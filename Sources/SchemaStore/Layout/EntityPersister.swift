@@ -31,6 +31,10 @@ protocol AnyEntityPersister: Sendable {
     func idValue(_ key: Int32, in context: Context) -> StoredValue
     /// The id of `key` (also once forgotten), type-erased for ``StoreChanges``.
     func anyID(_ key: Int32, in context: Context) -> any Hashable & Sendable
+    /// An id as ``anyID(_:in:)`` gives it, as stored.
+    func storedID(_ id: any Hashable & Sendable) -> StoredValue
+    /// A stored id, type-erased for ``StoreChanges``.
+    func anyID(stored: StoredValue) throws -> any Hashable & Sendable
     /// Reads a row back into `context`; returns its key.
     @discardableResult
     func loadRow(_ values: [StoredValue], into context: inout Context) throws -> Int32
@@ -64,7 +68,7 @@ protocol AnyEntityPersister: Sendable {
 }
 
 /// What happened to one row between two graphs.
-enum RowChange {
+enum RowChange: Sendable, Hashable {
     case inserted, updated, deleted, unchanged
 }
 
@@ -184,6 +188,14 @@ struct EntityPersister<Entity: PersistentEntity>: AnyEntityPersister {
 
     func anyID(_ key: Int32, in context: Context) -> any Hashable & Sendable {
         context.storedID(Entity.self, key: key)
+    }
+
+    func storedID(_ id: any Hashable & Sendable) -> StoredValue {
+        (id as! Entity.ID).storedValue
+    }
+
+    func anyID(stored: StoredValue) throws -> any Hashable & Sendable {
+        try Entity.ID(storedValue: stored)
     }
 
     @discardableResult

@@ -55,6 +55,19 @@ struct LiveQueryIndex {
         return affected.sorted()
     }
 
+    /// The queries a commit changing `tables` must signal, now marked pending: those
+    /// watching the tables or any key of them.
+    mutating func signalled(byTables tables: Set<ObjectIdentifier>) -> [Int] {
+        var affected = evaluating
+        for table in tables {
+            if let watchers = tableWatchers[table] { affected.formUnion(watchers) }
+            for watchers in keyWatchers[table]?.values ?? [:].values { affected.formUnion(watchers) }
+        }
+        affected.subtract(pending)
+        pending.formUnion(affected)
+        return affected.sorted()
+    }
+
     private mutating func unwatch(_ id: Int) {
         guard let reach = reaches.removeValue(forKey: id) else { return }
         for table in reach.tables { tableWatchers[table]?.remove(id) }

@@ -100,12 +100,12 @@ extension Store {
     }
 
     private func observe<Value: Sendable>(_ run: @escaping LiveQueryState<Value>.Evaluate) -> LiveResults<Value> {
-        // Change sets come from the whole graph (see Residency.onDemand).
-        becomeResidentToObserve()
         let (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         // The first result: pending from the start.
         continuation.yield()
         let id = observers.addLiveQuery(signal: { continuation.yield() }, finish: { continuation.finish() })
+        // A store reading on demand learns of commits from the file's log.
+        startObservingOnDemand()
         let state = LiveQueryState(run, registry: observers, id: id)
         let registry = observers
         if let id { continuation.onTermination = { _ in registry.remove(id) } }

@@ -23,16 +23,35 @@ final class ObserverRegistry: @unchecked Sendable {
         /// The commit's changes; nil when it changed nothing. Read only during delivery, which
         /// one thread runs at a time. The commit wrote these same rows to the store already,
         /// so reading them cannot fail.
-        private(set) lazy var changes: StoreChanges? = changeSet.map {
+        private(set) lazy var changes: StoreChanges? = described.map { $0?.renumbered(number, context: after) } ?? changeSet.map {
             try? StoreChanges(commit: number, changeSet: $0, before: before, after: after, layout: layout)
         } ?? StoreChanges(commit: number, reloadedFrom: before, to: after, layout: layout)
+        /// The changes, when the writer described them already (`.some(nil)`: none).
+        private let described: StoreChanges??
+        /// For a commit read from the log by a store reading on demand: the tables it changed
+        /// (keys of ``after`` do not name its rows).
+        let touchedTables: Set<ObjectIdentifier>?
 
-        init(number: Int, changeSet: ChangeSet?, before: Context, after: Context, layout: StoreLayout) {
+        init(number: Int, changeSet: ChangeSet?, before: Context, after: Context, layout: StoreLayout, described: StoreChanges?? = nil) {
             self.number = number
             self.changeSet = changeSet
             self.before = before
             self.after = after
             self.layout = layout
+            self.described = described
+            touchedTables = nil
+        }
+
+        /// A commit another store made, as the log describes it, seen from a store reading on
+        /// demand: `after` is a snapshot of the file after it.
+        init(number: Int, described: StoreChanges?, touchedTables: Set<ObjectIdentifier>, after: Context, layout: StoreLayout) {
+            self.number = number
+            changeSet = nil
+            before = after
+            self.after = after
+            self.layout = layout
+            self.described = .some(described)
+            self.touchedTables = touchedTables
         }
     }
 
@@ -104,15 +123,31 @@ final class ObserverRegistry: @unchecked Sendable {
 
     /// Delivers a committed write to every observer. Called by the writer holding the
     /// store's write lock; a write that wrote nothing is not a commit.
-    func deliver(_ changeSet: ChangeSet, before: Context, after: Context, layout: StoreLayout) {
+    func deliver(_ changeSet: ChangeSet, before: Context, after: Context, layout: StoreLayout, described: StoreChanges?? = nil) {
         lock.withLock {
             guard !changeSet.isEmpty else { return }
             commits += 1
             guard !observers.isEmpty || !liveQueries.isEmpty else { return }
-            let commit = Commit(number: commits, changeSet: changeSet, before: before, after: after, layout: layout)
+            let commit = Commit(number: commits, changeSet: changeSet, before: before, after: after, layout: layout, described: described)
             for entry in observers { entry.observer.receive(commit) }
             if !liveQueries.isEmpty {
                 for id in liveIndex.signalled(by: commit.touchedKeys) { liveQueries[id]?.receive(commit) }
+            }
+        }
+    }
+
+    /// Delivers what other stores committed, read from the file's log by a store reading on
+    /// demand (`after` is a snapshot after them): live queries watching a table they changed
+    /// are signalled (their keys name no rows of this store's graphs).
+    func deliverLogged(_ changes: StoreChanges?, touchedTables: Set<ObjectIdentifier>, after: Context, layout: StoreLayout) {
+        lock.withLock {
+            guard changes != nil || !touchedTables.isEmpty else { return }
+            commits += 1
+            guard !observers.isEmpty || !liveQueries.isEmpty else { return }
+            let commit = Commit(number: commits, described: changes, touchedTables: touchedTables, after: after, layout: layout)
+            for entry in observers { entry.observer.receive(commit) }
+            if !liveQueries.isEmpty {
+                for id in liveIndex.signalled(byTables: touchedTables) { liveQueries[id]?.receive(commit) }
             }
         }
     }

@@ -32,12 +32,13 @@ extension Store {
     public var observerCount: Int { observers.count }
 
     private func observeCommits<Element: Sendable>(_ transform: @escaping @Sendable (StoreChanges) -> Element?) -> StoreObservation<Element> {
-        // Change sets come from the whole graph (see Residency.onDemand).
-        becomeResidentToObserve()
         let (stream, continuation) = AsyncStream.makeStream(of: Element.self, bufferingPolicy: .unbounded)
         let id = observers.add(receive: { commit in
             if let changes = commit.changes, let element = transform(changes) { continuation.yield(element) }
         }, finish: { continuation.finish() })
+        // A store reading on demand learns of commits from the file's log (registered first,
+        // so that the check that follows the log sees an observer).
+        startObservingOnDemand()
         let registry = observers
         if let id { continuation.onTermination = { _ in registry.remove(id) } }
         return StoreObservation(stream: stream, token: ObservationToken(registry: observers, id: id))

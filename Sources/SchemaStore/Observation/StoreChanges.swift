@@ -27,6 +27,18 @@ public struct StoreChanges: Sendable {
         entities[Entity.entityName].map(EntityChanges.init)
     }
 
+    /// The same changes as commit `number`, leaving `context`.
+    func renumbered(_ number: Int, context: Context) -> StoreChanges {
+        StoreChanges(commit: number, context: context, entityNames: entityNames, entities: entities)
+    }
+
+    init(commit: Int, context: Context, entityNames: [String], entities: [String: AnyEntityChanges]) {
+        self.commit = commit
+        self.context = context
+        self.entityNames = entityNames
+        self.entities = entities
+    }
+
     /// Whether the commit changed any entity of `type` (a row or a link).
     public func contains<Entity: EntityModelProtocol>(_ type: Entity.Type) -> Bool {
         entities[Entity.entityName] != nil

@@ -69,6 +69,12 @@ final class OnDemandReading: @unchecked Sendable {
         }
     }
 
+    /// The snapshot of the file as it is now (shared with the contexts taken since the last
+    /// commit).
+    func currentSnapshot() throws -> OnDemandSnapshot {
+        try lock.withLock { try current() }
+    }
+
     /// The snapshot of the file as it is now: the last one while a context holds it and the
     /// file did not change since, else a new one. Called holding `lock`.
     private func current() throws -> OnDemandSnapshot {

@@ -209,6 +209,18 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
     /// Runs `body` on the connection. Queries do not throw: a snapshot whose file cannot be
     /// read any more (an I/O error under a held read transaction) stops the process with the
     /// error rather than answering wrongly.
+    // MARK: The commit log
+
+    /// The log entries of the commits after `commit` the snapshot holds, in commit order.
+    func commits(after commit: Int64) throws -> [(commit: Int64, entry: CommitLog.Entry)] {
+        try lock.withLock { try backend.commits(after: commit) }
+    }
+
+    /// The number of the last commit the snapshot holds (0 before the first).
+    func lastCommit() throws -> Int64 {
+        try lock.withLock { try backend.lastCommit() ?? 0 }
+    }
+
     private func reading<Result>(_ body: () throws -> Result) -> Result {
         lock.withLock {
             do {

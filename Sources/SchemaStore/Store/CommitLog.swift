@@ -1,8 +1,10 @@
 @_spi(SchemaStore) import SchemaRuntime
 
-/// What each commit to a shared file changed, by id: the rows written or removed, the link
-/// slots written and the archives, so that another store on the file loads only those
-/// instead of the whole graph (`Store.catchUpWithOtherStores()`).
+/// What each commit to a shared file changed, by id: the rows written or removed (with what
+/// happened to each, as ``StoreChanges`` says), the link slots written and the archives, so
+/// that another store on the file loads only those instead of the whole graph
+/// (`Store.catchUpWithOtherStores()`), and a store reading on demand tells its observers
+/// what changed without holding the graph before the commit (`Store.deliverOnDemandCommits()`).
 ///
 /// Commits are numbered 1, 2, 3... in the order they commit (each takes the next number
 /// under the write lock), so a follower that saw commit n reads the entries of n + 1 and
@@ -10,7 +12,7 @@
 /// finds a commit without entries (written by a version that kept no log), loads the graph
 /// again instead. O(changed rows and slots) to write, per commit.
 enum CommitLog {
-    /// The table: `(commit, kind, name, id)`, indexed by commit.
+    /// The table: `(commit, kind, name, id, change)`, indexed by commit.
     static let table = "schemagen:commits"
     /// How many commits the file keeps entries of.
     static let retainedCommits: Int64 = 1000
@@ -28,23 +30,102 @@ enum CommitLog {
         let kind: Kind
         let name: String
         let id: StoredValue
+        /// For a row: what the commit did to the entity. Nil for links and archives, and for
+        /// rows logged by a version that did not record it.
+        var change: Change? = nil
+
+        /// Equal entries name the same row, slot or archive (a follower loads each once).
+        static func == (lhs: Entry, rhs: Entry) -> Bool { lhs.kind == rhs.kind && lhs.name == rhs.name && lhs.id == rhs.id }
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(kind)
+            hasher.combine(name)
+            hasher.combine(id)
+        }
     }
 
-    /// The entries of a write's change set, in the order the change writer writes them.
-    static func entries(of changes: ChangeSet, layout: StoreLayout, context: Context) -> [Entry] {
-        var entries: [Entry] = []
-        for (table, keys) in changes.rows {
-            if let archive = layout.archives[table] {
-                entries += keys.map { Entry(kind: .archive, name: archive.entityName, id: archive.idValue($0, in: context)) }
-            } else if let entity = layout.persisterByTable[table] {
-                entries += keys.map { Entry(kind: .row, name: entity.entityName, id: entity.idValue($0, in: context)) }
+    /// What one commit did to one entity: its row (inserted, updated, deleted, or neither)
+    /// and the relations whose links changed. Stored as text, `row:relation,relation`
+    /// (`updated:chat`, `:messages` for links alone, `inserted`).
+    struct Change: Sendable, Hashable {
+        var row: RowChange
+        var relinked: [String]
+
+        var text: String {
+            let word = row == .unchanged ? "" : "\(row)"
+            return relinked.isEmpty ? word : word + ":" + relinked.joined(separator: ",")
+        }
+
+        init(row: RowChange, relinked: [String]) {
+            self.row = row
+            self.relinked = relinked
+        }
+
+        /// Nil for text no writer writes.
+        init?(text: String) {
+            let parts = text.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+            switch parts[0] {
+            case "": row = .unchanged
+            case "inserted": row = .inserted
+            case "updated": row = .updated
+            case "deleted": row = .deleted
+            default: return nil
             }
+            relinked = parts.count > 1 ? parts[1].split(separator: ",").map(String.init) : []
+        }
+    }
+
+    /// The entries of a write: a row entry for each entity `changes` lists (which is all a
+    /// follower must load again), then its archives and written link slots.
+    static func entries(of changeSet: ChangeSet, changes: StoreChanges?, layout: StoreLayout, context: Context) -> [Entry] {
+        var entries: [Entry] = []
+        for name in changes?.entityNames ?? [] {
+            guard let entity = layout.entityByName[name], let changed = changes?.entities[name] else { continue }
+            entries += changed.byID().map { id, change in Entry(kind: .row, name: name, id: entity.storedID(id), change: change) }
+        }
+        for (table, keys) in changeSet.rows {
+            guard let archive = layout.archives[table] else { continue }
+            entries += keys.map { Entry(kind: .archive, name: archive.entityName, id: archive.idValue($0, in: context)) }
         }
         for link in layout.links {
             let slot = ChangeSet.Slot(table: link.owner, slot: link.slot)
-            let owners = link.isToMany ? changes.toManyOrder[slot].map(Array.init) : changes.toOne[slot].map(Array.init)
+            let owners = link.isToMany ? changeSet.toManyOrder[slot].map(Array.init) : changeSet.toOne[slot].map(Array.init)
             entries += (owners ?? []).map { Entry(kind: .link, name: link.name, id: link.ownerEntity.idValue($0, in: context)) }
         }
         return entries
+    }
+}
+
+extension AnyEntityChanges {
+    /// Each changed entity once, with what happened to it: the deleted, updated and inserted
+    /// in that order (a follower applying them in turn never meets a unique key twice), then
+    /// those only relinked, each in the order listed.
+    func byID() -> [(any Hashable & Sendable, CommitLog.Change)] {
+        var relations: [AnyHashable: [String]] = [:]
+        for (id, names) in relinked { relations[AnyHashable(id)] = names }
+        var result: [(any Hashable & Sendable, CommitLog.Change)] = []
+        var listed = Set<AnyHashable>()
+        for (ids, row) in [(deleted, RowChange.deleted), (updated, .updated), (inserted, .inserted)] {
+            for id in ids where listed.insert(AnyHashable(id)).inserted {
+                result.append((id, CommitLog.Change(row: row, relinked: relations[AnyHashable(id)] ?? [])))
+            }
+        }
+        for (id, names) in relinked where listed.insert(AnyHashable(id)).inserted {
+            result.append((id, CommitLog.Change(row: .unchanged, relinked: names)))
+        }
+        return result
+    }
+
+    /// The changes the log entries of one entity type name, in the order of the entries.
+    init(entries: [(id: any Hashable & Sendable, change: CommitLog.Change)]) {
+        self.init()
+        for (id, change) in entries {
+            switch change.row {
+            case .inserted: inserted.append(id)
+            case .updated: updated.append(id)
+            case .deleted: deleted.append(id)
+            case .unchanged: break
+            }
+            if !change.relinked.isEmpty { relinked.append((id, change.relinked)) }
+        }
     }
 }

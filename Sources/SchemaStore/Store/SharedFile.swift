@@ -18,6 +18,9 @@ final class SharedFile: @unchecked Sendable {
     /// How often other stores' commits were followed from the log, and how often the graph
     /// was loaded again instead (tests and benchmarks check which path ran).
     var followed = 0, reloaded = 0
+    /// For a store reading on demand: whether it follows the log for its observers, from
+    /// ``seenCommit`` (`Store.deliverOnDemandCommits()`).
+    var followsOnDemand = false
 
     private let timerLock = NSLock()
     private var timer: (any DispatchSourceTimer)?
@@ -30,8 +33,10 @@ final class SharedFile: @unchecked Sendable {
         fingerprint = try backend.recordedFingerprint()
     }
 
-    /// Calls `check` every `interval` seconds, on a background queue, until ``stopPolling()``.
+    /// Calls `check` every `interval` seconds, on a background queue, until ``stopPolling()``;
+    /// does nothing while it polls already.
     func startPolling(every interval: TimeInterval, _ check: @escaping @Sendable () -> Void) {
+        guard timerLock.withLock({ self.timer == nil }) else { return }
         let timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global(qos: .utility))
         let nanoseconds = Int(interval * 1_000_000_000)
         timer.schedule(deadline: .now() + .nanoseconds(nanoseconds), repeating: .nanoseconds(nanoseconds), leeway: .nanoseconds(nanoseconds / 5))

@@ -1,14 +1,18 @@
 import Foundation
 @_spi(SchemaStore) import SchemaRuntime
 
-/// A store opened ``Store/Residency/onDemand``: SQL answers its queries until a write or an
-/// observation needs the whole graph.
+/// A store opened ``Store/Residency/onDemand``: SQL answers its queries until a write needs
+/// the whole graph.
 extension Store {
     /// Loads the whole graph of an on-demand store, once: writes, change sets and live
-    /// queries run on it. Called holding the write lock (inside a write's transaction, whose
-    /// reads it joins) or from an observation's registration.
+    /// queries run on it. Called holding the write lock, inside a write's transaction (whose
+    /// reads it joins).
     func becomeResident() throws {
         guard onDemand != nil, !stateLock.withLock({ isResident }), let backend else { return }
+        // Observers get what others committed before this store loads the graph: from here
+        // on it follows them as a resident store (no one can commit meanwhile: the caller
+        // holds the write lock, in a write's transaction).
+        try deliverOnDemandCommits()
         let graph = try backend.readTransaction { try GraphLoader(layout: layout, backend: backend).load() }
         if let sharing {
             sharing.seenCounter = try backend.externalCommitCounter() ?? sharing.seenCounter
@@ -21,20 +25,8 @@ extension Store {
         startFollowingOtherStores()
     }
 
-    /// ``becomeResident()`` for an observation: under the write lock, so no write runs meanwhile.
-    func becomeResidentToObserve() {
-        // Inside a write's closure the write made the store resident already.
-        guard onDemand != nil, (try? checkNotInsideAWrite()) != nil else { return }
-        writeLock.withLock {
-            guard !isClosed else { return }
-            // A file that cannot be read now is reported by the next write; the observation
-            // starts from the graph it has.
-            try? becomeResident()
-        }
-    }
-
-    /// Whether the store reads through SQL (``Residency/onDemand``, and no write or
-    /// observation has loaded the whole graph yet).
+    /// Whether the store reads through SQL (``Residency/onDemand``, and no write has loaded
+    /// the whole graph yet).
     public var readsOnDemand: Bool {
         onDemand != nil && !stateLock.withLock { isResident }
     }

@@ -33,7 +33,11 @@ extension Store {
         guard !isClosed else { return }
         // A failure leaves the current graph as it was; the next check or write tries again
         // (a write reports it).
-        try? catchUpWithOtherStores()
+        if stateLock.withLock({ isResident }) {
+            try? catchUpWithOtherStores()
+        } else {
+            try? deliverOnDemandCommits()
+        }
     }
 
     /// Applies what other connections committed since the current graph was loaded (from
@@ -134,7 +138,8 @@ extension Store {
         try checkNotInsideAWrite()
         try writeLock.withLock {
             guard !isClosed else { throw StoreError.closed }
-            try catchUpWithOtherStores()
+            // Reading on demand, every context reads the file as it is: only observers wait.
+            if stateLock.withLock({ isResident }) { try catchUpWithOtherStores() } else { try deliverOnDemandCommits() }
         }
     }
 }

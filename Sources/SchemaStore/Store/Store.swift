@@ -67,8 +67,9 @@ public final class Store: @unchecked Sendable {
         case resident
         /// SQLite answers the queries: opening reads only the file's metadata, each
         /// ``Store/context`` is a snapshot of the file read through SQL, and memory holds
-        /// what queries read. The first write or observation of the store still loads the
-        /// whole graph (writes and change sets run on it) and the store is resident from then on.
+        /// what queries read. Observers learn of commits from the file's log. The first write
+        /// of the store still loads the whole graph (writes run on it), and the store is
+        /// resident from then on.
         case onDemand
     }
 
@@ -264,6 +265,8 @@ public final class Store: @unchecked Sendable {
         let before: Context
         let after: Context
         let changes: ChangeSet
+        /// What it changed, when the commit log needed it (observers reuse it).
+        var storeChanges: StoreChanges?? = nil
         /// Its number in the ``CommitLog`` of a shared file.
         var number: Int64?
     }
@@ -278,13 +281,19 @@ public final class Store: @unchecked Sendable {
             try ChangeWriter.checkEntities(changes, layout: layout, context: context)
             let layers = stateLock.withLock { self.layers }
             var number: Int64?
+            var storeChanges: StoreChanges??
             if let transaction {
                 try ChangeWriter(layout: layout, context: context, transaction: transaction, layers: layers).write(changes)
-                // Other stores on the file load what this commit changed from its log.
-                if sharing != nil { number = try transaction.appendCommit(CommitLog.entries(of: changes, layout: layout, context: context)) }
+                // Other stores on the file load what this commit changed from its log, and
+                // their observers learn what it did from it.
+                if sharing != nil {
+                    let described = try StoreChanges(commit: 0, changeSet: changes, before: before, after: context, layout: layout)
+                    number = try transaction.appendCommit(CommitLog.entries(of: changes, changes: described, layout: layout, context: context))
+                    storeChanges = .some(described)
+                }
             }
             if let layers { ChangeWriter.markPackSources(changes, layout: layout, layers: layers, in: &context) }
-            return Commit(result: result, before: before, after: context, changes: changes, number: number)
+            return Commit(result: result, before: before, after: context, changes: changes, storeChanges: storeChanges, number: number)
         }
         return Commit(result: result, before: before, after: context, changes: changes)
     }
@@ -292,7 +301,7 @@ public final class Store: @unchecked Sendable {
     private func finish<Result>(_ commit: Commit<Result>) -> Result {
         if let number = commit.number { sharing?.seenCommit = number }
         stateLock.withLock { current = commit.after }
-        observers.deliver(commit.changes, before: commit.before, after: commit.after, layout: layout)
+        observers.deliver(commit.changes, before: commit.before, after: commit.after, layout: layout, described: commit.storeChanges)
         return commit.result
     }
 
