@@ -28,11 +28,11 @@ final class SQLiteBackend: StoreBackend, @unchecked Sendable {
 
     static func createCommitLog(in database: SQLiteDatabase) throws {
         try database.statement(cacheKey: "commit table", """
-            CREATE TABLE IF NOT EXISTS \(commitLogTable) ("commit" INTEGER NOT NULL, kind TEXT NOT NULL, name TEXT NOT NULL, id NOT NULL, change TEXT)
+            CREATE TABLE IF NOT EXISTS \(commitLogTable) ("commit" INTEGER NOT NULL, kind TEXT NOT NULL, name TEXT NOT NULL, id NOT NULL, change)
             """).run()
         // A log created before entries recorded their change (readers of that version select
         // the other columns by name, so they read it as before).
-        if try !hasChangeColumn(in: database) { try database.execute("ALTER TABLE \(commitLogTable) ADD COLUMN change TEXT") }
+        if try !hasChangeColumn(in: database) { try database.execute("ALTER TABLE \(commitLogTable) ADD COLUMN change") }
         try database.statement(cacheKey: "commit index", "CREATE INDEX IF NOT EXISTS \(quoted(CommitLog.table + ":commit")) ON \(commitLogTable) (\"commit\")").run()
     }
 
@@ -345,12 +345,8 @@ final class SQLiteBackend: StoreBackend, @unchecked Sendable {
                     throw StoreError.corrupt(path: location, reason: "a record of \(CommitLog.table) is unreadable")
                 }
                 var entry = CommitLog.Entry(kind: kind, name: name, id: statement.value(at: 3))
-                if case .text(let text) = statement.value(at: 4) {
-                    guard let change = CommitLog.Change(text: text) else {
-                        throw StoreError.corrupt(path: location, reason: "a record of \(CommitLog.table) is unreadable")
-                    }
-                    entry.change = change
-                }
+                let change = statement.value(at: 4)
+                if change != .null { entry.change = change }
                 result.append((number, entry))
             }
             return result

@@ -82,7 +82,7 @@ struct SQLiteTransaction: StoreTransaction {
         last.reset()
         let insert = try database.statement(cacheKey: "commit add", "INSERT INTO \(SQLiteBackend.commitLogTable) (\"commit\", kind, name, id, change) VALUES (?, ?, ?, ?, ?)")
         for entry in entries {
-            try insert.run([.integer(commit), .text(entry.kind.rawValue), .text(entry.name), entry.id, entry.change.map { .text($0.text) } ?? .null])
+            try insert.run([.integer(commit), .text(entry.kind.rawValue), .text(entry.name), entry.id, entry.change ?? .null])
         }
         try database.statement(cacheKey: "commit prune", "DELETE FROM \(SQLiteBackend.commitLogTable) WHERE \"commit\" <= ?")
             .run([.integer(commit - CommitLog.retainedCommits)])

@@ -23,22 +23,35 @@ final class ObserverRegistry: @unchecked Sendable {
         /// The commit's changes; nil when it changed nothing. Read only during delivery, which
         /// one thread runs at a time. The commit wrote these same rows to the store already,
         /// so reading them cannot fail.
-        private(set) lazy var changes: StoreChanges? = described.map { $0?.renumbered(number, context: after) } ?? changeSet.map {
-            try? StoreChanges(commit: number, changeSet: $0, before: before, after: after, layout: layout)
-        } ?? StoreChanges(commit: number, reloadedFrom: before, to: after, layout: layout)
-        /// The changes, when the writer described them already (`.some(nil)`: none).
-        private let described: StoreChanges??
+        private(set) lazy var changes: StoreChanges? = {
+            switch known {
+            case .logged(let changes): return changes?.renumbered(number, context: after)
+            case .described(let description): return StoreChanges(commit: number, description: description, after: after, layout: layout)
+            case .unknown:
+                if let changeSet { return try? StoreChanges(commit: number, changeSet: changeSet, before: before, after: after, layout: layout) }
+                return StoreChanges(commit: number, reloadedFrom: before, to: after, layout: layout)
+            }
+        }()
+        private enum Known {
+            /// Computed from the graphs on first use.
+            case unknown
+            /// Described by the writer already (for its log).
+            case described(CommitDescription)
+            /// Read from the file's log (nil: nothing changed).
+            case logged(StoreChanges?)
+        }
+        private let known: Known
         /// For a commit read from the log by a store reading on demand: the tables it changed
         /// (keys of ``after`` do not name its rows).
         let touchedTables: Set<ObjectIdentifier>?
 
-        init(number: Int, changeSet: ChangeSet?, before: Context, after: Context, layout: StoreLayout, described: StoreChanges?? = nil) {
+        init(number: Int, changeSet: ChangeSet?, before: Context, after: Context, layout: StoreLayout, described: CommitDescription? = nil) {
             self.number = number
             self.changeSet = changeSet
             self.before = before
             self.after = after
             self.layout = layout
-            self.described = described
+            known = described.map(Known.described) ?? .unknown
             touchedTables = nil
         }
 
@@ -50,7 +63,7 @@ final class ObserverRegistry: @unchecked Sendable {
             before = after
             self.after = after
             self.layout = layout
-            self.described = .some(described)
+            known = .logged(described)
             self.touchedTables = touchedTables
         }
     }
@@ -123,7 +136,7 @@ final class ObserverRegistry: @unchecked Sendable {
 
     /// Delivers a committed write to every observer. Called by the writer holding the
     /// store's write lock; a write that wrote nothing is not a commit.
-    func deliver(_ changeSet: ChangeSet, before: Context, after: Context, layout: StoreLayout, described: StoreChanges?? = nil) {
+    func deliver(_ changeSet: ChangeSet, before: Context, after: Context, layout: StoreLayout, described: CommitDescription? = nil) {
         lock.withLock {
             guard !changeSet.isEmpty else { return }
             commits += 1

@@ -70,7 +70,10 @@ extension Store {
             case .row:
                 guard let entity = layout.entityByName[entry.name] else { continue }
                 touched.insert(entity.table)
-                let change = entry.change ?? CommitLog.Change(row: .updated, relinked: [])
+                guard let change = entry.change.map({ CommitLog.Change(stored: $0, relations: entity.relations) })
+                        ?? CommitLog.Change(row: .updated, relinked: []) else {
+                    throw StoreError.corrupt(path: backend?.location ?? "", reason: "a record of \(CommitLog.table) is unreadable")
+                }
                 if let position = positions[entry.name]?[entry.id] {
                     byEntity[entry.name]![position].changes.append(change)
                 } else {

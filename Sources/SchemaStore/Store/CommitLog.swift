@@ -30,9 +30,9 @@ enum CommitLog {
         let kind: Kind
         let name: String
         let id: StoredValue
-        /// For a row: what the commit did to the entity. Nil for links and archives, and for
-        /// rows logged by a version that did not record it.
-        var change: Change? = nil
+        /// For a row: what the commit did to the entity (``Change``), as stored. Nil for
+        /// links and archives, and for rows logged by a version that did not record it.
+        var change: StoredValue? = nil
 
         /// Equal entries name the same row, slot or archive (a follower loads each once).
         static func == (lhs: Entry, rhs: Entry) -> Bool { lhs.kind == rhs.kind && lhs.name == rhs.name && lhs.id == rhs.id }
@@ -44,44 +44,65 @@ enum CommitLog {
     }
 
     /// What one commit did to one entity: its row (inserted, updated, deleted, or neither)
-    /// and the relations whose links changed. Stored as text, `row:relation,relation`
-    /// (`updated:chat`, `:messages` for links alone, `inserted`).
+    /// and the relations whose links changed.
+    ///
+    /// Stored as one integer, so logging it costs a byte or two per entry: the row change in
+    /// the low two bits, then a bit per relation, in schema order (the log is dropped when
+    /// the schema changes, so positions hold). An entity type with more than 61 relations
+    /// stores text instead: `row:relation,relation` (`updated:chat`, `:messages`).
     struct Change: Sendable, Hashable {
-        var row: RowChange
-        var relinked: [String]
+        let row: RowChange
+        /// Names, in schema order.
+        let relinked: [String]
 
-        var text: String {
-            let word = row == .unchanged ? "" : "\(row)"
-            return relinked.isEmpty ? word : word + ":" + relinked.joined(separator: ",")
+        /// The most relations an entity type may have for its changes to be stored as integers.
+        static let maximumBits = 61
+
+        /// The stored form of `row` and the relations at `positions` (schema order).
+        static func stored(_ row: RowChange, relinked positions: [Int], of relations: [RelationInfo]) -> StoredValue {
+            guard relations.count <= maximumBits else {
+                let word = row == .unchanged ? "" : "\(row)"
+                return .text(positions.isEmpty ? word : word + ":" + positions.map { relations[$0].name }.joined(separator: ","))
+            }
+            var bits: Int64 = 0
+            for position in positions { bits |= 1 << Int64(position) }
+            return .integer(bits << 2 | Int64(row.code))
+        }
+
+        /// Nil for a value no writer writes.
+        init?(stored: StoredValue, relations: [RelationInfo]) {
+            switch stored {
+            case .integer(let value):
+                guard let row = RowChange(code: Int(value & 3)), value >= 0 else { return nil }
+                self.row = row
+                let bits = value >> 2
+                guard bits >> relations.count == 0 else { return nil }
+                relinked = relations.indices.filter { bits & (1 << Int64($0)) != 0 }.map { relations[$0].name }
+            case .text(let text):
+                let parts = text.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+                switch parts[0] {
+                case "": row = .unchanged
+                case "inserted": row = .inserted
+                case "updated": row = .updated
+                case "deleted": row = .deleted
+                default: return nil
+                }
+                relinked = parts.count > 1 ? parts[1].split(separator: ",").map(String.init) : []
+            default:
+                return nil
+            }
         }
 
         init(row: RowChange, relinked: [String]) {
             self.row = row
             self.relinked = relinked
         }
-
-        /// Nil for text no writer writes.
-        init?(text: String) {
-            let parts = text.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
-            switch parts[0] {
-            case "": row = .unchanged
-            case "inserted": row = .inserted
-            case "updated": row = .updated
-            case "deleted": row = .deleted
-            default: return nil
-            }
-            relinked = parts.count > 1 ? parts[1].split(separator: ",").map(String.init) : []
-        }
     }
 
-    /// The entries of a write: a row entry for each entity `changes` lists (which is all a
-    /// follower must load again), then its archives and written link slots.
-    static func entries(of changeSet: ChangeSet, changes: StoreChanges?, layout: StoreLayout, context: Context) -> [Entry] {
-        var entries: [Entry] = []
-        for name in changes?.entityNames ?? [] {
-            guard let entity = layout.entityByName[name], let changed = changes?.entities[name] else { continue }
-            entries += changed.byID().map { id, change in Entry(kind: .row, name: name, id: entity.storedID(id), change: change) }
-        }
+    /// The entries of a write: a row entry for each entity `description` lists (which is all
+    /// a follower must load again), then its archives and written link slots.
+    static func entries(of changeSet: ChangeSet, description: CommitDescription, layout: StoreLayout, context: Context) -> [Entry] {
+        var entries = description.logEntries(layout: layout, after: context)
         for (table, keys) in changeSet.rows {
             guard let archive = layout.archives[table] else { continue }
             entries += keys.map { Entry(kind: .archive, name: archive.entityName, id: archive.idValue($0, in: context)) }
@@ -96,25 +117,6 @@ enum CommitLog {
 }
 
 extension AnyEntityChanges {
-    /// Each changed entity once, with what happened to it: the deleted, updated and inserted
-    /// in that order (a follower applying them in turn never meets a unique key twice), then
-    /// those only relinked, each in the order listed.
-    func byID() -> [(any Hashable & Sendable, CommitLog.Change)] {
-        var relations: [AnyHashable: [String]] = [:]
-        for (id, names) in relinked { relations[AnyHashable(id)] = names }
-        var result: [(any Hashable & Sendable, CommitLog.Change)] = []
-        var listed = Set<AnyHashable>()
-        for (ids, row) in [(deleted, RowChange.deleted), (updated, .updated), (inserted, .inserted)] {
-            for id in ids where listed.insert(AnyHashable(id)).inserted {
-                result.append((id, CommitLog.Change(row: row, relinked: relations[AnyHashable(id)] ?? [])))
-            }
-        }
-        for (id, names) in relinked where listed.insert(AnyHashable(id)).inserted {
-            result.append((id, CommitLog.Change(row: .unchanged, relinked: names)))
-        }
-        return result
-    }
-
     /// The changes the log entries of one entity type name, in the order of the entries.
     init(entries: [(id: any Hashable & Sendable, change: CommitLog.Change)]) {
         self.init()

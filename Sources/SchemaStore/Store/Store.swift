@@ -266,7 +266,7 @@ public final class Store: @unchecked Sendable {
         let after: Context
         let changes: ChangeSet
         /// What it changed, when the commit log needed it (observers reuse it).
-        var storeChanges: StoreChanges?? = nil
+        var description: CommitDescription? = nil
         /// Its number in the ``CommitLog`` of a shared file.
         var number: Int64?
     }
@@ -281,19 +281,19 @@ public final class Store: @unchecked Sendable {
             try ChangeWriter.checkEntities(changes, layout: layout, context: context)
             let layers = stateLock.withLock { self.layers }
             var number: Int64?
-            var storeChanges: StoreChanges??
+            var description: CommitDescription?
             if let transaction {
                 try ChangeWriter(layout: layout, context: context, transaction: transaction, layers: layers).write(changes)
                 // Other stores on the file load what this commit changed from its log, and
                 // their observers learn what it did from it.
                 if sharing != nil {
-                    let described = try StoreChanges(commit: 0, changeSet: changes, before: before, after: context, layout: layout)
-                    number = try transaction.appendCommit(CommitLog.entries(of: changes, changes: described, layout: layout, context: context))
-                    storeChanges = .some(described)
+                    let described = try CommitDescription(changeSet: changes, before: before, after: context, layout: layout)
+                    number = try transaction.appendCommit(CommitLog.entries(of: changes, description: described, layout: layout, context: context))
+                    description = described
                 }
             }
             if let layers { ChangeWriter.markPackSources(changes, layout: layout, layers: layers, in: &context) }
-            return Commit(result: result, before: before, after: context, changes: changes, storeChanges: storeChanges, number: number)
+            return Commit(result: result, before: before, after: context, changes: changes, description: description, number: number)
         }
         return Commit(result: result, before: before, after: context, changes: changes)
     }
@@ -301,7 +301,7 @@ public final class Store: @unchecked Sendable {
     private func finish<Result>(_ commit: Commit<Result>) -> Result {
         if let number = commit.number { sharing?.seenCommit = number }
         stateLock.withLock { current = commit.after }
-        observers.deliver(commit.changes, before: commit.before, after: commit.after, layout: layout, described: commit.storeChanges)
+        observers.deliver(commit.changes, before: commit.before, after: commit.after, layout: layout, described: commit.description)
         return commit.result
     }
 
