@@ -12,16 +12,26 @@ func section(_ title: String) { print("\n== \(title)") }
 
 // `schemagen-example --widget <store>`: the second process of "Two processes, one file"
 // below (as an app's widget would be): opens the store read-only and on demand beside the
-// app's writer (SQL answers its queries; it loads no graph), and reads snapshots of the file
-// until one shows message m3.
+// app's writer (SQL answers its queries; it loads no graph), and observes it until a commit
+// inserts message m3 (the app's commits reach it from the file's commit log).
 if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "--widget" {
     let shared = try Store(.file(URL(fileURLWithPath: CommandLine.arguments[2])), schema: ChatModelsSchema.self,
                            options: .init(readOnly: true, residency: .onDemand))
     print("  widget (another process) opened it on demand: \(Message.query(in: shared.context).count()) messages")
     fflush(nil)   // both processes print to one terminal: keep the lines in order
-    // Each context is a snapshot of the file as it is: the app's next commit is in a later one.
-    while Message.query("m3", in: shared.context).resolve() == nil { try await Task.sleep(nanoseconds: 20_000_000) }
-    let newest = Chat.query("general", in: shared.context).related(\.$messages).sorted(by: \.timestamp.desc).limit(3).with(\.$author).resolve()
+    // Observing first, then looking: a commit in between is in both, never in neither.
+    let commits = shared.changes(to: Message.self)
+    var seen = Message.query("m3", in: shared.context).resolve() != nil ? shared.context : nil
+    if seen == nil {
+        for await changes in commits where changes.changes(Message.self)?.inserted.contains("m3") == true {
+            print("  widget observed commit \(changes.commit): \(changes.changes(Message.self)!.inserted) inserted")
+            seen = changes.context
+            break
+        }
+    }
+    guard let seen else { exit(1) }
+    // Each context is a snapshot of the file: this one is the file as the commit left it.
+    let newest = Chat.query("general", in: seen).related(\.$messages).sorted(by: \.timestamp.desc).limit(3).with(\.$author).resolve()
     print("  widget saw the commit: \(newest.map { "\($0.author?.name ?? "?"): \($0.text)" })")
     print("  widget read it through SQL: \(shared.readsOnDemand), \(shared.onDemandStatistics.wholeGraphReads) whole-graph reads")
     fflush(nil)
