@@ -79,15 +79,19 @@ import Testing
     /// A read-only store in this process follows the helper's commits while it writes and is
     /// killed: every graph it shows holds whole writes only, and after each kill it catches
     /// up with every commit the helper reported, without reopening. Resident (it follows the
-    /// commit log) and on demand (each context is an SQL snapshot).
+    /// commit log) and on demand (each context is an SQL snapshot); both tell their observers
+    /// of every commit once.
     @Test(arguments: [Store.Residency.resident, .onDemand])
-    func aReaderFollowsAWriterInAnotherProcessThroughKills(residency: Store.Residency) throws {
+    func aReaderFollowsAWriterInAnotherProcessThroughKills(residency: Store.Residency) async throws {
         try #require(FileManager.default.isExecutableFile(atPath: Self.helper.path), "store-crash-helper was not built next to the tests")
         let folder = try TemporaryFolder()
         let url = folder.file()
         try Store(.file(url), schema: ChatModelsSchema.self).close()
         let reader = try Store(.file(url), schema: ChatModelsSchema.self, options: .init(readOnly: true, residency: residency))
         #expect(reader.readsOnDemand == (residency == .onDemand))
+        // Its observers hear every commit once, each change set showing whole writes. (The
+        // test is async, so that waiting never blocks the threads the consumer's task needs.)
+        let observed = ObservationTests.Collector(reader.changes(to: Message.self))
         var random = SplitMix64(seed: 7)
         var committed = 0
         var seen = Set<Int>()
@@ -99,17 +103,22 @@ import Testing
                 let prefix = Self.writesPrefix(context)
                 #expect(prefix != nil, "round \(round): the reader shows part of a write")
                 if let prefix { seen.insert(prefix) }
-                Thread.sleep(forTimeInterval: 0.003)
+                try await Task.sleep(nanoseconds: 3_000_000)
             }
             let reported = Self.kill(process, output)
             let acknowledged = reported.last.map { $0 + 1 } ?? committed
-            #expect(eventually { (Self.writesPrefix(reader.context) ?? -1) >= acknowledged },
+            #expect(await eventually { (Self.writesPrefix(reader.context) ?? -1) >= acknowledged },
                     "round \(round): the reader misses acknowledged commits (\(acknowledged) reported)")
             committed = Self.writesPrefix(reader.context) ?? committed
         }
         // The reader saw the store grow while it was written, not only after each kill.
         #expect(seen.count > 8, "the reader saw only \(seen.count) states")
         #expect(committed > 50, "only \(committed) writes committed in all rounds")
+        func inserted() -> [String] { observed.values.flatMap { $0.changes(Message.self)?.inserted ?? [] } }
+        #expect(await eventually { inserted().count >= committed }, "observers heard \(inserted().count) of \(committed) writes in \(observed.values.count) change sets")
+        #expect(inserted().sorted() == (0..<committed).map { "m\($0)" }.sorted(), "each write heard once")
+        #expect(observed.values.allSatisfy { Self.writesPrefix($0.context) != nil }, "a change set shows part of a write")
+        #expect(reader.readsOnDemand == (residency == .onDemand))
         reader.close()
     }
 }
