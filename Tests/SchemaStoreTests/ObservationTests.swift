@@ -5,10 +5,11 @@ import SchemaRuntime
 import SchemaStore
 import Testing
 
-/// Polls `condition` until it holds, for at most ten seconds (a loaded machine can starve a
-/// consumer task for a while); returns whether it held.
-nonisolated(nonsending) func eventually(_ condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + .seconds(10)
+/// Polls `condition` until it holds, for at most `seconds` (a loaded machine can starve a
+/// consumer task for a while: tests that run the compiler hold threads of the shared pool for
+/// a minute); returns whether it held.
+nonisolated(nonsending) func eventually(seconds: Int = 10, _ condition: () -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + .seconds(seconds)
     while !condition() {
         guard ContinuousClock.now < deadline else { return false }
         try? await Task.sleep(nanoseconds: 1_000_000)
@@ -48,10 +49,10 @@ func eventually(_ condition: () -> Bool) -> Bool {
         var isFinished: Bool { lock.withLock { finished } }
         func cancel() { task?.cancel() }
 
-        /// Waits (up to ten seconds, for a loaded machine) until `condition` holds for what was collected.
+        /// Waits (up to `seconds`, for a loaded machine) until `condition` holds for what was collected.
         @discardableResult
-        func wait(until condition: ([Element]) -> Bool) async -> Bool {
-            await eventually { condition(values) }
+        func wait(seconds: Int = 10, until condition: ([Element]) -> Bool) async -> Bool {
+            await eventually(seconds: seconds) { condition(values) }
         }
 
         func waitUntilFinished() async -> Bool {

@@ -10,6 +10,8 @@ import Testing
 /// and observing never loads the graph.
 @Suite struct OnDemandObservationTests {
     typealias Collector = ObservationTests.Collector
+    // Waits allow two minutes: a consumer's task runs on the shared pool, which other suites'
+    // compiler runs can hold for a minute on a two-core machine.
 
     static func stores() throws -> (writer: Store, reader: Store, folder: TemporaryFolder) {
         let folder = try TemporaryFolder()
@@ -37,7 +39,7 @@ import Testing
             guard !reference.entities.isEmpty else { continue }
             expected.append(reference)
             // One commit per check: each is reported alone.
-            try #require(await collector.wait { $0.count >= expected.count }, "commit \(expected.count) never arrived")
+            try #require(await collector.wait(seconds: 120) { $0.count >= expected.count }, "commit \(expected.count) never arrived")
             let reported = try #require(collector.values.last)
             try #require(ChangeSetReference(reported) == reference,
                          "commit \(expected.count): reported\n\(ChangeSetReference(reported))\nexpected\n\(reference)\nhistory: \(history.suffix(5))")
@@ -68,7 +70,7 @@ import Testing
         try await writer.write { try User(id: "brief", name: "Brief").save(to: &$0) }
         try await writer.write { try User(id: "brief", name: "").delete(from: &$0) }
         try reader.refresh()
-        #expect(await collector.wait { $0.last.map { User.query("new", in: $0.context).resolve()?.name == "Newer" } ?? false })
+        #expect(await collector.wait(seconds: 120) { $0.last.map { User.query("new", in: $0.context).resolve()?.name == "Newer" } ?? false })
         let users = collector.values.compactMap { $0.changes(User.self) }
         let inserted = Set(users.flatMap(\.inserted)), deleted = Set(users.flatMap(\.deleted)), updated = Set(users.flatMap(\.updated))
         #expect(inserted == ["new"] || inserted == ["new", "brief"])
@@ -100,7 +102,7 @@ import Testing
             _ = try? await writer.write(step)
             for (query, collector) in zip(queries, collectors) {
                 let expected = ids(query.with(\.$author).resolve(in: writer.context))
-                #expect(await collector.wait { $0.last.map(ids) == expected })
+                #expect(await collector.wait(seconds: 120) { $0.last.map(ids) == expected })
             }
         }
         #expect(reader.readsOnDemand)
@@ -117,7 +119,7 @@ import Testing
         try await other.write { try User(id: "b", name: "B").save(to: &$0) }
         #expect(!other.readsOnDemand)
         try await writer.write { try User(id: "c", name: "C").save(to: &$0) }
-        #expect(await collector.wait { $0.flatMap { $0.changes(User.self)?.inserted ?? [] }.count >= 3 })
+        #expect(await collector.wait(seconds: 120) { $0.flatMap { $0.changes(User.self)?.inserted ?? [] }.count >= 3 })
         try await Task.sleep(nanoseconds: 100_000_000)
         #expect(collector.values.flatMap { $0.changes(User.self)?.inserted ?? [] } == ["a", "b", "c"])
     }

@@ -1,4 +1,5 @@
 import ChatModels
+import DeterministicRandom
 import Foundation
 @_spi(SchemaStoreTesting) import SchemaStore
 import SchemaRuntime
@@ -209,5 +210,63 @@ extension OnDemandStoreTests {
         #expect(unpinned < 8_000_000, "the log grew to \(unpinned) bytes with no context held")
         #expect(pinned > 20_000_000, "the log grew to only \(pinned) bytes under a held snapshot")
         #expect(Chat.query(in: reader.context).count() == 9001)
+    }
+}
+
+/// Ranked full-text `matches` on demand: candidates and BM25 statistics come from postings a
+/// writer keeps in SQL, and the ranking equals a resident store's, ties included, through
+/// inserts, updates and deletes.
+@Suite struct OnDemandFullTextTests {
+    static let vocabulary = ["alpha", "beta", "gamma", "delta", "omega", "swift", "store", "query"]
+
+    static func text(_ random: inout SplitMix64) -> String {
+        (0..<Int.random(in: 1...9, using: &random)).map { _ in vocabulary[Int.random(in: 0..<vocabulary.count, using: &random)] }
+            .joined(separator: Bool.random(using: &random) ? " " : ", ")
+    }
+
+    @Test(arguments: [1, 2] as [UInt64])
+    func rankedMatchesEqualAResidentStores(seed: UInt64) throws {
+        var random = SplitMix64(seed: seed)
+        let url = try OnDemandDifferentialTests.temporaryFile()
+        defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
+        // Rows written before the postings exist are indexed when a writer opens on demand.
+        let early = try Store(.file(url), schema: ChatModelsSchema.self)
+        try early.write { context in
+            try User(id: "u", name: "U").save(to: &context)
+            try Chat(id: "c", title: "C").save(to: &context)
+            for index in 0..<40 { try Message(id: "m\(index)", text: Self.text(&random), author: .id("u"), chat: .id("c")).save(to: &context) }
+        }
+        early.close()
+        let writer = try Store(.file(url), schema: ChatModelsSchema.self, options: .init(residency: .onDemand))
+        let reader = try Store(.file(url), schema: ChatModelsSchema.self, options: .init(readOnly: true, residency: .onDemand))
+        for round in 0..<6 {
+            try writer.write { context in
+                for _ in 0..<15 {
+                    let id = "m\(Int.random(in: 0..<60, using: &random))"
+                    if Int.random(in: 0..<4, using: &random) == 0 {
+                        try Message(id: id, text: "").delete(from: &context)
+                    } else {
+                        try Message(id: id, text: Self.text(&random), author: .id("u"), chat: .id("c")).save(to: &context)
+                    }
+                }
+            }
+            let resident = try Store(.file(url), schema: ChatModelsSchema.self, options: .init(readOnly: true))
+            let onDemand = reader.context
+            for _ in 0..<8 {
+                let words = (0..<Int.random(in: 1...2, using: &random)).map { _ in Self.vocabulary[Int.random(in: 0..<Self.vocabulary.count, using: &random)] }
+                let query = words.joined(separator: " ")
+                let limit = Int.random(in: 1...12, using: &random)
+                for list in [Message.query().filter(.string(\.text, matches: query)),
+                             Message.query().filter(.string(\.text, matches: query)).limit(limit),
+                             Message.query().filter(.string(\.text, matches: query) && \.timestamp == 0)] {
+                    let expected = list.resolve(in: resident.context).map(\.id)
+                    #expect(list.resolve(in: onDemand).map(\.id) == expected, "round \(round): \(query)")
+                }
+            }
+            resident.close()
+        }
+        let statistics = reader.onDemandStatistics
+        #expect(statistics.fullTextReads > 0, "\(statistics)")
+        #expect(statistics.wholeGraphReads == 0, "\(statistics)")
     }
 }

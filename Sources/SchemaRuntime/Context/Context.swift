@@ -21,6 +21,9 @@ public struct Context: Sendable {
     @usableFromInline var reader: (any ContextReader)?
     /// Whether tables keep the schema's indexes (false for a context holding one query's rows).
     @usableFromInline var keepsIndexes = true
+    /// For a context holding one query's rows: full-text statistics of the whole tables they
+    /// come from, by entity type, so ranking scores as over the whole table.
+    var fullTextStatistics: [ObjectIdentifier: FullTextStatistics] = [:]
 
     /// An empty context.
     public init() {}

@@ -31,7 +31,7 @@ struct FullTextIndexStorage: Sendable {
 
     /// Distinct tokens of `text` with their counts, in first-occurrence order.
     /// Short texts (the usual case) count by linear search; long ones through a dictionary.
-    private static func termCounts(_ text: String) -> (terms: [(String, Int32)], length: Int) {
+    static func termCounts(_ text: String) -> (terms: [(String, Int32)], length: Int) {
         let tokens = TextTokenizer.tokens(text)
         var terms: [(String, Int32)] = []
         if tokens.count <= 32 {

@@ -357,13 +357,17 @@ extension QueryList {
     }
 
     /// Orders by BM25 score, highest first, ties in input order. Statistics come from a
-    /// full-text index on exactly the condition's fields, or are computed the same way from
-    /// every stored entity, so both give the same order.
+    /// full-text index on exactly the condition's fields, from the whole table's statistics a
+    /// store reading on demand gave the context, or are computed the same way from every
+    /// stored entity, so all give the same order.
     private func rank(_ keys: [Int32], by condition: Predicate<Entity>.TextCondition, planner: QueryPlanner<Entity>, in context: Context) -> [Int32] {
         let words = TextTokenizer.tokens(condition.query)
         let scores: [Double]
         if let (position, _) = planner.fullTextIndex(covering: condition.keyPaths, exactly: true), let table = planner.table {
             scores = table.fullText[table.indexSlots[position]].scores(of: keys, tokens: words)
+        } else if let statistics = context.fullTextStatistics[ObjectIdentifier(Entity.self)] {
+            // Part of a store's table, with the whole table's statistics (a store reading on demand).
+            scores = statistics.scores(of: keys.map { condition.joinedText(context.row(Entity.self, $0)!) }, tokens: words)
         } else {
             var statistics = FullTextIndexStorage()
             for key in context.liveKeys(Entity.self) { statistics.insert(condition.joinedText(context.row(Entity.self, key)!), key) }

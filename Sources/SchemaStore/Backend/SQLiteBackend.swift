@@ -125,6 +125,10 @@ final class SQLiteBackend: StoreBackend, @unchecked Sendable {
                     try SQLiteMigrator(database: database, plan: plan, layout: layout, migrations: byField, path: location).run()
                     // The log names tables and links as they were: followers load the graph again.
                     try database.execute("DROP TABLE IF EXISTS \(Self.commitLogTable)")
+                    // Full-text postings describe the old rows: made again below, or gone.
+                    for name in try database.strings("SELECT name FROM sqlite_master WHERE type = 'table'") where FullTextLayout.isManaged(name) {
+                        try database.execute("DROP TABLE \(quoted(name))")
+                    }
                     database.clearStatementCache()
                     try recordMetadata(layout, history: (metadata?.history ?? []) + [layout.fingerprint])
                     applied = plan
@@ -134,7 +138,10 @@ final class SQLiteBackend: StoreBackend, @unchecked Sendable {
                 // Created here, once, rather than checked by every commit that logs.
                 if location != ":memory:" { try Self.createCommitLog(in: database) }
                 // Indexes cost every write: only files read on demand get them (syncIndexes).
-                if createsSQLIndexes { try syncIndexes(layout) }
+                if createsSQLIndexes {
+                    try syncIndexes(layout)
+                    try syncFullText(layout, rebuild: false)
+                }
                 try database.execute("COMMIT")
                 return applied
             } catch {

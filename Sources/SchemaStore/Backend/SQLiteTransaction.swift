@@ -89,6 +89,14 @@ struct SQLiteTransaction: StoreTransaction {
         return commit
     }
 
+    func updateFullText(_ entity: any AnyEntityPersister, id: StoredValue, texts: [String]?) throws {
+        let tables = try database.tableNames()
+        for (position, index) in entity.fullTextIndexes.enumerated() where tables.contains(index.termsTable) {
+            try FullTextPostings.remove(index, id: id, in: database)
+            if let texts { try FullTextPostings.add(index, id: id, text: texts[position], in: database) }
+        }
+    }
+
     /// Created on first use: stores that never archive never have the table.
     private func createArchiveTable() throws {
         try database.statement(cacheKey: "archive table", """

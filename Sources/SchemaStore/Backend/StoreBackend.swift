@@ -91,6 +91,9 @@ protocol StoreTransaction {
     /// Records the commit's changes in the ``CommitLog`` under the next commit number, which
     /// it returns; forgets commits older than the log keeps.
     func appendCommit(_ entries: [CommitLog.Entry]) throws -> Int64
+    /// Keeps the full-text tables of `entity` (``FullTextLayout``), where the file has them,
+    /// in step with its row `id`: indexing `texts` (one per index), or removing it for nil.
+    func updateFullText(_ entity: any AnyEntityPersister, id: StoredValue, texts: [String]?) throws
 }
 
 extension StoreBackend {

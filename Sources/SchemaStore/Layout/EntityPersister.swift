@@ -20,6 +20,13 @@ protocol AnyEntityPersister: Sendable {
     var fieldColumns: [FieldColumn] { get }
     /// The schema's ordered, hash and unique indexes as SQL indexes (``SQLIndex``).
     var sqlIndexes: [SQLIndex] { get }
+    /// The schema's full-text indexes, as SQL keeps them for on-demand reads.
+    var fullTextIndexes: [FullTextLayout] { get }
+    /// The text each full-text index indexes for the row under `key`, in the order of
+    /// ``fullTextIndexes``; nil if no entity is stored there.
+    func indexedTexts(_ key: Int32, in context: Context) -> [String]?
+    /// The same for a stored row.
+    func indexedTexts(ofRow values: [StoredValue]) throws -> [String]
 
     /// The column values of the row under `key`, or nil if no entity is stored there.
     func rowValues(_ key: Int32, in context: Context) throws -> [StoredValue]?
@@ -126,6 +133,23 @@ struct EntityPersister<Entity: PersistentEntity>: AnyEntityPersister {
         if Entity.tracksUpdatedAt { columns.append(ColumnLayout(name: TableLayout.updatedAtColumn, type: .real, isNullable: true, isJSON: false)) }
         for (index, name) in TableLayout.columnNames(of: shape).enumerated() { columns[index].name = name }
         self.columns = columns
+        let columnByKeyPath = Dictionary(zip(fields, columns).map { ($0.keyPath as AnyKeyPath, $1.name) }, uniquingKeysWith: { first, _ in first })
+        fullTextIndexes = Entity.indexes.filter(\.isFullText).map { index in
+            FullTextLayout(entityName: Entity.entityName, indexName: index.name, keyPaths: index.textKeyPaths,
+                           columns: index.textKeyPaths.map { columnByKeyPath[$0] ?? "?" })
+        }
+    }
+
+    let fullTextIndexes: [FullTextLayout]
+
+    func indexedTexts(_ key: Int32, in context: Context) -> [String]? {
+        guard let entity = context.storedRow(Entity.self, key: key) else { return nil }
+        return Entity.indexes.filter(\.isFullText).map { $0.indexedText(of: entity) }
+    }
+
+    func indexedTexts(ofRow values: [StoredValue]) throws -> [String] {
+        let entity = try Entity(storedRow: StoredRow(values))
+        return Entity.indexes.filter(\.isFullText).map { $0.indexedText(of: entity) }
     }
 
     var fieldColumns: [FieldColumn] {

@@ -122,5 +122,6 @@ extension OnDemandStatistics {
         statements += other.statements
         counts += other.counts
         wholeGraphReads += other.wholeGraphReads
+        fullTextReads += other.fullTextReads
     }
 }

@@ -101,6 +101,15 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
     private func plan<Entity: EntityModelProtocol>(_ list: QueryList<Entity>) throws -> (QueryList<Entity>, Context) {
         guard let entity = layout.persisterByTable[ObjectIdentifier(Entity.self)] else { return (list, try whole()) }
         var loader = SubgraphLoader(layout: layout, links: links, backend: backend)
+        if let (ids, statistics) = try fullTextCandidates(list, entity: entity) {
+            let keys = try loader.loadRows(entity, ids: ids, filter: filter(of: list, PredicateCompiler(entity: entity)).filter)
+            try loader.follow(list.readReach, from: keys, of: entity.table)
+            counters.record(loader)
+            // Ranked against the whole table, as a resident full-text index would rank them.
+            var context = loader.context
+            context.setFullTextStatistics(statistics, for: Entity.self)
+            return (list.reading(keys: keys, offsetApplied: false), context)
+        }
         if let (select, ordered) = candidates(list, entity: entity) {
             let keys = try loader.loadRows(entity, select)
             try loader.follow(list.readReach, from: keys, of: entity.table)
@@ -130,6 +139,29 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
             return (list, loader.context)
         }
         return (list, try whole())
+    }
+
+    /// For a query over every entity whose filter requires a full-text match (`matches`, alone
+    /// or in an `&&`) on exactly the fields of a full-text index the file keeps in SQL
+    /// (``FullTextLayout``): the ids of the entities holding every query word, in storage
+    /// order, and the index's statistics, so ranking scores as over the whole table.
+    private func fullTextCandidates<Entity: EntityModelProtocol>(_ list: QueryList<Entity>,
+                                                                 entity: any AnyEntityPersister) throws -> ([StoredValue], FullTextStatistics)? {
+        guard list.readsAll, let predicate = list.filterPredicate, let (keyPaths, query) = Self.requiredMatch(predicate.structure),
+              let index = entity.fullTextIndexes.first(where: { $0.keyPaths == keyPaths }), try backend.hasFullText(index) else { return nil }
+        let tokens = TextTokenizer.tokens(query)
+        guard !tokens.isEmpty else { return nil }
+        counters.fullTextReads += 1
+        return (try backend.fullTextIDs(index, of: entity, tokens: tokens), try backend.fullTextStatistics(index, tokens: tokens))
+    }
+
+    /// A `matches` condition every result must satisfy: the filter itself, or one of an `&&`.
+    private static func requiredMatch(_ structure: PredicateStructure) -> (keyPaths: [AnyKeyPath], query: String)? {
+        switch structure {
+        case .text(let keyPaths, .matches, let query, _): (keyPaths, query)
+        case .and(let parts): parts.lazy.compactMap(requiredMatch).first
+        default: nil
+        }
     }
 
     /// For a query over every entity: the select reading its candidate rows, and whether it
@@ -236,6 +268,8 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
 public struct OnDemandStatistics: Sendable, Hashable {
     /// Queries answered from rows SQL selected.
     public var materializations = 0
+    /// Queries whose candidates and ranking statistics came from full-text postings in SQL.
+    public var fullTextReads = 0
     /// SQL statements those ran.
     public var statements = 0
     /// Counts SQL answered alone.

@@ -12,6 +12,8 @@ import CSQLite
 final class SQLiteDatabase {
     private(set) var handle: OpaquePointer?
     private var statements: [String: SQLiteStatement] = [:]
+    /// ``tableNames()`` as of a schema version.
+    private var cachedTableNames: (version: Int64, names: Set<String>)?
 
     /// Opens (or, with `create`, creates) the database at `path`.
     init(path: String, readOnly: Bool = false, create: Bool = true) throws {
@@ -89,6 +91,18 @@ final class SQLiteDatabase {
     /// Forgets every cached statement (after tables were renamed or dropped).
     func clearStatementCache() {
         statements.removeAll()
+    }
+
+    /// The names of the database's tables, read again only when its schema changed (by this
+    /// connection or another: `PRAGMA schema_version`).
+    func tableNames() throws -> Set<String> {
+        let version = try statement(cacheKey: "schema version", "PRAGMA schema_version")
+        defer { version.reset() }
+        guard try version.step(), case .integer(let number) = version.value(at: 0) else { return [] }
+        if let cached = cachedTableNames, cached.version == number { return cached.names }
+        let names = Set(try strings("SELECT name FROM sqlite_master WHERE type = 'table'"))
+        cachedTableNames = (number, names)
+        return names
     }
 
     /// Whether the database has a table named `name`.

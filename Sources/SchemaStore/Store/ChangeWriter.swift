@@ -25,10 +25,13 @@ struct ChangeWriter {
             for key in keys {
                 if let layers, let (pack, baseKey) = layers.packEntity(entity, id: entity.idValue(key, in: context)) {
                     try writePackRow(entity, key, pack: pack, baseKey: baseKey, base: layers.base)
+                    try updateFullText(entity, key)
                 } else if let values = try entity.rowValues(key, in: context) {
                     try transaction.upsertRow(entity, values)
+                    try updateFullText(entity, key)
                 } else {
                     try transaction.deleteRow(entity, id: entity.idValue(key, in: context))
+                    try updateFullText(entity, key)
                 }
             }
         }
@@ -41,6 +44,13 @@ struct ChangeWriter {
                 for key in keys where !(try writePackSlot(link, key)) { try writeLink(link, key) }
             }
         }
+    }
+
+    /// The full-text tables on-demand readers use, where the file has them, follow the row
+    /// under `key` (written or removed).
+    private func updateFullText(_ entity: any AnyEntityPersister, _ key: Int32) throws {
+        guard !entity.fullTextIndexes.isEmpty else { return }
+        try transaction.updateFullText(entity, id: entity.idValue(key, in: context), texts: entity.indexedTexts(key, in: context))
     }
 
     /// An archive (`Deleted<Entity>`): its record, or none once it is restored or removed.

@@ -1,0 +1,113 @@
+@_spi(SchemaStore) import SchemaRuntime
+
+/// Writes a full-text index's SQL tables (``FullTextLayout``): an entity's postings, length
+/// and its share of the totals, added and removed as its rows are written. O(distinct tokens
+/// of the entity) statements per change.
+enum FullTextPostings {
+    /// Indexes `text` for entity `id` (which has no postings yet); with `updatingTotals`,
+    /// also counts it in the totals (a fill recomputes them once at the end instead).
+    static func add(_ index: FullTextLayout, id: StoredValue, text: String, updatingTotals: Bool = true, in database: SQLiteDatabase) throws {
+        let (terms, length) = FullTextStatistics.terms(of: text)
+        let insert = try database.statement(cacheKey: "fts add " + index.termsTable,
+                                            "INSERT INTO \(quoted(index.termsTable)) (term, id, count) VALUES (?, ?, ?)")
+        for (term, count) in terms { try insert.run([.text(term), id, .integer(Int64(count))]) }
+        try database.statement(cacheKey: "fts document " + index.documentsTable,
+                               "INSERT INTO \(quoted(index.documentsTable)) (id, length) VALUES (?, ?)").run([id, .integer(Int64(length))])
+        if updatingTotals { try addToTotals(index, documents: 1, length: length, in: database) }
+    }
+
+    /// Removes entity `id` from the index, if it is there.
+    static func remove(_ index: FullTextLayout, id: StoredValue, in database: SQLiteDatabase) throws {
+        let lookup = try database.statement(cacheKey: "fts length " + index.documentsTable,
+                                            "SELECT length FROM \(quoted(index.documentsTable)) WHERE id = ?")
+        try lookup.bind([id])
+        let found = try lookup.step() ? lookup.value(at: 0) : nil
+        lookup.reset()
+        guard case .integer(let length) = found else { return }
+        try database.statement(cacheKey: "fts remove " + index.termsTable, "DELETE FROM \(quoted(index.termsTable)) WHERE id = ?").run([id])
+        try database.statement(cacheKey: "fts remove " + index.documentsTable, "DELETE FROM \(quoted(index.documentsTable)) WHERE id = ?").run([id])
+        try addToTotals(index, documents: -1, length: -Int(length), in: database)
+    }
+
+    private static func addToTotals(_ index: FullTextLayout, documents: Int, length: Int, in database: SQLiteDatabase) throws {
+        try database.statement(cacheKey: "fts totals " + index.totalsTable,
+                               "UPDATE \(quoted(index.totalsTable)) SET documents = documents + ?, length = length + ?")
+            .run([.integer(Int64(documents)), .integer(Int64(length))])
+    }
+
+    /// Sets the totals from the documents table (after a fill).
+    static func recomputeTotals(_ index: FullTextLayout, in database: SQLiteDatabase) throws {
+        try database.execute("""
+            UPDATE \(quoted(index.totalsTable)) SET documents = (SELECT count(*) FROM \(quoted(index.documentsTable))), \
+            length = (SELECT coalesce(sum(length), 0) FROM \(quoted(index.documentsTable)))
+            """)
+    }
+}
+
+extension SQLiteBackend {
+    /// Makes the file's full-text tables those the schema's indexes want: creates and fills
+    /// the missing ones from the rows (O(rows × tokens), once), drops the ones no index wants.
+    /// With `rebuild` (the rows were migrated), every one is made again. Called in the open's
+    /// transaction by a writer opening the file on demand.
+    func syncFullText(_ layout: StoreLayout, rebuild: Bool) throws {
+        let present = try database.strings("SELECT name FROM sqlite_master WHERE type = 'table'").filter(FullTextLayout.isManaged)
+        var wanted: [(entity: any AnyEntityPersister, position: Int, index: FullTextLayout)] = []
+        for entity in layout.entities {
+            for (position, index) in entity.fullTextIndexes.enumerated() { wanted.append((entity, position, index)) }
+        }
+        let kept = rebuild ? [] : Set(wanted.flatMap(\.index.tables)).intersection(present)
+        for name in present.sorted() where !kept.contains(name) { try database.execute("DROP TABLE \(quoted(name))") }
+        for (entity, position, index) in wanted where !index.tables.allSatisfy(kept.contains) {
+            for name in index.tables where kept.contains(name) { try database.execute("DROP TABLE \(quoted(name))") }
+            for statement in index.createStatements { try database.execute(statement) }
+            try loadRows(entity) { values in
+                try FullTextPostings.add(index, id: values[0], text: entity.indexedTexts(ofRow: values)[position], updatingTotals: false, in: database)
+            }
+            try FullTextPostings.recomputeTotals(index, in: database)
+        }
+        database.clearStatementCache()
+    }
+}
+
+extension SQLiteBackend {
+    /// Whether the file has the tables of `index` (a writer opening it on demand made them).
+    func hasFullText(_ index: FullTextLayout) throws -> Bool {
+        try mapped { try index.tables.allSatisfy(database.tableNames().contains) }
+    }
+
+    /// The ids of the entities of `entity` whose indexed text holds every one of `tokens`,
+    /// in storage order: one intersection of posting ranges. Every token is a bound value.
+    func fullTextIDs(_ index: FullTextLayout, of entity: any AnyEntityPersister, tokens: [String]) throws -> [StoredValue] {
+        let postings = Array(repeating: "SELECT id FROM \(quoted(index.termsTable)) WHERE term = ?", count: tokens.count).joined(separator: " INTERSECT ")
+        let id = quoted(entity.columns[0].name)
+        let sql = "SELECT \(id) FROM \(quoted(entity.tableName)) WHERE \(id) IN (\(postings)) ORDER BY \(SQLiteDialect().storageOrderColumn)"
+        return try mapped {
+            let statement = try database.statement(sql)
+            defer { statement.reset() }
+            try statement.bind(tokens.map(StoredValue.text))
+            var ids: [StoredValue] = []
+            while try statement.step() { ids.append(statement.value(at: 0)) }
+            return ids
+        }
+    }
+
+    /// The statistics BM25 needs for `tokens` over the whole index: O(log n) for the totals,
+    /// O(entities holding each token) for its count.
+    func fullTextStatistics(_ index: FullTextLayout, tokens: [String]) throws -> FullTextStatistics {
+        try mapped {
+            let totals = try database.statement("SELECT documents, length FROM \(quoted(index.totalsTable))")
+            defer { totals.reset() }
+            guard try totals.step(), case .integer(let documents) = totals.value(at: 0), case .integer(let length) = totals.value(at: 1) else {
+                throw StoreError.corrupt(path: location, reason: "the totals of full-text index \(index.indexName) are missing")
+            }
+            let count = try database.statement("SELECT count(*) FROM \(quoted(index.termsTable)) WHERE term = ?")
+            var frequencies: [String: Int] = [:]
+            for token in Set(tokens) {
+                try count.bind([.text(token)])
+                if try count.step(), case .integer(let number) = count.value(at: 0) { frequencies[token] = Int(number) }
+                count.reset()
+            }
+            return FullTextStatistics(documents: Int(documents), totalLength: Int(length), documentFrequency: frequencies)
+        }
+    }
+}

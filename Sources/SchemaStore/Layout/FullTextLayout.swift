@@ -1,0 +1,40 @@
+@_spi(SchemaStore) import SchemaRuntime
+
+/// A full-text index of the schema as SQL keeps it for stores reading on demand: postings
+/// (token, entity id, count), each entity's length in tokens, and the table's totals, so a
+/// ranked `matches` query finds its candidates and BM25 statistics without reading the table.
+///
+/// The tables exist only in files a writer opened ``Store/Residency/onDemand`` (like the SQL
+/// indexes), are filled from the rows when created, and are kept up to date by every writer
+/// while they exist. Their names carry the index's columns, so changing the index's fields
+/// makes new tables (and drops the old ones).
+struct FullTextLayout: @unchecked Sendable {
+    let entityName: String
+    let indexName: String
+    /// The index's fields, in order (immutable key paths, shared safely).
+    let keyPaths: [AnyKeyPath]
+    /// The columns of those fields.
+    let columns: [String]
+
+    private var prefix: String { "\(entityName):fts:\(indexName)(\(columns.joined(separator: ",")))" }
+    /// `(term, id, count)`, keyed by term then id.
+    var termsTable: String { prefix + ":terms" }
+    /// `(id, length)`: every indexed entity's length in tokens.
+    var documentsTable: String { prefix + ":documents" }
+    /// One row: `(documents, length)`, the number of indexed entities and their total length.
+    var totalsTable: String { prefix + ":totals" }
+    var tables: [String] { [termsTable, documentsTable, totalsTable] }
+
+    /// Whether `name` is a table of some full-text layout (managed: dropped when unwanted).
+    static func isManaged(_ name: String) -> Bool { name.contains(":fts:") }
+
+    var createStatements: [String] {
+        [
+            "CREATE TABLE \(quoted(termsTable)) (term TEXT NOT NULL, id NOT NULL, count INTEGER NOT NULL, PRIMARY KEY (term, id)) WITHOUT ROWID",
+            "CREATE INDEX \(quoted(termsTable + ":id")) ON \(quoted(termsTable)) (id)",
+            "CREATE TABLE \(quoted(documentsTable)) (id PRIMARY KEY NOT NULL, length INTEGER NOT NULL) WITHOUT ROWID",
+            "CREATE TABLE \(quoted(totalsTable)) (documents INTEGER NOT NULL, length INTEGER NOT NULL)",
+            "INSERT INTO \(quoted(totalsTable)) (documents, length) VALUES (0, 0)",
+        ]
+    }
+}
