@@ -4,32 +4,37 @@
 /// and its share of the totals, added and removed as its rows are written. O(distinct tokens
 /// of the entity) statements per change.
 enum FullTextPostings {
-    /// Indexes `text` for entity `id` (which has no postings yet); with `updatingTotals`,
-    /// also counts it in the totals (a fill recomputes them once at the end instead).
-    static func add(_ index: FullTextLayout, id: StoredValue, text: String, updatingTotals: Bool = true, in database: SQLiteDatabase) throws {
+    /// Indexes `text` for entity `id` (which has no postings yet); returns what it adds to
+    /// the totals (one document, its length), which the caller applies once per write.
+    @discardableResult
+    static func add(_ index: FullTextLayout, id: StoredValue, text: String, in database: SQLiteDatabase) throws -> (documents: Int, length: Int) {
         let (terms, length) = FullTextStatistics.terms(of: text)
         let insert = try database.statement(cacheKey: "fts add " + index.termsTable,
                                             "INSERT INTO \(quoted(index.termsTable)) (term, id, count) VALUES (?, ?, ?)")
         for (term, count) in terms { try insert.run([.text(term), id, .integer(Int64(count))]) }
         try database.statement(cacheKey: "fts document " + index.documentsTable,
                                "INSERT INTO \(quoted(index.documentsTable)) (id, length) VALUES (?, ?)").run([id, .integer(Int64(length))])
-        if updatingTotals { try addToTotals(index, documents: 1, length: length, in: database) }
+        return (1, length)
     }
 
-    /// Removes entity `id` from the index, if it is there.
-    static func remove(_ index: FullTextLayout, id: StoredValue, in database: SQLiteDatabase) throws {
-        let lookup = try database.statement(cacheKey: "fts length " + index.documentsTable,
-                                            "SELECT length FROM \(quoted(index.documentsTable)) WHERE id = ?")
-        try lookup.bind([id])
-        let found = try lookup.step() ? lookup.value(at: 0) : nil
-        lookup.reset()
-        guard case .integer(let length) = found else { return }
+    /// Removes entity `id` from the index, if it is there; returns what it takes from the
+    /// totals (nothing when it was not indexed).
+    static func remove(_ index: FullTextLayout, id: StoredValue, in database: SQLiteDatabase) throws -> (documents: Int, length: Int) {
+        let removed = try database.statement(cacheKey: "fts remove " + index.documentsTable,
+                                             "DELETE FROM \(quoted(index.documentsTable)) WHERE id = ? RETURNING length")
+        try removed.bind([id])
+        let found = try removed.step() ? removed.value(at: 0) : nil
+        // Stepped to the end, so the delete completes.
+        while try removed.step() {}
+        removed.reset()
+        guard case .integer(let length) = found else { return (0, 0) }
         try database.statement(cacheKey: "fts remove " + index.termsTable, "DELETE FROM \(quoted(index.termsTable)) WHERE id = ?").run([id])
-        try database.statement(cacheKey: "fts remove " + index.documentsTable, "DELETE FROM \(quoted(index.documentsTable)) WHERE id = ?").run([id])
-        try addToTotals(index, documents: -1, length: -Int(length), in: database)
+        return (-1, -Int(length))
     }
 
-    private static func addToTotals(_ index: FullTextLayout, documents: Int, length: Int, in database: SQLiteDatabase) throws {
+    /// Adds a write's changes to the totals, in one statement.
+    static func addToTotals(_ index: FullTextLayout, documents: Int, length: Int, in database: SQLiteDatabase) throws {
+        guard documents != 0 || length != 0 else { return }
         try database.statement(cacheKey: "fts totals " + index.totalsTable,
                                "UPDATE \(quoted(index.totalsTable)) SET documents = documents + ?, length = length + ?")
             .run([.integer(Int64(documents)), .integer(Int64(length))])
@@ -61,7 +66,7 @@ extension SQLiteBackend {
             for name in index.tables where kept.contains(name) { try database.execute("DROP TABLE \(quoted(name))") }
             for statement in index.createStatements { try database.execute(statement) }
             try loadRows(entity) { values in
-                try FullTextPostings.add(index, id: values[0], text: entity.indexedTexts(ofRow: values)[position], updatingTotals: false, in: database)
+                try FullTextPostings.add(index, id: values[0], text: entity.indexedTexts(ofRow: values)[position], in: database)
             }
             try FullTextPostings.recomputeTotals(index, in: database)
         }

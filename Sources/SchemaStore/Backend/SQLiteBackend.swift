@@ -108,6 +108,10 @@ final class SQLiteBackend: StoreBackend, @unchecked Sendable {
                 throw StoreError.cannotOpen(path: location, reason: "the file cannot use a write-ahead log (journal mode is \(mode))")
             }
             try database.execute("PRAGMA synchronous = \(durability == .full ? "FULL" : "NORMAL")")
+            // A writer that keeps SQL indexes and full-text postings touches pages all over the
+            // file in a large write: with SQLite's default 2 MB cache it spills them to the log
+            // and reads them back mid-transaction. The cache grows only as pages are used.
+            if createsSQLIndexes { try database.execute("PRAGMA cache_size = -32768") }
             // Decide again under the write lock: another connection may have created or
             // migrated the file since; exactly one connection migrates it.
             try database.execute("BEGIN IMMEDIATE")

@@ -89,12 +89,20 @@ struct SQLiteTransaction: StoreTransaction {
         return commit
     }
 
-    func updateFullText(_ entity: any AnyEntityPersister, id: StoredValue, texts: [String]?) throws {
+    func fullTextIndexesPresent(_ layout: StoreLayout) throws -> Set<String> {
         let tables = try database.tableNames()
-        for (position, index) in entity.fullTextIndexes.enumerated() where tables.contains(index.termsTable) {
-            try FullTextPostings.remove(index, id: id, in: database)
-            if let texts { try FullTextPostings.add(index, id: id, text: texts[position], in: database) }
-        }
+        return Set(layout.entities.flatMap(\.fullTextIndexes).map(\.termsTable).filter(tables.contains))
+    }
+
+    func updateFullText(_ index: FullTextLayout, id: StoredValue, text: String?) throws -> (documents: Int, length: Int) {
+        let removed = try FullTextPostings.remove(index, id: id, in: database)
+        guard let text else { return removed }
+        let added = try FullTextPostings.add(index, id: id, text: text, in: database)
+        return (removed.documents + added.documents, removed.length + added.length)
+    }
+
+    func addToFullTextTotals(_ index: FullTextLayout, documents: Int, length: Int) throws {
+        try FullTextPostings.addToTotals(index, documents: documents, length: length, in: database)
     }
 
     /// Created on first use: stores that never archive never have the table.

@@ -91,9 +91,12 @@ protocol StoreTransaction {
     /// Records the commit's changes in the ``CommitLog`` under the next commit number, which
     /// it returns; forgets commits older than the log keeps.
     func appendCommit(_ entries: [CommitLog.Entry]) throws -> Int64
-    /// Keeps the full-text tables of `entity` (``FullTextLayout``), where the file has them,
-    /// in step with its row `id`: indexing `texts` (one per index), or removing it for nil.
-    func updateFullText(_ entity: any AnyEntityPersister, id: StoredValue, texts: [String]?) throws
+    /// The full-text indexes (``FullTextLayout``) of the layout whose tables the file has.
+    func fullTextIndexesPresent(_ layout: StoreLayout) throws -> Set<String>
+    /// Keeps the full-text tables of `index` in step with row `id`: indexing `text`, or
+    /// removing it for nil. Returns the change to the totals, applied by ``addToFullTextTotals``.
+    func updateFullText(_ index: FullTextLayout, id: StoredValue, text: String?) throws -> (documents: Int, length: Int)
+    func addToFullTextTotals(_ index: FullTextLayout, documents: Int, length: Int) throws
 }
 
 extension StoreBackend {

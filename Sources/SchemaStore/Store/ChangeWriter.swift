@@ -16,6 +16,8 @@ struct ChangeWriter {
 
     /// Call ``checkEntities(_:layout:context:)`` first: rows of other types are skipped here.
     func write(_ changes: ChangeSet) throws {
+        var fullTextPresent: Set<String>?
+        var fullTextTotals: [String: (index: FullTextLayout, documents: Int, length: Int)] = [:]
         for (table, keys) in changes.rows.sorted(by: { order($0.key) < order($1.key) }) {
             if let archive = layout.archives[table] {
                 for key in keys { try writeArchive(archive, key) }
@@ -25,15 +27,18 @@ struct ChangeWriter {
             for key in keys {
                 if let layers, let (pack, baseKey) = layers.packEntity(entity, id: entity.idValue(key, in: context)) {
                     try writePackRow(entity, key, pack: pack, baseKey: baseKey, base: layers.base)
-                    try updateFullText(entity, key)
+                    try updateFullText(entity, key, present: &fullTextPresent, totals: &fullTextTotals)
                 } else if let values = try entity.rowValues(key, in: context) {
                     try transaction.upsertRow(entity, values)
-                    try updateFullText(entity, key)
+                    try updateFullText(entity, key, present: &fullTextPresent, totals: &fullTextTotals)
                 } else {
                     try transaction.deleteRow(entity, id: entity.idValue(key, in: context))
-                    try updateFullText(entity, key)
+                    try updateFullText(entity, key, present: &fullTextPresent, totals: &fullTextTotals)
                 }
             }
+        }
+        for (_, total) in fullTextTotals.sorted(by: { $0.key < $1.key }) {
+            try transaction.addToFullTextTotals(total.index, documents: total.documents, length: total.length)
         }
         for link in layout.links {
             let slot = ChangeSet.Slot(table: link.owner, slot: link.slot)
@@ -46,11 +51,20 @@ struct ChangeWriter {
         }
     }
 
-    /// The full-text tables on-demand readers use, where the file has them, follow the row
-    /// under `key` (written or removed).
-    private func updateFullText(_ entity: any AnyEntityPersister, _ key: Int32) throws {
+    /// The full-text tables on-demand readers use, where the file has them (`present`, read
+    /// once per write), follow the row under `key` (written or removed); their totals change
+    /// once per write, from `totals`.
+    private func updateFullText(_ entity: any AnyEntityPersister, _ key: Int32, present: inout Set<String>?,
+                                totals: inout [String: (index: FullTextLayout, documents: Int, length: Int)]) throws {
         guard !entity.fullTextIndexes.isEmpty else { return }
-        try transaction.updateFullText(entity, id: entity.idValue(key, in: context), texts: entity.indexedTexts(key, in: context))
+        if present == nil { present = try transaction.fullTextIndexesPresent(layout) }
+        let texts = entity.indexedTexts(key, in: context)
+        let id = entity.idValue(key, in: context)
+        for (position, index) in entity.fullTextIndexes.enumerated() where present!.contains(index.termsTable) {
+            let change = try transaction.updateFullText(index, id: id, text: texts?[position])
+            let sum = totals[index.termsTable] ?? (index, 0, 0)
+            totals[index.termsTable] = (index, sum.documents + change.documents, sum.length + change.length)
+        }
     }
 
     /// An archive (`Deleted<Entity>`): its record, or none once it is restored or removed.
