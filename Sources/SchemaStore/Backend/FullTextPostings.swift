@@ -2,7 +2,7 @@
 
 /// Writes a full-text index's SQL tables (``FullTextLayout``): an entity's postings, length
 /// and its share of the totals, added and removed as its rows are written. O(distinct tokens
-/// of the entity) statements per change.
+/// of the entity) statements per change, each a seek by primary key.
 enum FullTextPostings {
     /// Indexes `text` for entity `id` (which has no postings yet); returns what it adds to
     /// the totals (one document, its length), which the caller applies once per write.
@@ -12,8 +12,10 @@ enum FullTextPostings {
         let insert = try database.statement(cacheKey: "fts add " + index.termsTable,
                                             "INSERT INTO \(quoted(index.termsTable)) (term, id, count) VALUES (?, ?, ?)")
         for (term, count) in terms { try insert.run([.text(term), id, .integer(Int64(count))]) }
+        let joined = terms.map(\.0).joined(separator: String(FullTextLayout.termSeparator))
         try database.statement(cacheKey: "fts document " + index.documentsTable,
-                               "INSERT INTO \(quoted(index.documentsTable)) (id, length) VALUES (?, ?)").run([id, .integer(Int64(length))])
+                               "INSERT INTO \(quoted(index.documentsTable)) (id, length, terms) VALUES (?, ?, ?)")
+            .run([id, .integer(Int64(length)), .text(joined)])
         return (1, length)
     }
 
@@ -21,14 +23,16 @@ enum FullTextPostings {
     /// totals (nothing when it was not indexed).
     static func remove(_ index: FullTextLayout, id: StoredValue, in database: SQLiteDatabase) throws -> (documents: Int, length: Int) {
         let removed = try database.statement(cacheKey: "fts remove " + index.documentsTable,
-                                             "DELETE FROM \(quoted(index.documentsTable)) WHERE id = ? RETURNING length")
+                                             "DELETE FROM \(quoted(index.documentsTable)) WHERE id = ? RETURNING length, terms")
         try removed.bind([id])
-        let found = try removed.step() ? removed.value(at: 0) : nil
+        let found = try removed.step() ? (removed.value(at: 0), removed.value(at: 1)) : nil
         // Stepped to the end, so the delete completes.
         while try removed.step() {}
         removed.reset()
-        guard case .integer(let length) = found else { return (0, 0) }
-        try database.statement(cacheKey: "fts remove " + index.termsTable, "DELETE FROM \(quoted(index.termsTable)) WHERE id = ?").run([id])
+        guard let (stored, terms) = found, case .integer(let length) = stored, case .text(let joined) = terms else { return (0, 0) }
+        let delete = try database.statement(cacheKey: "fts remove " + index.termsTable,
+                                            "DELETE FROM \(quoted(index.termsTable)) WHERE term = ? AND id = ?")
+        for term in joined.split(separator: FullTextLayout.termSeparator) { try delete.run([.text(String(term)), id]) }
         return (-1, -Int(length))
     }
 

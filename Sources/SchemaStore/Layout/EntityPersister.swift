@@ -141,15 +141,17 @@ struct EntityPersister<Entity: PersistentEntity>: AnyEntityPersister {
     }
 
     let fullTextIndexes: [FullTextLayout]
+    /// The schema's full-text indexes, in the order of ``fullTextIndexes``.
+    let fullTextDescriptors = Entity.indexes.filter { $0.isFullText }
 
     func indexedTexts(_ key: Int32, in context: Context) -> [String]? {
         guard let entity = context.storedRow(Entity.self, key: key) else { return nil }
-        return Entity.indexes.filter(\.isFullText).map { $0.indexedText(of: entity) }
+        return fullTextDescriptors.map { $0.indexedText(of: entity) }
     }
 
     func indexedTexts(ofRow values: [StoredValue]) throws -> [String] {
         let entity = try Entity(storedRow: StoredRow(values))
-        return Entity.indexes.filter(\.isFullText).map { $0.indexedText(of: entity) }
+        return fullTextDescriptors.map { $0.indexedText(of: entity) }
     }
 
     var fieldColumns: [FieldColumn] {

@@ -16,11 +16,15 @@ struct FullTextLayout: @unchecked Sendable {
     /// The columns of those fields.
     let columns: [String]
 
-    private var prefix: String { "\(entityName):fts:\(indexName)(\(columns.joined(separator: ",")))" }
+    /// `v2`: the layout of the tables (an older layout's tables are dropped and made again).
+    private var prefix: String { "\(entityName):fts:v2:\(indexName)(\(columns.joined(separator: ",")))" }
     /// `(term, id, count)`, keyed by term then id.
     var termsTable: String { prefix + ":terms" }
-    /// `(id, length)`: every indexed entity's length in tokens.
+    /// `(id, length, terms)`: every indexed entity's length in tokens and its distinct terms
+    /// (joined by ``termSeparator``), so removing it finds its postings by key.
     var documentsTable: String { prefix + ":documents" }
+    /// Between the terms of a document: a control character, which no token contains.
+    static let termSeparator: Character = "\u{1F}"
     /// One row: `(documents, length)`, the number of indexed entities and their total length.
     var totalsTable: String { prefix + ":totals" }
     var tables: [String] { [termsTable, documentsTable, totalsTable] }
@@ -31,8 +35,7 @@ struct FullTextLayout: @unchecked Sendable {
     var createStatements: [String] {
         [
             "CREATE TABLE \(quoted(termsTable)) (term TEXT NOT NULL, id NOT NULL, count INTEGER NOT NULL, PRIMARY KEY (term, id)) WITHOUT ROWID",
-            "CREATE INDEX \(quoted(termsTable + ":id")) ON \(quoted(termsTable)) (id)",
-            "CREATE TABLE \(quoted(documentsTable)) (id PRIMARY KEY NOT NULL, length INTEGER NOT NULL) WITHOUT ROWID",
+            "CREATE TABLE \(quoted(documentsTable)) (id PRIMARY KEY NOT NULL, length INTEGER NOT NULL, terms TEXT NOT NULL) WITHOUT ROWID",
             "CREATE TABLE \(quoted(totalsTable)) (documents INTEGER NOT NULL, length INTEGER NOT NULL)",
             "INSERT INTO \(quoted(totalsTable)) (documents, length) VALUES (0, 0)",
         ]
