@@ -256,9 +256,13 @@ extension OnDemandStoreTests {
                 let words = (0..<Int.random(in: 1...2, using: &random)).map { _ in Self.vocabulary[Int.random(in: 0..<Self.vocabulary.count, using: &random)] }
                 let query = words.joined(separator: " ")
                 let limit = Int.random(in: 1...12, using: &random)
+                let listed = (0..<20).map { _ in "m\(Int.random(in: 0..<60, using: &random))" }
                 for list in [Message.query().filter(.string(\.text, matches: query)),
                              Message.query().filter(.string(\.text, matches: query)).limit(limit),
-                             Message.query().filter(.string(\.text, matches: query) && \.timestamp == 0)] {
+                             Message.query().filter(.string(\.text, matches: query) && \.timestamp == 0),
+                             // A chat's messages and a list of ids: ranked against the whole table.
+                             Chat.query("c").related(\.$messages).filter(.string(\.text, matches: query)).limit(limit),
+                             Message.query(listed).filter(.string(\.text, matches: query))] {
                     let expected = list.resolve(in: resident.context).map(\.id)
                     #expect(list.resolve(in: onDemand).map(\.id) == expected, "round \(round): \(query)")
                 }

@@ -116,8 +116,18 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
             counters.record(loader)
             return (list.reading(keys: keys, offsetApplied: ordered), loader.context)
         }
-        if let origin = list.linkOrigin, !ranks(list), let owner = layout.persisterByTable[origin.table] {
-            if let select = joined(list, entity: entity, origin: origin) {
+        // A ranked list of linked or listed entities ranks them against the whole table's
+        // statistics, from its full-text postings; without them it runs on the whole graph.
+        let ranked = ranks(list)
+        let statistics = ranked ? try rankingStatistics(list, entity: entity) : nil
+        func ranking(_ context: Context) -> Context {
+            guard let statistics else { return context }
+            var context = context
+            context.setFullTextStatistics(statistics, for: Entity.self)
+            return context
+        }
+        if let origin = list.linkOrigin, !ranked || statistics != nil, let owner = layout.persisterByTable[origin.table] {
+            if !ranked, let select = joined(list, entity: entity, origin: origin) {
                 let keys = try loader.loadRows(entity, select)
                 try loader.follow(list.readReach, from: keys, of: entity.table)
                 counters.record(loader)
@@ -129,14 +139,14 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
                                              filter: filter(of: list, PredicateCompiler(entity: entity)).filter)
             try loader.follow(list.readReach, from: keys, of: entity.table)
             counters.record(loader)
-            return (list, loader.context)
+            return (list, ranking(loader.context))
         }
-        if let ids = list.listedIDs, !ranks(list), let stored = storedValues(ids) {
+        if let ids = list.listedIDs, !ranked || statistics != nil, let stored = storedValues(ids) {
             let keys = try loader.loadRows(entity, ids: stored, filter: filter(of: list, PredicateCompiler(entity: entity)).filter)
             try loader.follow(list.readReach, from: keys, of: entity.table)
             counters.record(loader)
             // The list names its rows by id, in its own order.
-            return (list, loader.context)
+            return (list, ranking(loader.context))
         }
         return (list, try whole())
     }
@@ -153,6 +163,16 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
         guard !tokens.isEmpty else { return nil }
         counters.fullTextReads += 1
         return (try backend.fullTextIDs(index, of: entity, tokens: tokens), try backend.fullTextStatistics(index, tokens: tokens))
+    }
+
+    /// For a ranked query: the whole table's statistics for its `matches` condition, from the
+    /// postings of a full-text index on exactly its fields; nil without such postings.
+    private func rankingStatistics<Entity: EntityModelProtocol>(_ list: QueryList<Entity>,
+                                                                entity: any AnyEntityPersister) throws -> FullTextStatistics? {
+        guard let predicate = list.filterPredicate, let (keyPaths, query) = Self.requiredMatch(predicate.structure),
+              let index = entity.fullTextIndexes.first(where: { $0.keyPaths == keyPaths }), try backend.hasFullText(index) else { return nil }
+        counters.fullTextReads += 1
+        return try backend.fullTextStatistics(index, tokens: TextTokenizer.tokens(query))
     }
 
     /// A `matches` condition every result must satisfy: the filter itself, or one of an `&&`.

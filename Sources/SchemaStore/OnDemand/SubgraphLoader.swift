@@ -39,7 +39,8 @@ struct SubgraphLoader {
         var rows: [[StoredValue]] = []
         statements += 1
         try backend.rows(select) { rows.append($0) }
-        var seen = readIDs[entity.table] ?? []
+        // Taken out while inserting: a copy left in the dictionary would make each insert copy the set.
+        var seen = readIDs.removeValue(forKey: entity.table) ?? []
         let new = rows.filter { seen.insert($0[0]).inserted }
         readIDs[entity.table] = seen
         _ = try entity.loadRows(new, into: &context)
