@@ -165,3 +165,49 @@ extension Context {
         table(Entity.self).setSavedAt(key.rawValue, savedAt)
     }
 }
+
+extension Context {
+    /// The keys of `ids`, each interned if new: ``loadKey(_:_:)`` for many ids, with one
+    /// lookup of the table for all of them. O(ids).
+    @inlinable
+    mutating func loadKeys<Entity: EntityModelProtocol>(_ ids: [Entity.ID], _ type: Entity.Type) -> [Int32] {
+        guard !ids.isEmpty else { return [] }
+        let table = table(type)
+        var keys: [Int32] = []
+        keys.reserveCapacity(ids.count)
+        for id in ids { keys.append(table.intern(id).key) }
+        return keys
+    }
+
+    /// ``loadRow(_:savedAt:)`` for many rows (`savedAt` one per entity). In a context that
+    /// keeps no indexes (one query's rows, read from a store) the table is looked up once,
+    /// with no index to keep in step and no unique key to check. O(rows).
+    @inlinable
+    mutating func loadRows<Entity: EntityModelProtocol>(_ entities: [Entity], savedAt: [Double?]) throws -> [Int32] {
+        guard !keepsIndexes else {
+            // As `loadRow(_:savedAt:)`: a unique collision means a damaged file.
+            return try zip(entities, savedAt).map { entity, time in
+                let key = try upsert(entity, options: .replace, applyingCollisionPolicies: false).rawValue
+                self.table(Entity.self).setSavedAt(key, time)
+                return key
+            }
+        }
+        guard !entities.isEmpty else { return [] }
+        let table = table(Entity.self)
+        var keys: [Int32] = []
+        keys.reserveCapacity(entities.count)
+        for (entity, time) in zip(entities, savedAt) {
+            var new = entity
+            new.normalize()
+            let key = table.intern(entity.id).key
+            let old = table.rows[Int(key)]
+            table.rows[Int(key)] = new
+            table.present[Int(key)] = true
+            if old == nil { table.rowCount += 1 }
+            table.updateIndexes(key: key, old: old, new: new)
+            table.setSavedAt(key, time)
+            keys.append(key)
+        }
+        return keys
+    }
+}

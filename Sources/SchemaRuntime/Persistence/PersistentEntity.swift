@@ -9,6 +9,38 @@ public protocol PersistentEntity: EntityModelProtocol where ID: StorableValue {
 
     /// Reads an entity back from its row (relations `.none`).
     init(storedRow row: StoredRow) throws
+
+    /// The keys of stored ids in `context`, each interned if new: what a store reading on
+    /// demand does for every id it reads. The default, inlinable, is specialized for each
+    /// conforming type where its conformance is compiled (the store itself sees entity types
+    /// only as `any PersistentEntity.Type`).
+    static func loadKeys(_ values: [StoredValue], into context: inout Context) throws -> [Int32]
+
+    /// Reads stored rows (each with its save time last when the type tracks it) into
+    /// `context`; returns their keys. Specialized per conforming type, as ``loadKeys(_:into:)``.
+    static func loadRows(_ rows: [[StoredValue]], into context: inout Context) throws -> [Int32]
+}
+
+extension PersistentEntity {
+    @inlinable
+    public static func loadKeys(_ values: [StoredValue], into context: inout Context) throws -> [Int32] {
+        context.loadKeys(try values.map { try ID(storedValue: $0) }, Self.self)
+    }
+
+    @inlinable
+    public static func loadRows(_ rows: [[StoredValue]], into context: inout Context) throws -> [Int32] {
+        var entities: [Self] = []
+        var times: [Double?] = []
+        entities.reserveCapacity(rows.count)
+        times.reserveCapacity(rows.count)
+        for values in rows {
+            entities.append(try Self(storedRow: StoredRow(values)))
+            var savedAt: Double?
+            if tracksUpdatedAt, let stored = values.last, stored != .null { savedAt = try Double(storedValue: stored) }
+            times.append(savedAt)
+        }
+        return try context.loadRows(entities, savedAt: times)
+    }
 }
 
 /// The entities a store keeps: generated once per target of schema files, as

@@ -248,16 +248,12 @@ struct EntityPersister<Entity: PersistentEntity>: AnyEntityPersister {
     }
 
     func loadRows(_ rows: [[StoredValue]], into context: inout Context) throws -> [Int32] {
-        var keys: [Int32] = []
-        keys.reserveCapacity(rows.count)
-        for values in rows { keys.append(try loadRow(values, into: &context)) }
-        return keys
+        // Through the entity type's own conformance: specialized there, not generic here.
+        try Entity.loadRows(rows, into: &context)
     }
 
     func loadKeys(_ values: [StoredValue], into context: inout Context) throws -> [Int32] {
-        var keys: [Int32] = []
-        keys.reserveCapacity(values.count)
-        for value in values { keys.append(context.loadKey(try Entity.ID(storedValue: value), Entity.self)) }
-        return keys
+        // Through the entity type's own conformance: specialized there, not generic here.
+        try Entity.loadKeys(values, into: &context)
     }
 }
