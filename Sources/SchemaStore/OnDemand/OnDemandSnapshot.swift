@@ -157,10 +157,7 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
     /// order, and the index's statistics, so ranking scores as over the whole table.
     private func fullTextCandidates<Entity: EntityModelProtocol>(_ list: QueryList<Entity>,
                                                                  entity: any AnyEntityPersister) throws -> ([StoredValue], FullTextStatistics)? {
-        guard list.readsAll, let predicate = list.filterPredicate, let (keyPaths, query) = Self.requiredMatch(predicate.structure),
-              let index = entity.fullTextIndexes.first(where: { $0.keyPaths == keyPaths }), try backend.hasFullText(index) else { return nil }
-        let tokens = TextTokenizer.tokens(query)
-        guard !tokens.isEmpty else { return nil }
+        guard list.readsAll, let (index, tokens) = try fullTextMatch(list, entity: entity), !tokens.isEmpty else { return nil }
         counters.fullTextReads += 1
         return (try backend.fullTextIDs(index, of: entity, tokens: tokens), try backend.fullTextStatistics(index, tokens: tokens))
     }
@@ -169,10 +166,17 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
     /// postings of a full-text index on exactly its fields; nil without such postings.
     private func rankingStatistics<Entity: EntityModelProtocol>(_ list: QueryList<Entity>,
                                                                 entity: any AnyEntityPersister) throws -> FullTextStatistics? {
+        guard let (index, tokens) = try fullTextMatch(list, entity: entity) else { return nil }
+        counters.fullTextReads += 1
+        return try backend.fullTextStatistics(index, tokens: tokens)
+    }
+
+    /// The full-text index the file keeps in SQL on exactly the fields of the `matches`
+    /// condition every result of `list` must satisfy, with the condition's query words.
+    private func fullTextMatch<Entity>(_ list: QueryList<Entity>, entity: any AnyEntityPersister) throws -> (FullTextLayout, [String])? {
         guard let predicate = list.filterPredicate, let (keyPaths, query) = Self.requiredMatch(predicate.structure),
               let index = entity.fullTextIndexes.first(where: { $0.keyPaths == keyPaths }), try backend.hasFullText(index) else { return nil }
-        counters.fullTextReads += 1
-        return try backend.fullTextStatistics(index, tokens: TextTokenizer.tokens(query))
+        return (index, TextTokenizer.tokens(query))
     }
 
     /// A `matches` condition every result must satisfy: the filter itself, or one of an `&&`.
