@@ -93,7 +93,7 @@ import Testing
         #expect(Message.query("m51", in: after).with(\.$author).resolve()?.author?.name == "Ann")
     }
 
-    @Test func writesLoadTheGraphAndObservationDoesNot() async throws {
+    @Test func writesAndObservationLoadOnlyWhatTheyTouch() async throws {
         let url = try Self.filled()
         defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
         let store = try Self.onDemand(url, readOnly: false)
@@ -101,9 +101,11 @@ import Testing
         try await store.write { context in
             try Message(id: "m99", text: "written", timestamp: 5, author: .id("u2"), chat: .id("c1")).save(to: &context)
         }
-        #expect(!store.readsOnDemand)
+        #expect(store.readsOnDemand)
         #expect(Message.query("m99", in: store.context).with(\.$author).resolve()?.author?.name == "Bob")
         #expect(Message.query(in: store.context).count() == 51)
+        #expect(Chat.query("c1", in: store.context).related(\.$messages).resolve().map(\.id).last == "m99")
+        #expect(store.onDemandStatistics.wholeGraphReads == 0)
 
         let observed = try Self.onDemand(url)
         let changes = observed.changes()

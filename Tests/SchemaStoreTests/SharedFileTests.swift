@@ -200,7 +200,8 @@ import Testing
         }
         for store in stores { try store.refresh() }
         #expect(try StoreSnapshot(stores[0].context) == StoreSnapshot(stores[1].context))
-        #expect(stores.allSatisfy { $0.catchUps.followed > 25 }, "\(stores.map(\.catchUps))")
+        // Every catch-up followed the log (a write whose changes cancel out is logged too).
+        #expect(stores.allSatisfy { $0.catchUps.followed > 20 && $0.catchUps.reloaded == 0 }, "\(stores.map(\.catchUps))")
         for store in stores { store.close() }
     }
 }

@@ -15,12 +15,26 @@ import Testing
     struct Planned: Error {}
 
     static func randomStep(_ random: inout SplitMix64) -> (name: String, step: Step) {
-        let user = "u\(Int.random(in: 0..<6, using: &random))"
-        let chat = "c\(Int.random(in: 0..<4, using: &random))"
-        let message = "m\(Int.random(in: 0..<30, using: &random))"
-        let other = "m\(Int.random(in: 0..<30, using: &random))"
+        // Now and then several steps in one write: a write reading on demand must see what
+        // its own earlier saves did (links, lists, deletes) when later ones touch it again.
+        if Int.random(in: 0..<5, using: &random) == 0 {
+            let steps = (0..<Int.random(in: 2...4, using: &random)).map { _ in singleStep(&random) }
+            return ("in one write: " + steps.map(\.name).joined(separator: "; "), { context in
+                for step in steps { try step.step(&context) }
+            })
+        }
+        return singleStep(&random)
+    }
+
+    /// One write of one step; `crowded` draws from fewer ids, so steps meet the same entities.
+    static func singleStep(_ random: inout SplitMix64, crowded: Bool = false) -> (name: String, step: Step) {
+        let (userCount, chatCount, messageCount) = crowded ? (3, 2, 8) : (6, 4, 30)
+        let user = "u\(Int.random(in: 0..<userCount, using: &random))"
+        let chat = "c\(Int.random(in: 0..<chatCount, using: &random))"
+        let message = "m\(Int.random(in: 0..<messageCount, using: &random))"
+        let other = "m\(Int.random(in: 0..<messageCount, using: &random))"
         let number = Int.random(in: 0..<1000, using: &random)
-        let users = (0..<Int.random(in: 0..<4, using: &random)).map { _ in "u\(Int.random(in: 0..<6, using: &random))" }
+        let users = (0..<Int.random(in: 0..<4, using: &random)).map { _ in "u\(Int.random(in: 0..<userCount, using: &random))" }
         switch Int.random(in: 0..<17, using: &random) {
         case 0:
             return ("save user \(user)", { try User(id: user, name: "n\(number)", username: number % 3 == 0 ? "name\(number % 5)" : nil,
@@ -104,11 +118,14 @@ import Testing
         }
     }
 
-    @Test(arguments: [1, 2, 3] as [UInt64])
-    func storeMatchesTheInMemoryReference(seed: UInt64) throws {
+    /// Both residencies: a store reading on demand writes through a context that reads the
+    /// file as the writes touch it, and must end up with the same graph.
+    @Test(arguments: [1, 2, 3] as [UInt64], [Store.Residency.resident, .onDemand])
+    func storeMatchesTheInMemoryReference(seed: UInt64, residency: Store.Residency) throws {
         var random = SplitMix64(seed: seed)
         let folder = try TemporaryFolder()
-        var store = try Store(.file(folder.file()), schema: ChatModelsSchema.self)
+        let options = Store.Options(residency: residency)
+        var store = try Store(.file(folder.file()), schema: ChatModelsSchema.self, options: options)
         var reference = Context()
         var history: [String] = []
         for stepNumber in 0..<250 {
@@ -118,17 +135,44 @@ import Testing
             let storeResult = Result { try store.write(step) }
             #expect((try? referenceResult.get()) != nil ? (try? storeResult.get()) != nil : (try? storeResult.get()) == nil,
                     "step \(stepNumber) \(name): the store and the reference disagree on whether it throws")
+            #expect(store.readsOnDemand == (residency == .onDemand))
             let expected = try StoreSnapshot(reference, saveTimes: false)
             try #require(try StoreSnapshot(store.context, saveTimes: false) == expected,
                          "after step \(stepNumber) \(name)\nhistory: \(history.suffix(8))")
             if stepNumber % 25 == 24 {
                 let written = try StoreSnapshot(store.context)
                 store.close()
-                store = try Store(.file(folder.file()), schema: ChatModelsSchema.self)
+                store = try Store(.file(folder.file()), schema: ChatModelsSchema.self, options: options)
                 try #require(try StoreSnapshot(store.context) == written, "reopened after step \(stepNumber)\nhistory: \(history.suffix(25))")
-                // The reopened graph takes further writes like the reference.
-                reference = store.context
+                // The reopened graph takes further writes like the reference (the file's
+                // graph, in storage order, whichever way the store reads it).
+                reference = try Store(.file(folder.file()), schema: ChatModelsSchema.self, options: .init(readOnly: true)).context
             }
         }
+    }
+
+    /// Writes of several steps each over few ids, on a store reading on demand: each write
+    /// reads the file as its steps touch it, so a later step must find what an earlier one
+    /// of the same write changed (a list it appended to, an entity it deleted or moved).
+    @Test(arguments: [1, 2, 3, 4] as [UInt64])
+    func onDemandWritesOfManyStepsMatchTheReference(seed: UInt64) throws {
+        var random = SplitMix64(seed: seed &+ 100)
+        let folder = try TemporaryFolder()
+        let store = try Store(.file(folder.file()), schema: ChatModelsSchema.self, options: .init(residency: .onDemand))
+        var reference = Context()
+        var history: [String] = []
+        for stepNumber in 0..<120 {
+            let steps = (0..<Int.random(in: 2...6, using: &random)).map { _ in Self.singleStep(&random, crowded: true) }
+            let name = steps.map(\.name).joined(separator: "; ")
+            history.append(name)
+            let write: Step = { context in for step in steps { try step.step(&context) } }
+            let referenceResult = Result { try reference.transaction(write) }
+            let storeResult = Result { try store.write(write) }
+            #expect((try? referenceResult.get()) != nil ? (try? storeResult.get()) != nil : (try? storeResult.get()) == nil,
+                    "write \(stepNumber) \(name): the store and the reference disagree on whether it throws")
+            try #require(try StoreSnapshot(store.context, saveTimes: false) == StoreSnapshot(reference, saveTimes: false),
+                         "after write \(stepNumber): \(name)\nhistory: \(history.suffix(4))")
+        }
+        #expect(store.readsOnDemand)
     }
 }

@@ -88,7 +88,7 @@ public enum SwiftName {
         "CascadeDeletes", "FieldCodingKey", "RequiredRelationViolation", "TextTokenizer",
         "StoredValue", "StoredType", "StoredValueError", "StorableValue", "StoredField", "StoredRow", "StoredJSON",
         "PersistentEntity", "PersistentSchema", "ChangeSet", "QueryReach", "EntitySource", "GroupedQuery", "AggregateGroup", "MetadataSort", "ContextDocument", "RelationDecodingStrategy", "LinkOrderError", "QueryCursor", "QueryPage",
-        "ReadReach", "ContextReader", "FullTextStatistics", "SQLOrderPreserving", "PredicateStructure", "RelatedOrigin",
+        "ReadReach", "ContextReader", "ContextFaulter", "FullTextStatistics", "SQLOrderPreserving", "PredicateStructure", "RelatedOrigin",
         "Self", "Any", "Type", "Protocol", "AnyObject", "Optional", "Array", "Dictionary", "Set", "Codable", "Sendable",
         "Encodable", "Decodable", "Encoder", "Decoder", "CodingKey", "KeyedDecodingContainer", "KeyedEncodingContainer",
         "Equatable", "Hashable", "Comparable", "CaseIterable", "Error", "Never", "Void", "Bool", "Character",

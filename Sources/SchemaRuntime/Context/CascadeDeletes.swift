@@ -36,6 +36,7 @@ public struct CascadeDeletes: Sendable {
     mutating func append<Entity: EntityModelProtocol>(_ type: Entity.Type, keys: [Int32]) {
         for key in keys {
             steps.append { context, cascade in
+                context.faultEntities(ObjectIdentifier(Entity.self), [key])
                 if let entity = context.row(Entity.self, key) {
                     try context.archiveBeforeDeleting(Entity.self, key: key, archived: &cascade.archived)
                     try entity.delete(from: &context, cascade: &cascade)
@@ -51,6 +52,7 @@ extension Context {
     public mutating func deleteCascading<Entity: EntityModelProtocol>(_ entity: Entity) throws {
         try transaction { context in
             var first = CascadeDeletes()
+            context.faultEntity(id: entity.id, Entity.self)
             if let key = context.key(of: entity.id, Entity.self), context.hasRow(Entity.self, key) {
                 try context.archiveBeforeDeleting(Entity.self, key: key, archived: &first.archived)
             }
@@ -92,9 +94,11 @@ extension Context {
 
     @usableFromInline
     mutating func archiveOne<Entity: EntityModelProtocol>(_ type: Entity.Type, key: Int32, work: inout ArchiveWork) throws {
+        faultEntities(ObjectIdentifier(Entity.self), [key])
         guard work.archived.insert(.init(ObjectIdentifier(Entity.self), key)).inserted, let entity = row(Entity.self, key) else { return }
         if Entity.keepsDeletedArchives, let archive = entity.asDeleted(in: self) { _ = try upsert(archive, options: .replace) }
         for relation in Entity.relations where relation.deleteRule == .cascade {
+            faultSlot(ObjectIdentifier(Entity.self), relation.slot, key)
             relation.queueArchives(self, key, &work)
         }
     }

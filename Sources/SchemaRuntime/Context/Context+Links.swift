@@ -112,7 +112,8 @@ extension Context {
     /// keys ``compact()`` drops, so context order is the same with or without compaction.
     @usableFromInline
     mutating func forgetIfUnused(_ table: ObjectIdentifier, _ key: Int32) {
-        guard storageIfPresent(table)?.isUnused(key) == true else { return }
+        // A faulting context forgets nothing: a forgotten key could be read again as stale.
+        guard faulter == nil, storageIfPresent(table)?.isUnused(key) == true else { return }
         if storage(table).forget(key) { record(.forgot(table: table, key: key)) }
     }
 
@@ -125,11 +126,16 @@ extension Context {
     @usableFromInline
     mutating func setToOne(_ source: ObjectIdentifier, _ column: Int, _ key: Int32,
                            to target: Int32, _ targetTable: ObjectIdentifier, inverse: LinkSlot?) {
+        faultSlot(source, .toOne(column), key)
         let old = storage(source).toOneLink(column, key)
         guard old != target else { return }
-        if old >= 0, let inverse { unlinkInverse(targetTable, inverse, old, from: key, source) }
+        if old >= 0, let inverse {
+            faultSlot(targetTable, inverse, old)
+            unlinkInverse(targetTable, inverse, old, from: key, source)
+        }
         writeToOne(source, column, key, target, target: targetTable)
         if target >= 0, let inverse {
+            faultSlot(targetTable, inverse, target)
             linkInverse(targetTable, inverse, target, to: key, back: (source, .toOne(column)))
         }
     }
@@ -141,6 +147,16 @@ extension Context {
     mutating func setToMany(_ source: ObjectIdentifier, _ column: Int, _ key: Int32,
                             to targets: [Int32], appending: Bool,
                             _ targetTable: ObjectIdentifier, inverse: LinkSlot?) {
+        faultSlot(source, .toMany(column), key)
+        if let inverse, faulter != nil {
+            // Every target joining or leaving the list has its inverse changed: read them at once.
+            var touched = targets
+            if !appending { touched += storage(source).toManyLinks(column, key).keys }
+            switch inverse.cardinality {
+            case .toOne: faultEntities(targetTable, touched)
+            case .toMany: faultLists(targetTable, inverse, touched)
+            }
+        }
         if appending {
             // In place: copying a long list to extend it would cost its whole length.
             for target in targets where !(storageIfPresent(source)?.toManyLinks(column, key).contains(target) ?? false) {
@@ -171,6 +187,7 @@ extension Context {
                              _ targetTable: ObjectIdentifier, inverse: LinkSlot?) -> [Int32] {
         // Read through a temporary reference only: holding a table box while writing would
         // make it look shared and force a full copy of the table on every write.
+        faultSlot(source, slot, key)
         guard storageIfPresent(source) != nil else { return [] }
         switch slot.cardinality {
         case .toOne:
@@ -210,6 +227,7 @@ extension Context {
             let previous = storage(table).toOneLink(inverse.column, target)
             guard previous != source else { return }
             if previous >= 0 {
+                faultSlot(back.table, back.slot, previous)
                 switch back.slot.cardinality {
                 case .toOne:
                     if storage(back.table).toOneLink(back.slot.column, previous) == target {

@@ -160,6 +160,7 @@ extension EntityModelProtocol {
     /// entities that were linked if asked to.
     private func removeLinks(_ relation: AnyRelation<Self>, deletingTargets: Bool, in context: inout Context) throws {
         try context.transaction { context in
+            context.faultEntity(id: id, Self.self)
             guard let key = context.key(of: id, Self.self) else { return }
             let targets = context.clearLinks(ObjectIdentifier(Self.self), relation.slot, key,
                                              relation.targetTable, inverse: relation.inverse)

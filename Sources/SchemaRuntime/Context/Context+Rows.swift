@@ -18,6 +18,8 @@ extension Context {
                                                       applyingCollisionPolicies: Bool) throws -> EntityKey<Entity> {
         var new = entity
         new.normalize()
+        // Writing on demand: the stored row (to merge with) and its links are read first.
+        faultEntity(id: entity.id, Entity.self)
         if !strategy.isReplace, let key = key(of: entity.id, Entity.self), let old = row(Entity.self, key) {
             new = strategy.merge(old, new)
             new.normalize()
@@ -44,6 +46,8 @@ extension Context {
     /// without `applyingPolicies` throws on the first collision.
     @inlinable
     mutating func resolveUniqueCollisions<Entity: EntityModelProtocol>(_ entity: Entity, applyingPolicies: Bool) throws {
+        // Writing on demand: the stored entities holding these keys are read first.
+        faultUniqueHolders(of: entity)
         // The table's own indexes: a context holding one query's rows keeps none.
         for (position, descriptor) in (tableIfPresent(Entity.self)?.descriptors ?? Entity.indexes).enumerated() {
             guard case .unique(let policy) = descriptor.kind else { continue }

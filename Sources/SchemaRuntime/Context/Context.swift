@@ -24,6 +24,10 @@ public struct Context: Sendable {
     /// For a context holding one query's rows: full-text statistics of the whole tables they
     /// come from, by entity type, so ranking scores as over the whole table.
     var fullTextStatistics: [ObjectIdentifier: FullTextStatistics] = [:]
+    /// For a write on a store reading on demand: where the stored state the write touches is
+    /// read from, and what was read (``ContextFaulter``). Nil for every other context.
+    @usableFromInline var faulter: (any ContextFaulter)?
+    @usableFromInline var faults = FaultState()
 
     /// An empty context.
     public init() {}
@@ -72,7 +76,8 @@ public struct Context: Sendable {
         // Reading first keeps a known id from forcing a unique copy of a shared table.
         if let key = tableIfPresent(type)?.keyByID[id] { return key }
         let key = table(type).intern(id).key
-        record(.interned(table: ObjectIdentifier(type)))
+        // A faulting context never un-interns (faults load keys rollback must keep).
+        if faulter == nil { record(.interned(table: ObjectIdentifier(type))) }
         return key
     }
 
@@ -99,7 +104,7 @@ public struct Context: Sendable {
 
     /// The number of stored entities of `type`. O(1).
     public func count<Entity: EntityModelProtocol>(of type: Entity.Type) -> Int {
-        if let reader { return reader.count(of: type) }
+        if let reader { return reader.count(of: type, in: self) }
         return tableIfPresent(type)?.rowCount ?? 0
     }
 
@@ -107,7 +112,7 @@ public struct Context: Sendable {
     /// id first appeared in this context (saved or linked to). O(n).
     public func ids<Entity: EntityModelProtocol>(of type: Entity.Type) -> [Entity.ID] {
         if let reader {
-            let (list, context) = reader.materialize(QueryList<Entity>(context: nil, source: .all))
+            let (list, context) = reader.materialize(QueryList<Entity>(context: nil, source: .all), in: self)
             return list.execute(in: context).keys.map { context.id(type, $0) }
         }
         guard let table = tableIfPresent(type) else { return [] }

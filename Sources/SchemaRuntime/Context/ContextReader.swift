@@ -7,15 +7,16 @@
 /// returned context has no reader.
 public protocol ContextReader: AnyObject, Sendable {
     /// The context `list` runs in, and the query to run there (the same query, or one whose
-    /// source names the rows the reader found in the order it found them).
-    func materialize<Entity: EntityModelProtocol>(_ list: QueryList<Entity>) -> (QueryList<Entity>, Context)
+    /// source names the rows the reader found in the order it found them). `context` is the
+    /// context reading through this reader (a write's context holds the write's changes).
+    func materialize<Entity: EntityModelProtocol>(_ list: QueryList<Entity>, in context: Context) -> (QueryList<Entity>, Context)
     /// The context `query` resolves in.
-    func materialize<Entity: EntityModelProtocol>(_ query: Query<Entity>) -> Context
+    func materialize<Entity: EntityModelProtocol>(_ query: Query<Entity>, in context: Context) -> Context
     /// The number of entities `list` resolves to when the reader can count them without
     /// materializing them (SQL answers the filter exactly), else nil.
-    func count<Entity: EntityModelProtocol>(_ list: QueryList<Entity>) -> Int?
+    func count<Entity: EntityModelProtocol>(_ list: QueryList<Entity>, in context: Context) -> Int?
     /// The number of stored entities of `type`, without reading rows.
-    func count<Entity: EntityModelProtocol>(of type: Entity.Type) -> Int
+    func count<Entity: EntityModelProtocol>(of type: Entity.Type, in context: Context) -> Int
 }
 
 extension Context {
@@ -31,13 +32,13 @@ extension Context {
     /// For a context reading on demand: the context holding the row of `id`, read through
     /// the reader; nil for a context holding its graph.
     func holding<Entity: EntityModelProtocol>(_ id: Entity.ID, _ type: Entity.Type) -> Context? {
-        reader.map { $0.materialize(Query<Entity>(id: id)) }
+        reader.map { $0.materialize(Query<Entity>(id: id), in: self) }
     }
 
     /// ``holding(_:_:)`` with every link of the entity (to stored ids or not), for reading
     /// it whole (``EntityModelProtocol/asDeleted(in:)``).
     func holdingWithEveryLink<Entity: EntityModelProtocol>(_ id: Entity.ID, _ type: Entity.Type) -> Context? {
-        reader.map { $0.materialize(Query<Entity>(id: id).with(.ids)) }
+        reader.map { $0.materialize(Query<Entity>(id: id).with(.ids), in: self) }
     }
 
     /// For a context reading on demand: a context holding every stored entity of `type`
@@ -45,7 +46,7 @@ extension Context {
     /// O(stored entities of `type` and their links).
     func holdingEveryEntity<Entity: EntityModelProtocol>(of type: Entity.Type) -> Context {
         guard let reader else { return self }
-        return reader.materialize(QueryList<Entity>(context: nil, source: .all).with(.ids)).1
+        return reader.materialize(QueryList<Entity>(context: nil, source: .all).with(.ids), in: self).1
     }
 
     /// A context reading on demand through `reader`: it holds nothing itself.
@@ -101,7 +102,7 @@ extension QueryList {
     /// context that reads on demand).
     @usableFromInline
     func materialized(_ context: Context) -> (QueryList, Context)? {
-        context.reader.map { $0.materialize(self) }
+        context.reader.map { $0.materialize(self, in: context) }
     }
 
     /// The query to run and the context to run it in: `context` itself, unless it reads on
@@ -131,4 +132,6 @@ public struct RelatedOrigin: Sendable {
 extension IndexDescriptor {
     /// The indexed fields in order, each with its direction; empty for a full-text index.
     public var indexedFields: [(keyPath: AnyKeyPath & Sendable, descending: Bool)] { fields.map { ($0.keyPath, $0.descending) } }
+    /// Whether no two stored entities may hold the same key.
+    public var isUniqueIndex: Bool { isUnique }
 }

@@ -77,6 +77,15 @@ extension Context {
     /// ``transaction(_:)``, handing the journal of the outermost transaction to `committed`
     /// when it commits (the record of every write that stayed, for ``trackingChanges(_:)``).
     mutating func transaction<Result>(_ body: (inout Context) throws -> Result, committed: inout Journal?) throws -> Result {
+        var before: Context?
+        return try transaction(body, committed: &committed, before: &before, keepingBefore: false)
+    }
+
+    /// ``transaction(_:committed:)``; with `keepingBefore`, also hands `before` the context as
+    /// it was when the outermost transaction began, over the same keys (this context with
+    /// the transaction's writes undone): O(writes), plus a copy of each table they wrote.
+    mutating func transaction<Result>(_ body: (inout Context) throws -> Result, committed: inout Journal?,
+                                      before: inout Context?, keepingBefore: Bool) throws -> Result {
         // A journal whose transaction has ended came with a copy made inside it: drop it.
         let isOutermost = !isInTransaction
         if isOutermost {
@@ -91,6 +100,12 @@ extension Context {
             if isOutermost {
                 // `required` relations are checked once, when every link of the write is made.
                 if let violation = firstRequiredLinkViolation() { throw violation }
+                if keepingBefore {
+                    var copy = self
+                    copy.rollback(to: 0)
+                    copy.journal = nil
+                    before = copy
+                }
                 committed = journal!
                 token.close()
                 journal = nil

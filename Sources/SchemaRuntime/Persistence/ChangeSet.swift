@@ -106,4 +106,15 @@ extension Context {
         let result = try transaction(body, committed: &committed)
         return (result, ChangeSet(committed!))
     }
+
+    /// ``trackingChanges(_:)``, also returning the context as it was before, over the same
+    /// keys: what a write on a store reading on demand compares (it has no graph before).
+    @_spi(SchemaStore)
+    public mutating func trackingChangesKeepingBefore<Result>(_ body: (inout Context) throws -> Result) throws -> (Result, ChangeSet, before: Context) {
+        precondition(!isInTransaction, "trackingChangesKeepingBefore(_:) must be the outermost transaction")
+        var committed: Journal?
+        var before: Context?
+        let result = try transaction(body, committed: &committed, before: &before, keepingBefore: true)
+        return (result, ChangeSet(committed!), before!)
+    }
 }

@@ -21,6 +21,11 @@ extension Context {
         key(of: id, type)
     }
 
+    /// The number of keys interned for `type` (stored, linked only, or forgotten).
+    public func internedCount<Entity: EntityModelProtocol>(of type: Entity.Type) -> Int {
+        tableIfPresent(type)?.keyCount ?? 0
+    }
+
     /// The id interned as `key` (also for keys whose id was forgotten since).
     public func storedID<Entity: EntityModelProtocol>(_ type: Entity.Type, key: Int32) -> Entity.ID {
         id(type, key)
@@ -80,6 +85,8 @@ extension Context {
     /// itself is kept while that entity is being saved back).
     func isStoredOrSelf<Source: EntityModelProtocol, Target: EntityModelProtocol>(_ id: Target.ID, _ type: Target.Type,
                                                                                  restoring entity: Source) -> Bool {
+        // A write reading on demand asks its reader (the stored state and the write's changes).
+        if let holding = holding(id, Target.self) { return holding.isStoredOrSelf(id, Target.self, restoring: entity) }
         if storedKey(of: id, Target.self) != nil { return true }
         return Source.self == Target.self && (id as? Source.ID) == entity.id
     }

@@ -63,10 +63,10 @@ public struct Query<Entity: EntityModelProtocol>: NestedQuery {
     /// The entity in `context`, shaped by the nested relations, or nil if not stored.
     public func resolve(in context: Context) -> Entity? {
         if let reader = context.reader {
-            guard let (list, last) = listOrigin else { return resolve(in: reader.materialize(self)) }
+            guard let (list, last) = listOrigin else { return resolve(in: reader.materialize(self, in: context)) }
             var origin = list
             origin.additionalReach = origin.additionalReach.merged(with: nesting.reach)
-            let (run, materialized) = reader.materialize(origin)
+            let (run, materialized) = reader.materialize(origin, in: context)
             let keys = run.execute(in: materialized).keys
             guard let key = last ? keys.last : keys.first else { return nil }
             return materialized.resolve(Entity.self, key: key, nesting: nesting)

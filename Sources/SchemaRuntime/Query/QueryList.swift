@@ -93,8 +93,8 @@ public struct QueryList<Entity: EntityModelProtocol>: NestedQuery {
     /// or unique lookup. Other queries count the keys they find, reading no relations.
     public func count(in context: Context) -> Int {
         if let reader = context.reader {
-            if let count = reader.count(self) { return count }
-            let (list, context) = reader.materialize(self)
+            if let count = reader.count(self, in: context) { return count }
+            let (list, context) = reader.materialize(self, in: context)
             return list.count(in: context)
         }
         if case .all = source, sources == nil, limit == nil, offset == 0, distinctKey == nil, keyset == nil {

@@ -106,10 +106,12 @@ extension EntityModelProtocol {
                                                    _ edit: ([Int32], inout Context) throws -> [Int32]) throws {
         let descriptor = Self.relation(for: relation)
         try context.transaction { context in
+            context.faultEntity(id: id, Self.self)
             guard let key = context.key(of: id, Self.self), context.hasRow(Self.self, key) else {
                 throw LinkOrderError.notStored(entityName: Self.entityName, id: "\(id)")
             }
             let table = ObjectIdentifier(Self.self)
+            context.faultSlot(table, descriptor.slot, key)
             let current = context.targetKeys(table, descriptor.slot, of: key)
             let list = try edit(current, &context)
             context.setToMany(table, descriptor.slot.column, key, to: list, appending: false,

@@ -391,6 +391,19 @@ final class SQLiteBackend: StoreBackend, @unchecked Sendable {
         }
     }
 
+    /// The ids of the archives of the entity `name`, in storage order.
+    func archiveIDs(name: String) throws -> [StoredValue] {
+        try mapped {
+            guard try database.hasTable("schemagen:archive") else { return [] }
+            let statement = try database.statement(cacheKey: "archive ids", "SELECT id FROM \(Self.archiveTable) WHERE name = ? ORDER BY rowid")
+            try statement.bind([.text(name)])
+            defer { statement.reset() }
+            var ids: [StoredValue] = []
+            while try statement.step() { ids.append(statement.value(at: 0)) }
+            return ids
+        }
+    }
+
     func archive(name: String, id: StoredValue) throws -> Data? {
         try mapped {
             guard try database.hasTable("schemagen:archive") else { return nil }

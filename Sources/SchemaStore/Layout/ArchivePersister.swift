@@ -15,6 +15,8 @@ protocol AnyArchivePersister: Sendable {
     func json(_ key: Int32, in context: Context) throws -> Data?
     /// Reads an archive back into `context`.
     func load(_ json: Data, into context: inout Context) throws
+    /// The key of the archived id `value` in `context`, interned if new.
+    func loadKey(_ value: StoredValue, into context: inout Context) throws -> Int32
     /// Stores the archive of `id` another store committed, or removes it when `json` is nil.
     /// Inside a transaction, journaled.
     func refresh(_ json: Data?, id: StoredValue, in context: inout Context) throws
@@ -39,6 +41,10 @@ struct ArchivePersister<Entity: PersistentEntity & Codable>: AnyArchivePersister
 
     func load(_ json: Data, into context: inout Context) throws {
         try context.loadRow(try JSONDecoder().decode(Deleted<Entity>.self, from: json), savedAt: nil)
+    }
+
+    func loadKey(_ value: StoredValue, into context: inout Context) throws -> Int32 {
+        context.loadKey(try Entity.ID(storedValue: value), Deleted<Entity>.self)
     }
 
     func refresh(_ json: Data?, id: StoredValue, in context: inout Context) throws {

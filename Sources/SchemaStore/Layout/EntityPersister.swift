@@ -51,6 +51,9 @@ protocol AnyEntityPersister: Sendable {
     /// through the type-erased persister, and the generic work of each in one loop.
     func loadRows(_ rows: [[StoredValue]], into context: inout Context) throws -> [Int32]
     func loadKeys(_ values: [StoredValue], into context: inout Context) throws -> [Int32]
+    /// An SQL filter keeping every stored row that holds one of `entity`'s unique index keys
+    /// (maybe more: fields SQL does not compare as Swift does are left out).
+    func uniqueHolderFilter(of entity: any EntityModelProtocol) throws -> SQLExpression
     /// Stores the row another store committed, or removes the row of `id` when `values` is
     /// nil; links are left as they are. Inside a transaction, journaled.
     func refreshRow(_ values: [StoredValue]?, id: StoredValue, in context: inout Context) throws
@@ -241,6 +244,24 @@ struct EntityPersister<Entity: PersistentEntity>: AnyEntityPersister {
         var savedAt: Double?
         if Entity.tracksUpdatedAt, let stored = values.last, stored != .null { savedAt = try Double(storedValue: stored) }
         try context.refreshRow(entity, savedAt: savedAt)
+    }
+
+    func uniqueHolderFilter(of value: any EntityModelProtocol) throws -> SQLExpression {
+        guard let entity = value as? Entity else { return .boolean(true) }
+        var holders: [SQLExpression] = []
+        for index in Entity.indexes where index.isUniqueIndex {
+            var conditions: [SQLExpression] = []
+            for (keyPath, _) in index.indexedFields {
+                guard let position = fields.firstIndex(where: { $0.keyPath == keyPath }), fields[position].ordersInSQL else { continue }
+                let stored = try fields[position].value(entity)
+                // A key with nil collides with nothing.
+                if stored == .null { conditions = [.boolean(false)]; break }
+                let column = SQLExpression.column(columns[position].name)
+                conditions.append(columns[position].type == .text ? .identical(.swiftOrdered(column), .swiftOrdered(.value(stored))) : .identical(column, .value(stored)))
+            }
+            holders.append(.all(conditions))
+        }
+        return .any(holders)
     }
 
     func loadKey(_ value: StoredValue, into context: inout Context) throws -> Int32 {

@@ -64,6 +64,51 @@ struct CommitDescription {
                 lists[key].map { Self.listChanged($0, slot, key, before: before, after: after) } ?? false
             })
         }
+        try mergeKeysOfOneID(before: before, after: after, layout: layout)
+    }
+
+    /// An entity deleted and saved again in one write can hold two keys (a resident context
+    /// forgets the key of a deleted id, and the save interns the id anew): its entries become
+    /// one, on its last key, comparing the row and each relation's targets by id between the
+    /// key stored before and the one stored after. O(entries of the tables where it happens).
+    private mutating func mergeKeysOfOneID(before: Context, after: Context, layout: StoreLayout) throws {
+        for (table, entries) in tables where entries.count > 1 {
+            guard let persister = layout.persisterByTable[table] else { continue }
+            var positionsByID: [StoredValue: [Int]] = [:]
+            for (position, entry) in entries.enumerated() {
+                positionsByID[persister.idValue(entry.key, in: after), default: []].append(position)
+            }
+            guard positionsByID.values.contains(where: { $0.count > 1 }) else { continue }
+            var merged = entries
+            var dropped = Set<Int>()
+            for positions in positionsByID.values where positions.count > 1 {
+                let keys = positions.map { entries[$0].key }
+                let old = keys.first { persister.hasRow($0, in: before) }
+                let new = keys.last { persister.hasRow($0, in: after) }
+                let row: RowChange = switch (old, new) {
+                case (nil, nil): .unchanged
+                case (nil, .some): .inserted
+                case (.some, nil): .deleted
+                case let (old?, new?): try persister.sameRow(new, in: after, as: old, in: before) ? .unchanged : .updated
+                }
+                var relinked: [LinkSlot] = []
+                if let new {
+                    for relation in persister.relations {
+                        guard let target = layout.persisterByTable[relation.target] else { continue }
+                        func ids(_ key: Int32?, _ context: Context) -> [StoredValue] {
+                            guard let key else { return [] }
+                            return context.targetKeys(table, relation.slot, of: key).map { target.idValue($0, in: context) }
+                        }
+                        if ids(old, before) != ids(new, after) { relinked.append(relation.slot) }
+                    }
+                }
+                merged[positions[0]] = (new ?? keys.last!, Change(row: row, relinked: relinked))
+                dropped.formUnion(positions.dropFirst())
+            }
+            let kept = merged.indices.filter { !dropped.contains($0) }.map { merged[$0] }
+                .filter { $0.change.row != .unchanged || !$0.change.relinked.isEmpty }
+            tables[table] = kept.isEmpty ? nil : kept
+        }
     }
 
     /// Whether a to-many list differs after the write: compared whole when the write replaced

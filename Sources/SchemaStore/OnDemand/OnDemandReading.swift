@@ -11,7 +11,8 @@ import Foundation
 final class OnDemandReading: @unchecked Sendable {
     private let path: String
     private let layout: StoreLayout
-    private let links: LinkLookup
+    /// Where each relation slot's links are read from (shared with the store's writes).
+    let links: LinkLookup
     private let lockTimeout: TimeInterval
     private let probe: SQLiteBackend
     /// Guards `snapshot`, `version` and `isClosed`.

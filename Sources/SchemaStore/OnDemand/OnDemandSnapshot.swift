@@ -52,11 +52,11 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
 
     // MARK: ContextReader
 
-    func materialize<Entity: EntityModelProtocol>(_ list: QueryList<Entity>) -> (QueryList<Entity>, Context) {
+    func materialize<Entity: EntityModelProtocol>(_ list: QueryList<Entity>, in context: Context) -> (QueryList<Entity>, Context) {
         reading { try plan(list) }
     }
 
-    func materialize<Entity: EntityModelProtocol>(_ query: Query<Entity>) -> Context {
+    func materialize<Entity: EntityModelProtocol>(_ query: Query<Entity>, in context: Context) -> Context {
         reading {
             guard let entity = layout.persisterByTable[ObjectIdentifier(Entity.self)], let id = query.namedID,
                   let stored = (id as? any StorableValue)?.storedValue else { return try whole() }
@@ -68,7 +68,7 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
         }
     }
 
-    func count<Entity: EntityModelProtocol>(_ list: QueryList<Entity>) -> Int? {
+    func count<Entity: EntityModelProtocol>(_ list: QueryList<Entity>, in context: Context) -> Int? {
         reading {
             guard let entity = layout.persisterByTable[ObjectIdentifier(Entity.self)], list.readsAll, list.isPlainFilterSortLimit,
                   list.limitCount == nil, list.offsetCount == 0 else { return nil }
@@ -79,7 +79,7 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
         }
     }
 
-    func count<Entity: EntityModelProtocol>(of type: Entity.Type) -> Int {
+    func count<Entity: EntityModelProtocol>(of type: Entity.Type, in context: Context) -> Int {
         reading {
             guard let entity = layout.persisterByTable[ObjectIdentifier(Entity.self)] else { return try whole().count(of: type) }
             return try backend.integer(SQLSelect(output: .count, table: entity.tableName))
@@ -230,19 +230,7 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
         return compiler.compile(predicate.structure)
     }
 
-    /// Whether the query ranks by full-text relevance: BM25 scores depend on every stored
-    /// row, so it runs on the whole graph.
-    private func ranks<Entity>(_ list: QueryList<Entity>) -> Bool {
-        func ranks(_ structure: PredicateStructure) -> Bool {
-            switch structure {
-            case .text(_, let operation, _, _): operation == .matches
-            case .and(let parts), .or(let parts): parts.contains(where: ranks)
-            case .not(let inner): ranks(inner)
-            case .comparison, .updated, .opaque: false
-            }
-        }
-        return list.filterPredicate.map { ranks($0.structure) } ?? false
-    }
+    private func ranks<Entity>(_ list: QueryList<Entity>) -> Bool { list.ranksByRelevance }
 
     private func storedValues<ID>(_ ids: [ID]) -> [StoredValue]? {
         var values: [StoredValue] = []

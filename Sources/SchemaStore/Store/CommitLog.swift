@@ -112,7 +112,10 @@ enum CommitLog {
             let owners = link.isToMany ? changeSet.toManyOrder[slot].map(Array.init) : changeSet.toOne[slot].map(Array.init)
             entries += (owners ?? []).map { Entry(kind: .link, name: link.name, id: link.ownerEntity.idValue($0, in: context)) }
         }
-        return entries
+        // A write whose changes cancel out (an entity saved and deleted again) still commits:
+        // one entry naming no entity keeps its number in the log, so readers see no gap
+        // (which would make them read everything again) and no later commit reuses it.
+        return entries.isEmpty ? [Entry(kind: .row, name: "", id: .integer(0))] : entries
     }
 }
 

@@ -4,27 +4,6 @@ import Foundation
 /// A store opened ``Store/Residency/onDemand``: SQL answers its queries until a write needs
 /// the whole graph.
 extension Store {
-    /// Loads the whole graph of an on-demand store, once: writes, change sets and live
-    /// queries run on it. Called holding the write lock, inside a write's transaction (whose
-    /// reads it joins).
-    func becomeResident() throws {
-        guard onDemand != nil, !stateLock.withLock({ isResident }), let backend else { return }
-        // Observers get what others committed before this store loads the graph: from here
-        // on it follows them as a resident store (no one can commit meanwhile: the caller
-        // holds the write lock, in a write's transaction).
-        try deliverOnDemandCommits()
-        let graph = try backend.readTransaction { try GraphLoader(layout: layout, backend: backend).load() }
-        if let sharing {
-            sharing.seenCounter = try backend.externalCommitCounter() ?? sharing.seenCounter
-            sharing.seenCommit = try backend.lastCommit() ?? 0
-        }
-        stateLock.withLock {
-            current = graph
-            isResident = true
-        }
-        startFollowingOtherStores()
-    }
-
     /// Whether the store reads through SQL (``Residency/onDemand``, and no write has loaded
     /// the whole graph yet).
     public var readsOnDemand: Bool {

@@ -247,11 +247,20 @@ public final class Store: @unchecked Sendable {
                 return finish(commit)
             }
             var commit: Commit<Result>?
+            if let onDemand, let file = backend as? SQLiteBackend, readsOnDemand {
+                // On demand: the closure reads the file through the transaction, which no
+                // other store can change until it ends.
+                try backend.transaction { transaction in
+                    commit = try runOnDemand(body, transaction: transaction, file: file, links: onDemand.links)
+                }
+                // Observers (this store's own included) learn of commits from the file's log.
+                try? deliverOnDemandCommits()
+                return commit!.result
+            }
             // The closure runs inside the database transaction, on the latest committed
             // graph: what other stores committed before is loaded first, and none can commit
             // until this one ends.
             try backend.transaction { transaction in
-                try becomeResident()
                 try catchUpWithOtherStores()
                 commit = try run(body, transaction: transaction)
             }
@@ -296,6 +305,28 @@ public final class Store: @unchecked Sendable {
             return Commit(result: result, before: before, after: context, changes: changes, description: description, number: number)
         }
         return Commit(result: result, before: before, after: context, changes: changes)
+    }
+
+    /// Runs `body` on a context that reads the file on demand (``OnDemandWrite``) and writes
+    /// its changes in `transaction`: the write reads and writes what it touches.
+    private func runOnDemand<Result>(_ body: (inout Context) throws -> Result, transaction: any StoreTransaction,
+                                     file: SQLiteBackend, links: LinkLookup) throws -> Commit<Result> {
+        let reading = OnDemandWrite(layout: layout, links: links, backend: file)
+        var context = Context(faulter: reading, reader: reading)
+        let result: Result, changes: ChangeSet, before: Context
+        do {
+            (result, changes, before) = try context.trackingChangesKeepingBefore(body)
+        } catch {
+            // A read that failed may be why the closure threw: report the cause.
+            throw reading.failure ?? error
+        }
+        if let failure = reading.failure { throw failure }
+        guard !changes.isEmpty else { return Commit(result: result, before: before, after: context, changes: changes) }
+        try ChangeWriter.checkEntities(changes, layout: layout, context: context)
+        try ChangeWriter(layout: layout, context: context, transaction: transaction, layers: nil).write(changes)
+        let described = try CommitDescription(changeSet: changes, before: before, after: context, layout: layout)
+        let number = try transaction.appendCommit(CommitLog.entries(of: changes, description: described, layout: layout, context: context))
+        return Commit(result: result, before: before, after: context, changes: changes, description: described, number: number)
     }
 
     private func finish<Result>(_ commit: Commit<Result>) -> Result {

@@ -1,0 +1,266 @@
+import Foundation
+@_spi(SchemaStore) import SchemaRuntime
+
+/// What a write on a store reading on demand reads, through the writer's connection inside
+/// the write's transaction (so it sees the file as the write found it, and no other writer
+/// can change it meanwhile).
+///
+/// As the write's ``ContextFaulter`` it loads the entities and link lists the write's saves,
+/// deletes and links touch, the first time they touch them; as its ``ContextReader`` it
+/// answers the queries of the write's closure from the stored rows overlaid with the write's
+/// own changes. So a write reads what it touches (a save: its row, the rows it links to and
+/// their inverse lists; a delete: what its rules and cascades reach), whatever the file's size.
+///
+/// Reading cannot throw where the context asks for it (inside a save); the first failure is
+/// kept in ``failure`` and the store fails the write with it, whatever the closure returned.
+final class OnDemandWrite: ContextFaulter, ContextReader, @unchecked Sendable {
+    private let layout: StoreLayout
+    private let links: LinkLookup
+    private let backend: SQLiteBackend
+    private let lock = NSLock()
+    private var firstFailure: Error?
+    /// Per table: each stored id read so far and its place in storage order (SQLite's rowid),
+    /// which orders the sources of queries in the write as the file will.
+    private var positions: [ObjectIdentifier: [StoredValue: Int64]] = [:]
+    /// How many statements the write ran to read (for tests and benchmarks).
+    var statements: Int { lock.withLock { statementCount } }
+    private var statementCount = 0
+
+    /// How many ids one `IN (...)` list binds.
+    private static let batchSize = SubgraphLoader.batchSize
+
+    init(layout: StoreLayout, links: LinkLookup, backend: SQLiteBackend) {
+        self.layout = layout
+        self.links = links
+        self.backend = backend
+    }
+
+    /// The first read that failed, if any: the write must not commit.
+    var failure: Error? { lock.withLock { firstFailure } }
+
+    // MARK: ContextFaulter
+
+    func loadEntities(_ table: ObjectIdentifier, keys: [Int32], into context: inout Context) {
+        attempt {
+            if let archive = layout.archives[table] {
+                for key in keys {
+                    countStatement()
+                    if let json = try backend.archive(name: archive.entityName, id: archive.idValue(key, in: context)) {
+                        try archive.load(json, into: &context)
+                    }
+                }
+                return
+            }
+            guard let entity = layout.persisterByTable[table] else { return }
+            let ids = keys.map { entity.idValue($0, in: context) }
+            for batch in Self.batches(ids) {
+                try loadRows(entity, filter: .oneOf(.column(entity.columns[0].name), batch), into: &context)
+                for relation in entity.relations where relation.slot.cardinality == .toOne {
+                    try loadLinks(relation.slot, of: batch, owner: entity, into: &context)
+                }
+            }
+        }
+    }
+
+    func loadLists(_ table: ObjectIdentifier, slot: LinkSlot, keys: [Int32], into context: inout Context) {
+        attempt {
+            guard let entity = layout.persisterByTable[table] else { return }
+            let ids = keys.map { entity.idValue($0, in: context) }
+            for batch in Self.batches(ids) { try loadLinks(slot, of: batch, owner: entity, into: &context) }
+        }
+    }
+
+    func uniqueHolders<Entity: EntityModelProtocol>(of entity: Entity, into context: inout Context) -> [Int32] {
+        attempt {
+            guard let persister = layout.persisterByTable[ObjectIdentifier(Entity.self)] else { return [] }
+            let filter = try persister.uniqueHolderFilter(of: entity)
+            var ids: [StoredValue] = []
+            countStatement()
+            try backend.rows(SQLSelect(output: .columns([.column(persister.columns[0].name)]), table: persister.tableName, filter: filter)) {
+                ids.append($0[0])
+            }
+            return try persister.loadKeys(ids, into: &context)
+        } ?? []
+    }
+
+    // MARK: ContextReader
+
+    func materialize<Entity: EntityModelProtocol>(_ list: QueryList<Entity>, in context: Context) -> (QueryList<Entity>, Context) {
+        var copy = context
+        let keys = attempt { try sourceKeys(list, in: &copy) } ?? []
+        follow(list.readReach, from: keys, of: ObjectIdentifier(Entity.self), in: &copy)
+        return (list.reading(keys: keys, offsetApplied: false), copy.detachedFromStore())
+    }
+
+    func materialize<Entity: EntityModelProtocol>(_ query: Query<Entity>, in context: Context) -> Context {
+        guard let id = query.namedID else {
+            // `first()` and `last()` resolve through their list; anything else reads the table.
+            return materialize(Entity.query().with(.ids), in: context).1
+        }
+        var copy = context
+        let table = ObjectIdentifier(Entity.self)
+        let key = attempt { () throws -> Int32? in
+            guard let stored = (id as? any StorableValue)?.storedValue else { return nil }
+            if let entity = layout.persisterByTable[table] { return try entity.loadKey(stored, into: &copy) }
+            return try layout.archives[table]?.loadKey(stored, into: &copy)
+        } ?? nil
+        if let key {
+            copy.readEntities(table, [key])
+            follow(query.readReach, from: [key], of: table, in: &copy)
+        }
+        return copy.detachedFromStore()
+    }
+
+    func count<Entity: EntityModelProtocol>(_ list: QueryList<Entity>, in context: Context) -> Int? { nil }
+
+    func count<Entity: EntityModelProtocol>(of type: Entity.Type, in context: Context) -> Int {
+        let (list, materialized) = materialize(Entity.query(), in: context)
+        return list.count(in: materialized)
+    }
+
+    // MARK: Reading
+
+    /// The keys a query in the write reads, in storage order: every stored row SQL selects
+    /// for its filter (a superset of the rows it keeps), then what the write changed or
+    /// created, each at its place (new rows last, in the order the write made them).
+    private func sourceKeys<Entity: EntityModelProtocol>(_ list: QueryList<Entity>, in context: inout Context) throws -> [Int32] {
+        let table = ObjectIdentifier(Entity.self)
+        if let archive = layout.archives[table] {
+            // Archives are kept as JSON: every one is read.
+            countStatement()
+            let ids = try backend.archiveIDs(name: archive.entityName)
+            var keys = try ids.map { try archive.loadKey($0, into: &context) }
+            context.readEntities(table, keys)
+            // Archives the write made, after the stored ones.
+            var seen = Set(keys)
+            for key in Self.rowKeys(Entity.self, in: context) where seen.insert(key).inserted { keys.append(key) }
+            return Self.present(Entity.self, in: context, ordered: keys)
+        }
+        guard let entity = layout.persisterByTable[table] else { return [] }
+        // A ranked match scores against every row: they are all read so the in-memory
+        // full-text index ranks as over the whole table.
+        var filter = SQLExpression.boolean(true)
+        if !list.ranksByRelevance, let predicate = list.filterPredicate {
+            filter = PredicateCompiler(entity: entity).compile(predicate.structure).filter
+        }
+        var ids: [StoredValue] = []
+        countStatement()
+        try backend.rows(SQLSelect(output: .columns([.column(entity.columns[0].name), .storageOrder()]), table: entity.tableName, filter: filter,
+                                   order: [SQLOrderTerm(expression: .storageOrder(), descending: false)])) { values in
+            ids.append(values[0])
+            if case .integer(let position) = values[1] { record(position, of: values[0], in: table) }
+        }
+        let keys = try entity.loadKeys(ids, into: &context)
+        context.readEntities(table, keys)
+        // Rows the write changed or made, which the stored filter may have left out.
+        let positions = lock.withLock { self.positions[table] ?? [:] }
+        var seen = Set(keys)
+        var ordered = zip(ids, keys).map { (position: positions[$0] ?? .max, key: $1) }
+        for key in entity.rowKeys(in: context) where seen.insert(key).inserted {
+            ordered.append((positions[entity.idValue(key, in: context)] ?? .max, key))
+        }
+        ordered.sort { ($0.position, $0.key) < ($1.position, $1.key) }
+        return Self.present(Entity.self, in: context, ordered: ordered.map(\.key))
+    }
+
+    /// Reads what `reach` follows from `owners`, in the write's context: the links of each
+    /// relation it follows (as the write left them), then the rows they link to, onward.
+    private func follow(_ reach: ReadReach, from owners: [Int32], of table: ObjectIdentifier, in context: inout Context) {
+        guard !owners.isEmpty else { return }
+        for edge in reach.edges where edge.source == table {
+            switch edge.slot.cardinality {
+            case .toOne: context.readEntities(edge.source, owners)
+            case .toMany: context.readLists(edge.source, edge.slot, owners)
+            }
+            var seen = Set<Int32>()
+            var linked: [Int32] = []
+            for owner in owners {
+                for key in context.targetKeys(edge.source, edge.slot, of: owner) where seen.insert(key).inserted { linked.append(key) }
+            }
+            context.readEntities(edge.target, linked)
+            follow(edge.onward, from: linked, of: edge.target, in: &context)
+        }
+    }
+
+    /// Reads the rows `filter` selects into `context`, noting each one's place in storage order.
+    private func loadRows(_ entity: any AnyEntityPersister, filter: SQLExpression, into context: inout Context) throws {
+        var rows: [[StoredValue]] = []
+        countStatement()
+        let select = SQLSelect(output: .columns([.storageOrder()] + entity.columns.map { .column($0.name) }), table: entity.tableName, filter: filter)
+        try backend.rows(select) { values in
+            if case .integer(let position) = values[0] { record(position, of: values[1], in: entity.table) }
+            rows.append(Array(values.dropFirst()))
+        }
+        _ = try entity.loadRows(rows, into: &context)
+    }
+
+    /// Reads the stored links of `slot` of the entities `ids` (whole, in order) into their own
+    /// slot only: the entities they link to read theirs when the write touches them.
+    private func loadLinks(_ slot: LinkSlot, of ids: [StoredValue], owner: any AnyEntityPersister, into context: inout Context) throws {
+        guard let source = links.source(of: slot, in: owner.table) else { return }
+        var pairs: [(owner: StoredValue, target: StoredValue)] = []
+        countStatement()
+        let link: LinkLayout
+        switch source {
+        case .stored(let stored):
+            link = stored
+            var order = [SQLOrderTerm(expression: .column("owner"), descending: false)]
+            if link.isToMany { order.append(SQLOrderTerm(expression: .column("position"), descending: false)) }
+            try backend.rows(SQLSelect(output: .columns([.column("owner"), .column("target")]), table: link.name,
+                                       filter: .oneOf(.column("owner"), ids), order: order)) { pairs.append(($0[0], $0[1])) }
+        case .inverse(let inverse):
+            // The owners of this slot are the link table's targets.
+            link = inverse
+            try backend.rows(SQLSelect(output: .columns([.column("target"), .column("owner")]), table: link.name,
+                                       filter: .oneOf(.column("target"), ids))) { pairs.append(($0[0], $0[1])) }
+        }
+        let target = layout.persisterByTable[owner.relations.first { $0.slot == slot }?.target ?? owner.table] ?? owner
+        let ownerKeys = try owner.loadKeys(pairs.map(\.owner), into: &context)
+        let targetKeys = try target.loadKeys(pairs.map(\.target), into: &context)
+        var start = 0
+        while start < pairs.count {
+            var end = start + 1
+            while end < pairs.count && ownerKeys[end] == ownerKeys[start] { end += 1 }
+            let targets = Array(targetKeys[start..<end])
+            switch slot.cardinality {
+            case .toMany: context.loadLinks(owner.table, slot, of: ownerKeys[start], to: targets, targetTable: target.table)
+            case .toOne: context.loadLink(owner.table, slot, of: ownerKeys[start], to: targets[0], targetTable: target.table)
+            }
+            start = end
+        }
+    }
+
+    // MARK: Helpers
+
+    private func record(_ position: Int64, of id: StoredValue, in table: ObjectIdentifier) {
+        lock.withLock { positions[table, default: [:]][id] = position }
+    }
+
+    private func countStatement() {
+        lock.withLock { statementCount += 1 }
+    }
+
+    /// Every key of `Entity` holding a row in `context`, in key order.
+    private static func rowKeys<Entity: EntityModelProtocol>(_ type: Entity.Type, in context: Context) -> [Int32] {
+        (0..<Int32(context.internedCount(of: Entity.self))).filter { context.storedRow(Entity.self, key: $0) != nil }
+    }
+
+    /// `keys` that hold a row in `context`, in order.
+    private static func present<Entity: EntityModelProtocol>(_ type: Entity.Type, in context: Context, ordered keys: [Int32]) -> [Int32] {
+        keys.filter { context.storedRow(Entity.self, key: $0) != nil }
+    }
+
+    private static func batches(_ ids: [StoredValue]) -> [[StoredValue]] {
+        stride(from: 0, to: ids.count, by: batchSize).map { Array(ids[$0..<min($0 + batchSize, ids.count)]) }
+    }
+
+    /// Runs a read, keeping its error (the first one) for ``failure``.
+    private func attempt<Result>(_ body: () throws -> Result) -> Result? {
+        do {
+            return try body()
+        } catch {
+            lock.withLock { if firstFailure == nil { firstFailure = error } }
+            return nil
+        }
+    }
+}
