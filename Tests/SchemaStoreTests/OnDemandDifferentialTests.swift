@@ -184,4 +184,40 @@ import Testing
         let statistics = reader.onDemandStatistics
         #expect(statistics.materializations > statistics.wholeGraphReads * 3, "\(statistics)")
     }
+
+    /// Queries inside a write see the write's own changes, on demand as on a resident graph:
+    /// two files fed the same writes, one written on demand, the other by a resident store
+    /// reopened before each write (so both order ties by storage); each write runs random
+    /// steps, then random queries on its own context, and the answers must agree.
+    @Test(arguments: 0..<4)
+    func queriesInAWriteSeeItsChanges(seed: UInt64) throws {
+        var random = SplitMix64(seed: seed &* 104_729 &+ 3)
+        let onDemandURL = try Self.temporaryFile(), residentURL = try Self.temporaryFile()
+        defer {
+            try? FileManager.default.removeItem(at: onDemandURL.deletingLastPathComponent())
+            try? FileManager.default.removeItem(at: residentURL.deletingLastPathComponent())
+        }
+        let onDemand = try Store(.file(onDemandURL), schema: ChatModelsSchema.self, options: .init(residency: .onDemand))
+        var compared = 0
+        for round in 0..<40 {
+            let steps = (0..<Int.random(in: 1...3, using: &random)).map { _ in StoreModelBasedTests.singleStep(&random) }
+            let queries = (0..<3).map { _ in Self.randomQuery(&random) }
+            let write: @Sendable (inout Context) throws -> [String] = { context in
+                for step in steps { try? step.step(&context) }
+                return queries.map { $0.answer(context) }
+            }
+            let resident = try Store(.file(residentURL), schema: ChatModelsSchema.self)
+            let expected = try resident.write(write)
+            resident.close()
+            let actual = try onDemand.write(write)
+            for (query, (actual, expected)) in zip(queries, zip(actual, expected)) where actual != expected {
+                Issue.record("seed \(seed) round \(round): \(query.name) after \(steps.map(\.name))\n  on demand: \(actual.prefix(400))\n  resident:  \(expected.prefix(400))")
+            }
+            compared += queries.count
+        }
+        #expect(compared == 120)
+        #expect(onDemand.readsOnDemand)
+        let reopened = try Store(.file(residentURL), schema: ChatModelsSchema.self, options: .init(readOnly: true))
+        #expect(try StoreSnapshot(onDemand.context, saveTimes: false) == StoreSnapshot(reopened.context, saveTimes: false))
+    }
 }

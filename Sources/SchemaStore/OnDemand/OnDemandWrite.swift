@@ -87,9 +87,42 @@ final class OnDemandWrite: ContextFaulter, ContextReader, @unchecked Sendable {
 
     func materialize<Entity: EntityModelProtocol>(_ list: QueryList<Entity>, in context: Context) -> (QueryList<Entity>, Context) {
         var copy = context
-        let keys = attempt { try sourceKeys(list, in: &copy) } ?? []
-        follow(list.readReach, from: keys, of: ObjectIdentifier(Entity.self), in: &copy)
-        return (list.reading(keys: keys, offsetApplied: false), copy.detachedFromStore())
+        let table = ObjectIdentifier(Entity.self)
+        if list.readsAll {
+            let keys = attempt { try sourceKeys(list, in: &copy) } ?? []
+            follow(list.readReach, from: keys, of: table, in: &copy)
+            return (list.reading(keys: keys, offsetApplied: false), copy.detachedFromStore())
+        }
+        // A ranked match scores against every row of the table, whatever its source lists.
+        if list.ranksByRelevance { _ = attempt { try sourceKeys(Entity.query(), in: &copy) } }
+        // Other sources resolve in the copy as they are, once it holds what they name.
+        let keys = attempt { () throws -> [Int32]? in
+            if let ids = list.listedIDs, let entity = layout.persisterByTable[table] {
+                let stored = ids.compactMap { ($0 as? any StorableValue)?.storedValue }
+                guard stored.count == ids.count else { return nil }
+                let keys = try entity.loadKeys(stored, into: &copy)
+                copy.readEntities(table, keys)
+                return keys
+            }
+            if let origin = list.linkOrigin, let owner = layout.persisterByTable[origin.table] {
+                let ownerKey = try owner.loadKey(origin.id, into: &copy)
+                switch origin.slot.cardinality {
+                case .toOne: copy.readEntities(origin.table, [ownerKey])
+                case .toMany: copy.readLists(origin.table, origin.slot, [ownerKey])
+                }
+                let linked = copy.targetKeys(origin.table, origin.slot, of: ownerKey)
+                copy.readEntities(table, linked)
+                return linked
+            }
+            return nil
+        } ?? nil
+        if let keys {
+            follow(list.readReach, from: keys, of: table, in: &copy)
+        } else {
+            // Unions, intersections and derived sources: everything the file holds.
+            attempt { try readEverything(into: &copy) }
+        }
+        return (list, copy.detachedFromStore())
     }
 
     func materialize<Entity: EntityModelProtocol>(_ query: Query<Entity>, in context: Context) -> Context {
@@ -156,11 +189,32 @@ final class OnDemandWrite: ContextFaulter, ContextReader, @unchecked Sendable {
         let positions = lock.withLock { self.positions[table] ?? [:] }
         var seen = Set(keys)
         var ordered = zip(ids, keys).map { (position: positions[$0] ?? .max, key: $1) }
-        for key in entity.rowKeys(in: context) where seen.insert(key).inserted {
+        for key in Self.rowKeys(Entity.self, in: context) where seen.insert(key).inserted {
             ordered.append((positions[entity.idValue(key, in: context)] ?? .max, key))
         }
         ordered.sort { ($0.position, $0.key) < ($1.position, $1.key) }
         return Self.present(Entity.self, in: context, ordered: ordered.map(\.key))
+    }
+
+    /// Reads every stored entity, link list and archive into `context`. O(file): for the
+    /// queries in a write whose source names no rows SQL can select.
+    private func readEverything(into context: inout Context) throws {
+        for entity in layout.entities {
+            var ids: [StoredValue] = []
+            countStatement()
+            try backend.rows(SQLSelect(output: .columns([.column(entity.columns[0].name)]), table: entity.tableName,
+                                       order: [SQLOrderTerm(expression: .storageOrder(), descending: false)])) { ids.append($0[0]) }
+            let keys = try entity.loadKeys(ids, into: &context)
+            context.readEntities(entity.table, keys)
+            for relation in entity.relations where relation.slot.cardinality == .toMany {
+                context.readLists(entity.table, relation.slot, keys)
+            }
+        }
+        for archive in layout.archives.values {
+            countStatement()
+            let keys = try backend.archiveIDs(name: archive.entityName).map { try archive.loadKey($0, into: &context) }
+            context.readEntities(archive.table, keys)
+        }
     }
 
     /// Reads what `reach` follows from `owners`, in the write's context: the links of each
