@@ -28,7 +28,8 @@ enum OnDemandBenchmark {
                     for (step, value) in try measure(url, mode: mode) { results[mode, default: [:]][step, default: []].append(value) }
                 }
             }
-            for step in ["open", "first screen", "open + first screen", "peak RSS MB", "range of 1000", "range of 1000 again", "count 10%", "100 chats nested", "100 chats nested again", "full text 2 words"] {
+            for step in ["open", "first screen", "open + first screen", "peak RSS MB", "range of 1000", "range of 1000 again", "count 10%", "100 chats nested",
+                         "100 chats nested again", "full text 2 words", "write 1 message", "delete 1 message"] {
                 var line = step.padding(toLength: 22, withPad: " ", startingAt: 0)
                 for mode in modes {
                     let values = results[mode]?[step] ?? []
@@ -136,8 +137,33 @@ enum OnDemandBenchmark {
                 }))
             }
             store.close()
+            figures += try writes(url, mode: mode, chat: chat)
         }
         for (name, value) in figures { print("\(name)=\(value)") }
+    }
+
+    /// Single-message writes by a store opened for writing: 15 times, a new message saved
+    /// into a chat of 100 (with its author), then deleted again, so the file keeps its size.
+    /// Medians of each; a resident store's open (the whole graph) is not counted.
+    static func writes(_ url: URL, mode: String, chat: Int) throws -> [(String, Double)] {
+        let store = try Store(.file(url), schema: BenchModelsSchema.self, options: .init(residency: mode == "onDemand" ? .onDemand : .resident))
+        defer { store.close() }
+        var saves: [Double] = [], deletes: [Double] = []
+        let id = 2_000_000_000 + Int(ProcessInfo.processInfo.processIdentifier)
+        for round in 0..<16 {
+            let save = try milliseconds {
+                try store.write { context in
+                    try Message(id: id, text: "a new message \(round)", timestamp: round, chat: .id(chat), author: .id(1)).save(to: &context)
+                }
+            }
+            let delete = try milliseconds { try store.write { context in try Message.delete(id: id, from: &context) } }
+            // The first of each pays one-time costs (statements prepared, code paged in).
+            if round > 0 {
+                saves.append(save)
+                deletes.append(delete)
+            }
+        }
+        return [("write 1 message", median(saves)), ("delete 1 message", median(deletes))]
     }
 
     static func plainFirstScreen(_ database: OpaquePointer?, chat: Int) -> Int {

@@ -21,6 +21,9 @@ public struct Context: Sendable {
     @usableFromInline var reader: (any ContextReader)?
     /// Whether tables keep the schema's indexes (false for a context holding one query's rows).
     @usableFromInline var keepsIndexes = true
+    /// Whether tables keep only unique indexes (a write reading on demand: they check
+    /// collisions; its queries scan what they read).
+    @usableFromInline var keepsOnlyUniqueIndexes = false
     /// For a context holding one query's rows: full-text statistics of the whole tables they
     /// come from, by entity type, so ranking scores as over the whole table.
     var fullTextStatistics: [ObjectIdentifier: FullTextStatistics] = [:]
@@ -62,7 +65,7 @@ public struct Context: Sendable {
     mutating func table<Entity: EntityModelProtocol>(_ type: Entity.Type) -> EntityTable<Entity> {
         let id = ObjectIdentifier(type)
         if tables[id] == nil {
-            let table = EntityTable<Entity>(indexed: keepsIndexes)
+            let table = EntityTable<Entity>(indexed: keepsIndexes, uniqueOnly: keepsOnlyUniqueIndexes)
             tables[id] = table
             return table
         }

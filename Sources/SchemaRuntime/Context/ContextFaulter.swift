@@ -52,6 +52,7 @@ extension Context {
         self.init()
         self.faulter = faulter
         self.reader = reader
+        keepsOnlyUniqueIndexes = true
     }
 
     /// Whether this context loads stored state on demand (a write on a store reading on demand).
@@ -132,6 +133,14 @@ extension Context {
         let key = intern(id, type)
         loadFaulted(ObjectIdentifier(type), [key])
         return key
+    }
+
+    /// Loads the rows and to-one links of the entities `ids` at once, before saving them one
+    /// by one (each save would otherwise read its own). O(1) without a faulter.
+    @inlinable
+    mutating func faultEntities<Entity: EntityModelProtocol>(ids: [Entity.ID], _ type: Entity.Type) {
+        guard faulter != nil, ids.count > 1 else { return }
+        loadFaulted(ObjectIdentifier(type), ids.map { intern($0, type) })
     }
 
     /// Loads the stored entities that may hold `entity`'s unique index keys.

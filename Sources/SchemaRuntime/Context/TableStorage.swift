@@ -201,11 +201,18 @@ final class EntityTable<Entity: EntityModelProtocol>: TableStorage, @unchecked S
     @usableFromInline var rowUndo: ContiguousArray<(key: Int32, old: Entity?, savedAt: Double?)> = []
 
     /// A table keeping `Entity.indexes`, or none when `indexed` is false (a context holding
-    /// one query's rows, where scanning them is cheaper than indexing them).
+    /// one query's rows, where scanning them is cheaper than indexing them), or only its
+    /// unique ones with `uniqueOnly` (a write reading on demand: they check collisions).
     @usableFromInline
-    init(indexed: Bool = true) {
+    convenience init(indexed: Bool = true, uniqueOnly: Bool = false) {
+        self.init(descriptors: !indexed ? [] : uniqueOnly ? Entity.indexes.filter(\.isUnique) : Entity.indexes)
+    }
+
+    /// A table keeping the indexes `descriptors` (some of `Entity.indexes`).
+    @usableFromInline
+    init(descriptors: [IndexDescriptor<Entity>]) {
         var slots: [Int] = []
-        descriptors = indexed ? Entity.indexes : []
+        self.descriptors = descriptors
         tracksUpdatedAt = Entity.tracksUpdatedAt
         archivesOnDelete = Context.archivesDeletes(reachableFrom: Entity.self)
         for descriptor in descriptors {
@@ -418,7 +425,7 @@ final class EntityTable<Entity: EntityModelProtocol>: TableStorage, @unchecked S
 
     override func compacted(own: [Int32], targets: [ObjectIdentifier: [Int32]]) -> TableStorage {
         let keep = own.filter { $0 >= 0 }.count
-        let copy = EntityTable<Entity>(indexed: !descriptors.isEmpty || Entity.indexes.isEmpty)
+        let copy = EntityTable<Entity>(descriptors: descriptors)
         (copy.toOne, copy.toMany) = remappedLinks(own: own, keep: keep, targets: targets)
         copy.ids.reserveCapacity(keep)
         copy.rows.reserveCapacity(keep)

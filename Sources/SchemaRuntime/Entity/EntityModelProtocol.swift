@@ -98,6 +98,8 @@ extension Sequence where Element: EntityModelProtocol {
     /// Saves every entity in one transaction: if any save throws, none is kept.
     public func save(to context: inout Context, options: MergeStrategy<Element> = Element.defaultMergeStrategy) throws {
         try context.transaction { context in
+            // Writing on demand: the stored rows are read in batches, not one by one.
+            context.faultEntities(ids: map(\.id), Element.self)
             for entity in self { try entity.save(to: &context, options: options) }
         }
     }
