@@ -27,18 +27,28 @@ import Testing
         #expect(Deleted<Account>.query(in: context).resolve().isEmpty)
     }
 
-    @Test func aStoreKeepsTheArchivesOfDeletes() throws {
+    /// Both residencies: a delete on demand archives what its cascade reaches, links included,
+    /// reading the targets before it decides which are stored.
+    @Test(arguments: [Store.Residency.resident, .onDemand])
+    func aStoreKeepsTheArchivesOfDeletes(residency: Store.Residency) throws {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("soft-delete-\(UUID().uuidString).sqlite")
         defer { try? FileManager.default.removeItem(at: url) }
-        let store = try Store(.file(url), schema: GeneratedCodeTestsSchema.self)
+        let store = try Store(.file(url), schema: GeneratedCodeTestsSchema.self, options: .init(residency: residency))
         try store.write { context in
             try Note(id: "n", parts: .relation([NotePart(id: "p", body: "b")])).save(to: &context)
         }
         try store.write { context in try Note(id: "n").delete(from: &context) }
         store.close()
-        let reopened = try Store(.file(url), schema: GeneratedCodeTestsSchema.self)
+        let reopened = try Store(.file(url), schema: GeneratedCodeTestsSchema.self, options: .init(residency: residency))
         #expect(Deleted<Note>.query(in: reopened.context).resolve().map(\.id) == ["n"])
         #expect(Deleted<NotePart>.query(in: reopened.context).resolve().first?.entity.$note.id == "n")
+        #expect(Deleted<Note>.query(in: reopened.context).resolve().first?.entity.$parts.ids == ["p"])
+        // Restoring relinks them, and a restored part's required note is there again.
+        try reopened.write { context in
+            for note in Deleted<Note>.query(in: context).resolve() { try note.restore(in: &context) }
+            for part in Deleted<NotePart>.query(in: context).resolve() { try part.restore(in: &context) }
+        }
+        #expect(Note.query("n", in: reopened.context).with(\.$parts).resolve()?.parts?.map(\.id) == ["p"])
         reopened.close()
     }
 }

@@ -49,18 +49,24 @@ import Testing
     /// An old version of the app keeps the file open while a new one migrates it: the old
     /// store keeps its last graph, refuses writes with a typed error, and never reads the new
     /// tables with its old layout.
-    @Test func aStoreOpenWhileAnotherMigratesTheFileStopsWriting() throws {
+    ///
+    /// Reading on demand, the old store has no graph to keep: a context taken before still
+    /// reads its snapshot, later ones are empty (never the new tables read with the old layout).
+    @Test(arguments: [Store.Residency.resident, .onDemand])
+    func aStoreOpenWhileAnotherMigratesTheFileStopsWriting(residency: Store.Residency) throws {
         let folder = try TemporaryFolder()
         let url = folder.file()
         try Self.seedV1(url)
-        let old = try Store(.file(url), schema: LadderV1Schema.self)
-        let before = LibraryDump.v1(old.context)
+        let old = try Store(.file(url), schema: LadderV1Schema.self, options: .init(residency: residency))
+        let held = old.context
+        let before = LibraryDump.v1(held)
         let new = try Store(.file(url), schema: LadderV2Schema.self)
         try new.write { try LadderV2.Review(id: "r1", stars: 4, book: .id("b1")).save(to: &$0) }
         #expect(throws: StoreError.schemaChangedElsewhere(path: url.path)) {
             try old.write { try LadderV1.Tag(id: "t3", label: "new").save(to: &$0) }
         }
-        #expect(LibraryDump.v1(old.context) == before)
+        #expect(LibraryDump.v1(held) == before)
+        #expect(LibraryDump.v1(old.context) == (residency == .resident ? before : []))
         // The new version's data is intact, and the old version now opens it read-only only.
         #expect(LadderV2.Review.query(in: new.context).count() == 1 && LadderV2.Tag.query(in: new.context).count() == 2)
         #expect(throws: StoreError.self) { try Store(.file(url), schema: LadderV1Schema.self) }
@@ -301,19 +307,22 @@ import Testing
         #expect(throws: StoreError.self) { _ = try Store(.file(url), schema: LadderV3Schema.self, options: .init(readOnly: true)) }
     }
 
-    @Test func keepEverythingRefusesAPlanThatDeletesAndShowsIt() throws {
+    /// Both residencies: a store opening on demand creates SQL indexes, never on a file it
+    /// refuses to migrate.
+    @Test(arguments: [Store.Residency.resident, .onDemand])
+    func keepEverythingRefusesAPlanThatDeletesAndShowsIt(residency: Store.Residency) throws {
         let folder = try TemporaryFolder()
         let url = folder.file()
         try Self.seedV1(url)
         let bytes = try Data(contentsOf: url)
         #expect {
-            _ = try Store(.file(url), schema: LadderV3Schema.self, options: .init(migration: .keepEverything))
+            _ = try Store(.file(url), schema: LadderV3Schema.self, options: .init(migration: .keepEverything, residency: residency))
         } throws: { error in
             guard case StoreError.migrationRefused(_, let reason, let plan) = error else { return false }
             return reason.contains("it would delete data") && plan.contains("- entity Draft: removed; its rows and links are deleted")
                 && plan.contains("- Book.legacyCode: removed; its values are deleted")
         }
-        #expect(throws: StoreError.self) { _ = try Store(.file(url), schema: LadderV2Schema.self, options: .init(migration: .never)) }
+        #expect(throws: StoreError.self) { _ = try Store(.file(url), schema: LadderV2Schema.self, options: .init(migration: .never, residency: residency)) }
         #expect(try Data(contentsOf: url) == bytes)
         // An additive change passes keepEverything.
         #expect(try Store(.file(url), schema: LadderV2Schema.self, options: .init(migration: .keepEverything)).appliedMigration != nil)

@@ -98,7 +98,9 @@ extension Context {
         guard work.archived.insert(.init(ObjectIdentifier(Entity.self), key)).inserted, let entity = row(Entity.self, key) else { return }
         if Entity.keepsDeletedArchives, let archive = entity.asDeleted(in: self) { _ = try upsert(archive, options: .replace) }
         for relation in Entity.relations where relation.deleteRule == .cascade {
+            // Writing on demand: the targets are read before deciding which are stored.
             faultSlot(ObjectIdentifier(Entity.self), relation.slot, key)
+            if faulter != nil { faultEntities(relation.targetTable, targetKeys(ObjectIdentifier(Entity.self), relation.slot, of: key)) }
             relation.queueArchives(self, key, &work)
         }
     }

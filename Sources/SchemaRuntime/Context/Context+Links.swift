@@ -129,6 +129,9 @@ extension Context {
         faultSlot(source, .toOne(column), key)
         let old = storage(source).toOneLink(column, key)
         guard old != target else { return }
+        // Writing on demand: a cleared link's target is read, so that an error about a
+        // required relation it breaks can say whether that target is stored.
+        if old >= 0, target < 0, inverse == nil { faultEntities(targetTable, [old]) }
         if old >= 0, let inverse {
             faultSlot(targetTable, inverse, old)
             unlinkInverse(targetTable, inverse, old, from: key, source)

@@ -422,6 +422,19 @@ final class SQLiteBackend: StoreBackend, @unchecked Sendable {
         try mapped { try readMetadata()?.fingerprint }
     }
 
+    /// The recorded fingerprint alone, in one indexed read (nil for a file without metadata):
+    /// what a store reading on demand checks before each snapshot and write.
+    func currentFingerprint() throws -> String? {
+        try mapped {
+            guard try database.hasTable(StoreMetadataKey.table) else { return nil }
+            let statement = try database.statement(cacheKey: "fingerprint", "SELECT value FROM \(Self.metaTable) WHERE key = ?")
+            try statement.bind([.text(StoreMetadataKey.fingerprint)])
+            defer { statement.reset() }
+            guard try statement.step(), case .text(let fingerprint) = statement.value(at: 0) else { return nil }
+            return fingerprint
+        }
+    }
+
     func close() { database.close() }
 }
 

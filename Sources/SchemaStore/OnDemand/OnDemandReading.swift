@@ -32,6 +32,11 @@ final class OnDemandReading: @unchecked Sendable {
     private var poolClosed = false
     /// What the snapshots did, summed as they end (see ``Store/onDemandStatistics``).
     private var finished = OnDemandStatistics()
+    /// The schema fingerprint the file recorded when the store opened.
+    private var fingerprint: String?
+    /// Whether another store has since migrated the file to another schema: this code's
+    /// layout no longer reads it, so no new snapshot is taken. Under `lock`.
+    private(set) var schemaChanged = false
 
     init(path: String, layout: StoreLayout, lockTimeout: TimeInterval) throws {
         self.path = path
@@ -41,7 +46,7 @@ final class OnDemandReading: @unchecked Sendable {
         probe = try SQLiteBackend(path: path, durability: .normal, lockTimeout: lockTimeout, readOnly: true)
         // A first snapshot now: a file that cannot be read fails the open, not a query.
         // Not held: it ends at once and leaves its connection for the next.
-        _ = try lock.withLock { try current() }
+        try lock.withLock { fingerprint = try current()?.recordedFingerprint() }
     }
 
     deinit { close() }
@@ -59,11 +64,12 @@ final class OnDemandReading: @unchecked Sendable {
         probe.close()
     }
 
-    /// A context reading the file as it is now.
+    /// A context reading the file as it is now; an empty one once another store migrated the
+    /// file to another schema (its rows are no longer this code's entities).
     func context() -> Context {
         lock.withLock {
             do {
-                return Context(reader: try current())
+                return try current().map { Context(reader: $0) } ?? Context()
             } catch {
                 preconditionFailure("SchemaStore: cannot read \(path): \(error)")
             }
@@ -73,17 +79,25 @@ final class OnDemandReading: @unchecked Sendable {
     /// The snapshot of the file as it is now (shared with the contexts taken since the last
     /// commit).
     func currentSnapshot() throws -> OnDemandSnapshot {
-        try lock.withLock { try current() }
+        guard let snapshot = try lock.withLock({ try current() }) else { throw StoreError.schemaChangedElsewhere(path: path) }
+        return snapshot
     }
 
     /// The snapshot of the file as it is now: the last one while a context holds it and the
     /// file did not change since, else a new one. Called holding `lock`.
-    private func current() throws -> OnDemandSnapshot {
+    private func current() throws -> OnDemandSnapshot? {
+        guard !schemaChanged else { return nil }
         let now = isClosed ? nil : try probe.externalCommitCounter()
         if let snapshot, now == version, !isClosed { return snapshot }
         let connection = try poolLock.withLock { idle.popLast() } ?? SQLiteBackend(path: path, durability: .normal, lockTimeout: lockTimeout, readOnly: true)
         let next = try OnDemandSnapshot(backend: connection, layout: layout, links: links) { [weak self] connection, statistics in
             self?.recycle(connection, statistics)
+        }
+        // Another store migrated the file since it opened (the first snapshot records what it had).
+        if version != nil, try next.recordedFingerprint() != fingerprint {
+            schemaChanged = true
+            snapshot = nil
+            return nil
         }
         snapshot = next
         version = now

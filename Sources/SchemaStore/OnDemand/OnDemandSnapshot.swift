@@ -50,6 +50,11 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
         end(backend, counters)
     }
 
+    /// The schema fingerprint the file records, as this snapshot reads it.
+    func recordedFingerprint() throws -> String? {
+        try lock.withLock { try backend.currentFingerprint() }
+    }
+
     // MARK: ContextReader
 
     func materialize<Entity: EntityModelProtocol>(_ list: QueryList<Entity>, in context: Context) -> (QueryList<Entity>, Context) {
