@@ -24,7 +24,12 @@ import Testing
         let chat = "c\(Int.random(in: 0..<4, using: &random))"
         let message = "m\(Int.random(in: 0..<30, using: &random))"
         let age = Bool.random(using: &random) ? 0 : Int.random(in: 0..<90, using: &random)
-        switch Int.random(in: 0..<26, using: &random) {
+        switch Int.random(in: 0..<27, using: &random) {
+        case 26:
+            return ("save times: messages, chat \(chat) with what it reaches", { c in
+                let reached = Chat.query(chat, in: c).resolve()?.updatedAt(in: c, reachingThroughStoredLinks: true)
+                return "\(String(describing: Message.updatedAt(in: c))) \(String(describing: reached))"
+            })
         case 24:
             return ("users age < <= == != \(age)", { c in
                 let q = User.query(in: c)
@@ -210,7 +215,8 @@ import Testing
             let expected = try resident.write(write)
             resident.close()
             let actual = try onDemand.write(write)
-            for (query, (actual, expected)) in zip(queries, zip(actual, expected)) where actual != expected {
+            // Save times of this write's saves are each store's own clock: not compared.
+            for (query, (actual, expected)) in zip(queries, zip(actual, expected)) where actual != expected && !query.name.hasPrefix("save times") {
                 Issue.record("seed \(seed) round \(round): \(query.name) after \(steps.map(\.name))\n  on demand: \(actual.prefix(400))\n  resident:  \(expected.prefix(400))")
             }
             compared += queries.count

@@ -17,6 +17,9 @@ public protocol ContextReader: AnyObject, Sendable {
     func count<Entity: EntityModelProtocol>(_ list: QueryList<Entity>, in context: Context) -> Int?
     /// The number of stored entities of `type`, without reading rows.
     func count<Entity: EntityModelProtocol>(of type: Entity.Type, in context: Context) -> Int
+    /// A context holding every stored entity and link (for walks the reader cannot bound,
+    /// such as ``EntityModelProtocol/updatedAt(in:reachingThroughStoredLinks:)``). O(stored graph).
+    func materializeEverything(in context: Context) -> Context
 }
 
 extension Context {

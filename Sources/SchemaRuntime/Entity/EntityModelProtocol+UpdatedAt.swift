@@ -37,6 +37,10 @@ extension EntityModelProtocol {
     /// last changed, whatever this instance has loaded. O(entities and links reached).
     public func updatedAt(in context: Context, reachingThroughStoredLinks: Bool) -> Date? {
         guard reachingThroughStoredLinks else { return updatedAt(in: context) }
+        // Reading on demand: the walk has no bound a query could state, so it reads everything.
+        if let reader = context.reader {
+            return updatedAt(in: reader.materializeEverything(in: context), reachingThroughStoredLinks: true)
+        }
         guard let start = context.key(of: id, Self.self), context.hasRow(Self.self, start) else { return nil }
         var visited: Set<Pair> = [Pair(table: ObjectIdentifier(Self.self), key: start)]
         var pending = Array(visited)
@@ -58,6 +62,12 @@ extension EntityModelProtocol {
     /// The latest save time of any stored entity of this type; nil when none has one.
     /// Read from the end of the updatedAt index: O(1) plus the entities saved at that instant.
     public static func updatedAt(in context: Context) -> Date? {
+        if context.reader != nil {
+            // Reading on demand: every entity of the type, read once (its rows keep no index).
+            let holding = context.holdingEveryEntity(of: Self.self)
+            let times = holding.liveKeys(Self.self).compactMap { holding.tableIfPresent(Self.self)?.savedAt($0) }
+            return times.max().map { Date(timeIntervalSinceReferenceDate: $0) }
+        }
         var latest: Double?
         context.tableIfPresent(Self.self)?.updatedAtIndex.visit(reversed: true) { key in
             latest = context.tableIfPresent(Self.self)?.savedAt(key)

@@ -84,6 +84,10 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
         }
     }
 
+    func materializeEverything(in context: Context) -> Context {
+        reading { try whole() }
+    }
+
     func count<Entity: EntityModelProtocol>(of type: Entity.Type, in context: Context) -> Int {
         reading {
             guard let entity = layout.persisterByTable[ObjectIdentifier(Entity.self)] else { return try whole().count(of: type) }

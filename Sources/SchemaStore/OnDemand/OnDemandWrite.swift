@@ -146,6 +146,12 @@ final class OnDemandWrite: ContextFaulter, ContextReader, @unchecked Sendable {
 
     func count<Entity: EntityModelProtocol>(_ list: QueryList<Entity>, in context: Context) -> Int? { nil }
 
+    func materializeEverything(in context: Context) -> Context {
+        var copy = context
+        attempt { try readEverything(into: &copy) }
+        return copy.detachedFromStore()
+    }
+
     func count<Entity: EntityModelProtocol>(of type: Entity.Type, in context: Context) -> Int {
         let (list, materialized) = materialize(Entity.query(), in: context)
         return list.count(in: materialized)
