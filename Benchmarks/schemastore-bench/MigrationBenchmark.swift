@@ -36,7 +36,8 @@ enum MigrationBenchmark {
                 default: break
                 }
                 times[variant, default: []].append(try milliseconds {
-                    let opened = try Store(.file(copy), schema: BenchModelsSchema.self, migrations: variant == "through Swift" ? [timestamp] : [])
+                    let opened = try Store(.file(copy), schema: BenchModelsSchema.self, migrations: variant == "through Swift" ? [timestamp] : [],
+                                                   options: .init(residency: .resident))
                     precondition((opened.appliedMigration != nil) == (variant != "unchanged"))
                     opened.close()
                 })

@@ -35,7 +35,7 @@ struct PacksBenchmark {
         }
         report("create \(packCount) packs", [creating], count: packCount * perPack)
         let single = folder.appendingPathComponent("single.sqlite")
-        let one = try Store(.file(single), schema: BenchModelsSchema.self)
+        let one = try Store(.file(single), schema: BenchModelsSchema.self, options: .init(residency: .resident))
         try one.write { context in for fill in contents { try fill(&context) } }
         one.close()
 
@@ -56,7 +56,7 @@ struct PacksBenchmark {
         var singleStore: Store!, packStore: Store!
         for round in 0..<rounds {
             if round > 0 { singleStore.close() }
-            openSingle.append(try milliseconds { singleStore = try Store(.file(single), schema: BenchModelsSchema.self) })
+            openSingle.append(try milliseconds { singleStore = try Store(.file(single), schema: BenchModelsSchema.self, options: .init(residency: .resident)) })
             for size in sizes {
                 if size == packCount, round > 0 { packStore.close() }
                 let user = folder.appendingPathComponent("user-\(size).sqlite")

@@ -130,6 +130,8 @@ import Testing
         }
     }
 
+    // Opening resident reads every row, so damage is reported at open; a store reading on
+    // demand reads rows when queries need them (docs/Persistence.md, "Errors").
     @Test func aUniqueCollisionInTheFileIsReportedNotResolved() throws {
         let folder = try TemporaryFolder()
         let url = try storeFile(in: folder)
@@ -141,7 +143,7 @@ import Testing
             database.close()
         }
         #expect {
-            try Store(.file(url), schema: ChatModelsSchema.self)
+            try Store(.file(url), schema: ChatModelsSchema.self, options: .init(residency: .resident))
         } throws: { error in
             guard case .unreadableRow(let path, let entity, let reason) = error as? StoreError else { return false }
             return path == url.path && entity == "User" && reason.contains("usernameUnique")
@@ -157,7 +159,7 @@ import Testing
             database.close()
         }
         #expect {
-            try Store(.file(url), schema: ChatModelsSchema.self)
+            try Store(.file(url), schema: ChatModelsSchema.self, options: .init(residency: .resident))
         } throws: { error in
             guard case .unreadableRow(let path, let entity, let reason) = error as? StoreError else { return false }
             return path == url.path && entity == "User" && reason.contains("sleeping")

@@ -15,7 +15,8 @@ import Testing
 
     static func stores() throws -> (writer: Store, reader: Store, folder: TemporaryFolder) {
         let folder = try TemporaryFolder()
-        let writer = try Store(.file(folder.file()), schema: ChatModelsSchema.self)
+        // A resident writer: the reference compares its graphs before and after each commit.
+        let writer = try Store(.file(folder.file()), schema: ChatModelsSchema.self, options: .init(residency: .resident))
         let reader = try Store(.file(folder.file()), schema: ChatModelsSchema.self, options: .init(readOnly: true, residency: .onDemand))
         return (writer, reader, folder)
     }

@@ -157,8 +157,9 @@ import Testing
     func aFollowerMatchesTheWriterAfterEveryCommit(seed: UInt64) throws {
         var random = SplitMix64(seed: seed)
         let folder = try TemporaryFolder()
-        let writer = try Store(.file(folder.file()), schema: ChatModelsSchema.self)
-        let follower = try Store(.file(folder.file()), schema: ChatModelsSchema.self)
+        // Resident: the follower applies the log to its graph (on demand, nothing to follow).
+        let writer = try Store(.file(folder.file()), schema: ChatModelsSchema.self, options: .init(residency: .resident))
+        let follower = try Store(.file(folder.file()), schema: ChatModelsSchema.self, options: .init(residency: .resident))
         var history: [String] = []
         var archived = false
         for stepNumber in 0..<200 {
@@ -187,7 +188,7 @@ import Testing
     @Test func twoWritersFollowEachOtherFromTheLog() throws {
         var random = SplitMix64(seed: 99)
         let folder = try TemporaryFolder()
-        let stores = try (0..<2).map { _ in try Store(.file(folder.file()), schema: ChatModelsSchema.self) }
+        let stores = try (0..<2).map { _ in try Store(.file(folder.file()), schema: ChatModelsSchema.self, options: .init(residency: .resident)) }
         var reference = Context()
         for stepNumber in 0..<150 {
             let (name, step) = StoreModelBasedTests.randomStep(&random)

@@ -146,7 +146,7 @@ import Testing
                 try #require(try StoreSnapshot(store.context) == written, "reopened after step \(stepNumber)\nhistory: \(history.suffix(25))")
                 // The reopened graph takes further writes like the reference (the file's
                 // graph, in storage order, whichever way the store reads it).
-                reference = try Store(.file(folder.file()), schema: ChatModelsSchema.self, options: .init(readOnly: true)).context
+                reference = try Store(.file(folder.file()), schema: ChatModelsSchema.self, options: .init(readOnly: true, residency: .resident)).context
             }
         }
     }

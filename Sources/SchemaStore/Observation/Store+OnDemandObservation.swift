@@ -23,7 +23,7 @@ extension Store {
     func startObservingOnDemand() {
         guard onDemand != nil, (try? checkNotInsideAWrite()) != nil else { return }
         writeLock.withLock {
-            guard !isClosed, !stateLock.withLock({ isResident }), let sharing, let onDemand else { return }
+            guard !isClosed, !isResident, let sharing, let onDemand else { return }
             if !sharing.followsOnDemand {
                 // From the commit the file holds now: later ones are this observation's.
                 // A file that cannot be read now is reported by the next check; until then

@@ -1,13 +1,12 @@
 import Foundation
 @_spi(SchemaStore) import SchemaRuntime
 
-/// A store opened ``Store/Residency/onDemand``: SQL answers its queries until a write needs
-/// the whole graph.
+/// A store opened ``Store/Residency/onDemand``: SQL answers its queries, and its writes
+/// read what they touch (``OnDemandWrite``).
 extension Store {
-    /// Whether the store reads through SQL (``Residency/onDemand``, and no write has loaded
-    /// the whole graph yet).
+    /// Whether the store reads through SQL (``Residency/onDemand`` for a file store without packs).
     public var readsOnDemand: Bool {
-        onDemand != nil && !stateLock.withLock { isResident }
+        onDemand != nil && !isResident
     }
 
     /// What the on-demand snapshots did: queries answered from rows SQL selected, the

@@ -33,7 +33,7 @@ extension Store {
         guard !isClosed else { return }
         // A failure leaves the current graph as it was; the next check or write tries again
         // (a write reports it).
-        if stateLock.withLock({ isResident }) {
+        if isResident {
             try? catchUpWithOtherStores()
         } else {
             try? deliverOnDemandCommits()
@@ -49,7 +49,7 @@ extension Store {
     /// connection migrated the file to another schema.
     func catchUpWithOtherStores() throws {
         // An on-demand store's snapshots read the file as it is: nothing to follow.
-        guard let sharing, let backend, stateLock.withLock({ isResident }) else { return }
+        guard let sharing, let backend, isResident else { return }
         if let failure = sharing.failure { throw failure }
         guard let counter = try backend.externalCommitCounter(), counter != sharing.seenCounter else { return }
         guard try backend.recordedFingerprint() == sharing.fingerprint else {
@@ -139,7 +139,7 @@ extension Store {
         try writeLock.withLock {
             guard !isClosed else { throw StoreError.closed }
             // Reading on demand, every context reads the file as it is: only observers wait.
-            if stateLock.withLock({ isResident }) { try catchUpWithOtherStores() } else { try deliverOnDemandCommits() }
+            if isResident { try catchUpWithOtherStores() } else { try deliverOnDemandCommits() }
         }
     }
 }

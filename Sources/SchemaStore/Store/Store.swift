@@ -12,11 +12,14 @@ import Foundation
 /// ```
 ///
 /// - Reads: ``context`` returns the current graph as a ``Context`` value in O(1). It never
-///   changes under the reader; later writes produce new graphs.
+///   changes under the reader; later writes produce new graphs. A file store reads on demand
+///   by default (``Residency/onDemand``): the context is a snapshot of the file, and each
+///   query reads what it needs through SQL.
 /// - Writes: ``write(_:)`` runs its closure on the latest graph in one transaction. When the
 ///   closure returns, its changes are committed to the file in one SQLite transaction and
 ///   become the current graph. If the closure or the commit throws, neither the file nor the
-///   current graph changes. Writers are serialized; readers never wait for them.
+///   current graph changes. Writers are serialized; readers never wait for them. On demand,
+///   the closure's context reads the stored rows and links its saves and deletes touch.
 /// - Durability: a committed write survives the process being killed at any moment (WAL
 ///   journal); ``Durability/full`` also survives power loss, at an fsync per commit.
 /// - Sharing: several stores may open one file, in this process or others (an app and its
@@ -24,7 +27,8 @@ import Foundation
 ///   so none is lost, and each store notices the others' commits within
 ///   ``externalCommitCheckInterval``, loads them and tells its observers.
 ///
-/// Opening loads the whole graph and rebuilds the in-memory indexes (see docs/Persistence.md).
+/// Opening a resident store loads the whole graph and rebuilds the in-memory indexes; opening
+/// on demand reads the file's metadata only (see docs/Persistence.md, "Resident or on demand").
 public final class Store: @unchecked Sendable {
     /// Where the graph is kept.
     public enum Location: Sendable, Hashable {
@@ -65,11 +69,11 @@ public final class Store: @unchecked Sendable {
         /// The whole graph in memory, loaded at open and kept up to date: every query runs
         /// in memory. Opening and memory grow with the stored rows; for small stores and tests.
         case resident
-        /// SQLite answers the queries: opening reads only the file's metadata, each
-        /// ``Store/context`` is a snapshot of the file read through SQL, and memory holds
-        /// what queries read. Observers learn of commits from the file's log. The first write
-        /// of the store still loads the whole graph (writes run on it), and the store is
-        /// resident from then on.
+        /// SQLite answers the queries (the default for file stores): opening reads only the
+        /// file's metadata, each ``Store/context`` is a snapshot of the file read through SQL,
+        /// and memory holds what queries read. A write's closure runs on a context that reads
+        /// the rows and links its saves, deletes and queries touch. Observers learn of commits
+        /// from the file's log.
         case onDemand
     }
 
@@ -84,10 +88,11 @@ public final class Store: @unchecked Sendable {
         /// the part this code knows is intact; one needing a migration does not.
         public var readOnly: Bool
         /// Where queries run, for a file store without packs (other stores are resident).
+        /// On demand by default.
         public var residency: Residency
 
         public init(durability: Durability = .normal, lockTimeout: TimeInterval = 5, migration: MigrationPolicy = .automatic,
-                    readOnly: Bool = false, residency: Residency = .resident) {
+                    readOnly: Bool = false, residency: Residency = .onDemand) {
             self.durability = durability
             self.lockTimeout = lockTimeout
             self.migration = migration
@@ -126,9 +131,9 @@ public final class Store: @unchecked Sendable {
     var sharing: SharedFile?
     /// For a store opened ``Residency/onDemand``: its SQL snapshots. Nil for a resident store.
     let onDemand: OnDemandReading?
-    /// Whether `current` holds the whole graph: always for a resident store; for an on-demand
-    /// one, once a write or an observation needed it. Under `stateLock`.
-    var isResident: Bool
+    /// Whether `current` holds the whole graph (a resident store); false for a store reading
+    /// on demand, whose `current` stays empty.
+    let isResident: Bool
 
     /// Opens the store at `location` for `schema`, loading its graph. A file written with an
     /// older schema is migrated first, in one transaction (see ``MigrationPolicy``);
@@ -218,6 +223,9 @@ public final class Store: @unchecked Sendable {
 
     deinit {
         sharing?.stopPolling()
+        // Before the writer's connection, as in `close()`: the last connection to close
+        // checkpoints the log, which a read-only one cannot.
+        onDemand?.close()
         backend?.close()
         observers.close()
     }
@@ -228,7 +236,7 @@ public final class Store: @unchecked Sendable {
     /// it was when taken (a read transaction, held until the last copy of the context is
     /// gone): it holds no rows, and each query reads what it needs.
     public var context: Context {
-        if let onDemand, !stateLock.withLock({ isResident }) { return onDemand.context() }
+        if let onDemand, !isResident { return onDemand.context() }
         return stateLock.withLock { current }
     }
 
