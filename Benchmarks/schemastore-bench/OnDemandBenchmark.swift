@@ -29,7 +29,7 @@ enum OnDemandBenchmark {
                 }
             }
             for step in ["open", "first screen", "open + first screen", "peak RSS MB", "range of 1000", "range of 1000 again", "count 10%", "100 chats nested",
-                         "100 chats nested again", "full text 2 words", "write 1 message", "delete 1 message"] {
+                         "100 chats nested again", "full text 2 words", "write 1 message", "delete 1 message", "write 1 into 20k chat"] {
                 var line = step.padding(toLength: 22, withPad: " ", startingAt: 0)
                 for mode in modes {
                     let values = results[mode]?[step] ?? []
@@ -163,7 +163,25 @@ enum OnDemandBenchmark {
                 deletes.append(delete)
             }
         }
-        return [("write 1 message", median(saves)), ("delete 1 message", median(deletes))]
+        // The same into a chat of 20,000 messages, made for this and deleted after.
+        let big = 1_999_999_999 - Int(ProcessInfo.processInfo.processIdentifier)
+        try store.write { context in
+            try Chat(id: big, title: "big", messages: .relation((0..<20_000).map {
+                Message(id: big * 100_000 + $0, text: "m\($0)", timestamp: $0, author: .id(1))
+            })).save(to: &context)
+        }
+        var bigSaves: [Double] = []
+        for round in 0..<16 {
+            let save = try milliseconds {
+                try store.write { context in
+                    try Message(id: id, text: "into the big chat \(round)", timestamp: round, chat: .id(big), author: .id(1)).save(to: &context)
+                }
+            }
+            try store.write { context in try Message.delete(id: id, from: &context) }
+            if round > 0 { bigSaves.append(save) }
+        }
+        try store.write { context in try Chat.delete(id: big, from: &context) }
+        return [("write 1 message", median(saves)), ("delete 1 message", median(deletes)), ("write 1 into 20k chat", median(bigSaves))]
     }
 
     static func plainFirstScreen(_ database: OpaquePointer?, chat: Int) -> Int {

@@ -138,7 +138,9 @@ extension Context {
         }
         writeToOne(source, column, key, target, target: targetTable)
         if target >= 0, let inverse {
-            faultSlot(targetTable, inverse, target)
+            // The source's own slot, read above, did not link to `target`: a to-many inverse
+            // list does not hold the source, so it is appended to unread.
+            if !appendsWithoutReading(targetTable, inverse) { faultSlot(targetTable, inverse, target) }
             linkInverse(targetTable, inverse, target, to: key, back: (source, .toOne(column)))
         }
     }
@@ -152,12 +154,17 @@ extension Context {
                             _ targetTable: ObjectIdentifier, inverse: LinkSlot?) {
         faultSlot(source, .toMany(column), key)
         if let inverse, faulter != nil {
-            // Every target joining or leaving the list has its inverse changed: read them at once.
-            var touched = targets
-            if !appending { touched += storage(source).toManyLinks(column, key).keys }
+            // Every target joining or leaving the list has its inverse changed: read them at
+            // once. A to-many inverse list of a target joining does not hold the source (this
+            // list, read whole, did not hold the target): only those leaving are read.
+            let old = storage(source).toManyLinks(column, key)
             switch inverse.cardinality {
-            case .toOne: faultEntities(targetTable, touched)
-            case .toMany: faultLists(targetTable, inverse, touched)
+            case .toOne: faultEntities(targetTable, targets + (appending ? [] : Array(old.keys)))
+            case .toMany:
+                if !appending {
+                    let kept = Set(targets)
+                    faultLists(targetTable, inverse, old.keys.filter { !kept.contains($0) })
+                }
             }
         }
         if appending {

@@ -160,6 +160,9 @@ extension Context {
         withoutJournal { context in faulter.loadEntities(table, keys: pending, into: &context) }
     }
 
+    /// Loads the to-many `slot` of those `keys` not loaded yet. A list the write appended to
+    /// without reading it (``appendsWithoutReading(_:_:)``) holds only those appends: they
+    /// follow the stored links, as they will in the file.
     @usableFromInline
     mutating func loadFaultedLists(_ table: ObjectIdentifier, _ slot: LinkSlot, _ keys: [Int32]) {
         guard let faulter else { return }
@@ -168,7 +171,23 @@ extension Context {
             pending.append(key)
         }
         guard !pending.isEmpty else { return }
-        withoutJournal { context in faulter.loadLists(table, slot: slot, keys: pending, into: &context) }
+        let appended = pending.map { storageIfPresent(table)?.toManyLinks(slot.column, $0).keys ?? [] }
+        withoutJournal { context in
+            faulter.loadLists(table, slot: slot, keys: pending, into: &context)
+            guard appended.contains(where: { !$0.isEmpty }), let target = context.storageIfPresent(table)?.targetTable(of: slot) else { return }
+            // Not journaled: the appends' own journal entries undo them from the end.
+            for (key, values) in zip(pending, appended) {
+                for value in values { context.appendToMany(table, slot.column, key, value, target: target) }
+            }
+        }
+    }
+
+    /// Whether a link to the to-many `slot` of `key` can be appended without reading the
+    /// list: the caller knows the stored list does not hold it (the other side of a mutual
+    /// pair says so), and the list, unread, holds only this write's appends.
+    @inlinable
+    func appendsWithoutReading(_ table: ObjectIdentifier, _ slot: LinkSlot) -> Bool {
+        faulter != nil && slot.cardinality == .toMany
     }
 
     /// Runs `body` with neither journal nor faulter: what it loads is the state before the

@@ -114,6 +114,11 @@ class TableStorage: @unchecked Sendable {
     /// For each link column, the table its keys point into.
     var linkTargets: [(slot: LinkSlot, table: ObjectIdentifier)] { fatalError("subclass responsibility") }
 
+    /// The table `slot`'s links point into, if the entity type has that slot. O(relations).
+    final func targetTable(of slot: LinkSlot) -> ObjectIdentifier? {
+        linkTargets.first { $0.slot == slot }?.table
+    }
+
     /// The recorded save time of `key` (seconds since the reference date), or nil.
     func saveTime(_ key: Int32) -> Double? { fatalError("subclass responsibility") }
 
