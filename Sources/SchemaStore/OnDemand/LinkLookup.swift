@@ -32,4 +32,26 @@ struct LinkLookup: Sendable {
     func source(of slot: LinkSlot, in table: ObjectIdentifier) -> Source? {
         sources[Slot(table: table, slot: slot)]
     }
+
+    /// The stored links of `slot` of the entities `ids` of `table`, as (owner, target) id
+    /// pairs grouped by owner, a to-many slot's in link order (one statement), with where
+    /// they were read from. Nil for a slot no link table keeps.
+    func pairs(of slot: LinkSlot, in table: ObjectIdentifier, ids: [StoredValue],
+               backend: SQLiteBackend) throws -> (source: Source, pairs: [(owner: StoredValue, target: StoredValue)])? {
+        guard let source = source(of: slot, in: table) else { return nil }
+        var pairs: [(owner: StoredValue, target: StoredValue)] = []
+        switch source {
+        case .stored(let link):
+            var order = [SQLOrderTerm(expression: .column("owner"), descending: false)]
+            if link.isToMany { order.append(SQLOrderTerm(expression: .column("position"), descending: false)) }
+            try backend.rows(SQLSelect(output: .columns([.column("owner"), .column("target")]), table: link.name,
+                                       filter: .oneOf(.column("owner"), ids), order: order)) { pairs.append(($0[0], $0[1])) }
+        case .inverse(let link):
+            // The owners of this slot are the link table's targets.
+            try backend.rows(SQLSelect(output: .columns([.column("target"), .column("owner")]), table: link.name,
+                                       filter: .oneOf(.column("target"), ids),
+                                       order: [SQLOrderTerm(expression: .column("target"), descending: false)])) { pairs.append(($0[0], $0[1])) }
+        }
+        return (source, pairs)
+    }
 }

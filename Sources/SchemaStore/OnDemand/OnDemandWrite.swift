@@ -257,24 +257,14 @@ final class OnDemandWrite: ContextFaulter, ContextReader, @unchecked Sendable {
     /// Reads the stored links of `slot` of the entities `ids` (whole, in order) into their own
     /// slot only: the entities they link to read theirs when the write touches them.
     private func loadLinks(_ slot: LinkSlot, of ids: [StoredValue], owner: any AnyEntityPersister, into context: inout Context) throws {
-        guard let source = links.source(of: slot, in: owner.table) else { return }
-        var pairs: [(owner: StoredValue, target: StoredValue)] = []
+        guard let (source, pairs) = try links.pairs(of: slot, in: owner.table, ids: ids, backend: backend) else { return }
         countStatement()
-        let link: LinkLayout
+        let target: any AnyEntityPersister
         switch source {
-        case .stored(let stored):
-            link = stored
-            var order = [SQLOrderTerm(expression: .column("owner"), descending: false)]
-            if link.isToMany { order.append(SQLOrderTerm(expression: .column("position"), descending: false)) }
-            try backend.rows(SQLSelect(output: .columns([.column("owner"), .column("target")]), table: link.name,
-                                       filter: .oneOf(.column("owner"), ids), order: order)) { pairs.append(($0[0], $0[1])) }
-        case .inverse(let inverse):
-            // The owners of this slot are the link table's targets.
-            link = inverse
-            try backend.rows(SQLSelect(output: .columns([.column("target"), .column("owner")]), table: link.name,
-                                       filter: .oneOf(.column("target"), ids))) { pairs.append(($0[0], $0[1])) }
+        case .stored(let link): target = link.targetEntity
+        // Read backwards: the link table's owners are this slot's targets.
+        case .inverse(let link): target = link.ownerEntity
         }
-        let target = layout.persisterByTable[owner.relations.first { $0.slot == slot }?.target ?? owner.table] ?? owner
         let ownerKeys = try owner.loadKeys(pairs.map(\.owner), into: &context)
         let targetKeys = try target.loadKeys(pairs.map(\.target), into: &context)
         var start = 0

@@ -103,19 +103,14 @@ struct SubgraphLoader {
 
     /// Reads the links of `slot` of `owners`, whole and in link order.
     private mutating func loadLinks(_ slot: LinkSlot, of owners: [Int32], owner: any AnyEntityPersister, target: any AnyEntityPersister) throws {
-        guard !owners.isEmpty, let source = links.source(of: slot, in: owner.table) else { return }
+        guard !owners.isEmpty else { return }
         let ids = owners.map { owner.idValue($0, in: context) }
         for start in stride(from: 0, to: ids.count, by: Self.batchSize) {
             let batch = Array(ids[start..<min(start + Self.batchSize, ids.count)])
+            guard let (source, pairs) = try links.pairs(of: slot, in: owner.table, ids: batch, backend: backend) else { return }
             statements += 1
             switch source {
             case .stored(let link):
-                var order = [SQLOrderTerm(expression: .column("owner"), descending: false)]
-                if link.isToMany { order.append(SQLOrderTerm(expression: .column("position"), descending: false)) }
-                let select = SQLSelect(output: .columns([.column("owner"), .column("target")]), table: link.name,
-                                       filter: .oneOf(.column("owner"), batch), order: order)
-                var pairs: [(owner: StoredValue, target: StoredValue)] = []
-                try backend.rows(select) { values in pairs.append((values[0], values[1])) }
                 let ownerKeys = try link.ownerEntity.loadKeys(pairs.map(\.owner), into: &context)
                 let targetKeys = try link.targetEntity.loadKeys(pairs.map(\.target), into: &context)
                 var start = 0
@@ -125,12 +120,7 @@ struct SubgraphLoader {
                     store(link, owner: ownerKeys[start], targets: Array(targetKeys[start..<end]))
                     start = end
                 }
-            case .inverse(let link):
-                // The owners of this slot are the link table's targets.
-                let select = SQLSelect(output: .columns([.column("target"), .column("owner")]), table: link.name,
-                                       filter: .oneOf(.column("target"), batch), order: [SQLOrderTerm(expression: .column("target"), descending: false)])
-                var pairs: [(owner: StoredValue, target: StoredValue)] = []
-                try backend.rows(select) { values in pairs.append((values[0], values[1])) }
+            case .inverse:
                 let ownerKeys = try owner.loadKeys(pairs.map(\.owner), into: &context)
                 let targetKeys = try target.loadKeys(pairs.map(\.target), into: &context)
                 for (key, targetKey) in zip(ownerKeys, targetKeys) where context.linkedKey(owner.table, slot, of: key) < 0 {

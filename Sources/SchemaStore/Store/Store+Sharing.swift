@@ -52,15 +52,23 @@ extension Store {
         guard let sharing, let backend, isResident else { return }
         if let failure = sharing.failure { throw failure }
         guard let counter = try backend.externalCommitCounter(), counter != sharing.seenCounter else { return }
-        guard try backend.recordedFingerprint() == sharing.fingerprint else {
-            let failure = StoreError.schemaChangedElsewhere(path: backend.location)
-            sharing.failure = failure
-            throw failure
-        }
+        try checkSchemaUnchanged(sharing: sharing, recorded: try backend.recordedFingerprint(), path: backend.location)
         try backend.readTransaction {
             if try !followLog(sharing: sharing, backend: backend) { try reload(sharing: sharing, backend: backend) }
         }
         sharing.seenCounter = counter
+    }
+
+    /// Throws ``StoreError/schemaChangedElsewhere(path:)``, and keeps throwing it, when the
+    /// fingerprint the file records now (`recorded`) is not the one it had when the store
+    /// opened: another version of the app migrated it, and this code's layout no longer fits.
+    func checkSchemaUnchanged(sharing: SharedFile, recorded: String?, path: String) throws {
+        if let failure = sharing.failure { throw failure }
+        guard recorded == sharing.fingerprint else {
+            let failure = StoreError.schemaChangedElsewhere(path: path)
+            sharing.failure = failure
+            throw failure
+        }
     }
 
     /// Loads what the other stores' commits changed, from the ``CommitLog``: the rows and

@@ -320,14 +320,7 @@ public final class Store: @unchecked Sendable {
     private func runOnDemand<Result>(_ body: (inout Context) throws -> Result, transaction: any StoreTransaction,
                                      file: SQLiteBackend, links: LinkLookup) throws -> Commit<Result> {
         // Another version of the app migrated the file: this code's layout no longer fits it.
-        if let sharing {
-            if let failure = sharing.failure { throw failure }
-            guard try file.currentFingerprint() == sharing.fingerprint else {
-                let failure = StoreError.schemaChangedElsewhere(path: file.location)
-                sharing.failure = failure
-                throw failure
-            }
-        }
+        if let sharing { try checkSchemaUnchanged(sharing: sharing, recorded: try file.currentFingerprint(), path: file.location) }
         let reading = OnDemandWrite(layout: layout, links: links, backend: file)
         var context = Context(faulter: reading, reader: reading)
         let result: Result, changes: ChangeSet, before: Context
