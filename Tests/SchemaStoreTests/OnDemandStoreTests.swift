@@ -33,6 +33,43 @@ import Testing
         try Store(.file(url), schema: ChatModelsSchema.self, options: .init(readOnly: readOnly, residency: .onDemand))
     }
 
+    /// A write reads what it touches: saving a message into a chat, editing it and deleting
+    /// it run as many statements in a store of 2 chats as in one of 40 with 20 times the
+    /// messages and users, and the message's chat holds 25 messages in both.
+    @Test func aWriteReadsWhatItTouchesWhateverTheStoresSize() throws {
+        func statements(chats: Int) throws -> [Int] {
+            let url = try OnDemandDifferentialTests.temporaryFile()
+            defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
+            let store = try Store(.file(url), schema: ChatModelsSchema.self, options: .init(residency: .onDemand))
+            try store.write { context in
+                for chat in 0..<chats {
+                    try User(id: "u\(chat)", name: "n\(chat)").save(to: &context)
+                    try Chat(id: "c\(chat)", users: .ids(["u\(chat)"]), messages: .relation((0..<25).map {
+                        Message(id: "m\(chat)-\($0)", text: "t", author: .id("u\(chat)"))
+                    })).save(to: &context)
+                }
+            }
+            var counts: [Int] = []
+            func counted(_ body: (inout Context) throws -> Void) throws {
+                let before = store.onDemandStatistics.writeStatements
+                try store.write(body)
+                counts.append(store.onDemandStatistics.writeStatements - before)
+            }
+            try counted { try Message(id: "new", text: "hi", author: .id("u0"), chat: .id("c0")).save(to: &$0) }
+            try counted { context in
+                var message = try #require(context.find(Message.self, id: "new"))
+                message.text = "edited"
+                try message.save(to: &context)
+            }
+            try counted { try Message.delete(id: "new", from: &$0) }
+            #expect(Chat.query("c0", in: store.context).related(\.$messages).count() == 25)
+            #expect(store.readsOnDemand && store.onDemandStatistics.writes == 4)
+            return counts
+        }
+        let small = try statements(chats: 2), large = try statements(chats: 40)
+        #expect(small == large && small.allSatisfy { $0 > 0 && $0 < 20 }, "\(small) \(large)")
+    }
+
     @Test func rowsExcludedByAFilterAreStillReadWhenAQueryFollowsALinkToThem() throws {
         let url = try Self.filled()
         defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }

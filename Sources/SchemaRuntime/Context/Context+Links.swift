@@ -140,7 +140,7 @@ extension Context {
         if target >= 0, let inverse {
             // The source's own slot, read above, did not link to `target`: a to-many inverse
             // list does not hold the source, so it is appended to unread.
-            if !appendsWithoutReading(targetTable, inverse) { faultSlot(targetTable, inverse, target) }
+            if !appendsWithoutReading(inverse) { faultSlot(targetTable, inverse, target) }
             linkInverse(targetTable, inverse, target, to: key, back: (source, .toOne(column)))
         }
     }

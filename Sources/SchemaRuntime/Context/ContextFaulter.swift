@@ -55,22 +55,6 @@ extension Context {
         keepsOnlyUniqueIndexes = true
     }
 
-    /// Whether this context loads stored state on demand (a write on a store reading on demand).
-    @_spi(SchemaStore)
-    public var isFaulting: Bool { faulter != nil }
-
-    /// Whether the row and to-one links of `key` were loaded (or the context does not fault).
-    @_spi(SchemaStore)
-    public func hasLoadedEntity(_ table: ObjectIdentifier, _ key: Int32) -> Bool {
-        faulter == nil || faults.entities[table]?.contains(key) == true
-    }
-
-    /// Whether the to-many `slot` of `key` was loaded (or the context does not fault).
-    @_spi(SchemaStore)
-    public func hasLoadedList(_ table: ObjectIdentifier, _ slot: LinkSlot, _ key: Int32) -> Bool {
-        faulter == nil || faults.lists[table]?.contains(FaultState.ListKey(column: slot.column, key: key)) == true
-    }
-
     /// The same context, reading nothing more: for running a query on what was loaded.
     @_spi(SchemaStore)
     public func detachedFromStore() -> Context {
@@ -117,14 +101,6 @@ extension Context {
         }
     }
 
-    /// Loads everything of `key`: its row, its to-one links and every to-many list.
-    @inlinable
-    mutating func faultWhole(_ table: ObjectIdentifier, _ key: Int32, toManyColumns: Int) {
-        guard faulter != nil, key >= 0 else { return }
-        loadFaulted(table, [key])
-        for column in 0..<toManyColumns { loadFaultedLists(table, .toMany(column), [key]) }
-    }
-
     /// The key of `id` with its row and to-one links loaded; nil without a faulter (then
     /// nothing is interned).
     @inlinable @discardableResult
@@ -161,7 +137,7 @@ extension Context {
     }
 
     /// Loads the to-many `slot` of those `keys` not loaded yet. A list the write appended to
-    /// without reading it (``appendsWithoutReading(_:_:)``) holds only those appends: they
+    /// without reading it (``appendsWithoutReading(_:)``) holds only those appends: they
     /// follow the stored links, as they will in the file.
     @usableFromInline
     mutating func loadFaultedLists(_ table: ObjectIdentifier, _ slot: LinkSlot, _ keys: [Int32]) {
@@ -186,7 +162,7 @@ extension Context {
     /// list: the caller knows the stored list does not hold it (the other side of a mutual
     /// pair says so), and the list, unread, holds only this write's appends.
     @inlinable
-    func appendsWithoutReading(_ table: ObjectIdentifier, _ slot: LinkSlot) -> Bool {
+    func appendsWithoutReading(_ slot: LinkSlot) -> Bool {
         faulter != nil && slot.cardinality == .toMany
     }
 

@@ -115,6 +115,14 @@ final class OnDemandReading: @unchecked Sendable {
         if !kept { connection.close() }
     }
 
+    /// Adds what a write did to reach what it touched.
+    func recordWrite(statements: Int) {
+        poolLock.withLock {
+            finished.writes += 1
+            finished.writeStatements += statements
+        }
+    }
+
     /// What the snapshots taken so far did.
     var statistics: OnDemandStatistics {
         let live = lock.withLock { snapshot }
@@ -138,5 +146,7 @@ extension OnDemandStatistics {
         counts += other.counts
         wholeGraphReads += other.wholeGraphReads
         fullTextReads += other.fullTextReads
+        writes += other.writes
+        writeStatements += other.writeStatements
     }
 }

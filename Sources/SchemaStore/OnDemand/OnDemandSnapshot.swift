@@ -297,6 +297,9 @@ public struct OnDemandStatistics: Sendable, Hashable {
     public var counts = 0
     /// Queries SQL could not narrow, answered on the whole graph (read once per snapshot).
     public var wholeGraphReads = 0
+    /// Writes that ran on demand, and the SQL statements they ran to read what they touched.
+    public var writes = 0
+    public var writeStatements = 0
 
     mutating func record(_ loader: SubgraphLoader) {
         materializations += 1

@@ -11,7 +11,8 @@ extension Store {
 
     /// What the on-demand snapshots did: queries answered from rows SQL selected, the
     /// statements they ran, counts SQL answered alone, and queries SQL could not narrow
-    /// (answered on the whole graph, read once per snapshot). Zero for a resident store.
+    /// (answered on the whole graph, read once per snapshot), and the statements writes ran
+    /// to read what they touched. Zero for a resident store.
     public var onDemandStatistics: OnDemandStatistics {
         onDemand?.statistics ?? OnDemandStatistics()
     }
