@@ -70,6 +70,24 @@ import Testing
         #expect(small == large && small.allSatisfy { $0 > 0 && $0 < 20 }, "\(small) \(large)")
     }
 
+    /// A write's context returned by its closure outlives the write: it reads the file as
+    /// committed through a snapshot of its own, never through the writer's connection, which
+    /// later writes use.
+    @Test func aWritesContextReadsAfterTheWrite() throws {
+        let url = try Self.filled()
+        defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
+        let store = try Self.onDemand(url, readOnly: false)
+        let written = try store.write { context in
+            try Message(id: "m99", text: "kept", timestamp: 990, author: .id("u1"), chat: .id("c1")).save(to: &context)
+            return context
+        }
+        try store.write { try Message(id: "m100", text: "later", author: .id("u2"), chat: .id("c1")).save(to: &$0) }
+        #expect(Message.query("m99", in: written).with(\.$author).resolve()?.author?.name == "Ann")
+        let newest = Chat.query("c1", in: written).related(\.$messages).sorted(by: \.timestamp.desc).limit(2).resolve().map(\.id)
+        #expect(newest == ["m99", "m50"])
+        #expect(Message.query(in: store.context).count() == 52)
+    }
+
     @Test func rowsExcludedByAFilterAreStillReadWhenAQueryFollowsALinkToThem() throws {
         let url = try Self.filled()
         defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }

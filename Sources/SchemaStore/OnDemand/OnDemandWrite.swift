@@ -16,7 +16,14 @@ import Foundation
 final class OnDemandWrite: ContextFaulter, ContextReader, @unchecked Sendable {
     private let layout: StoreLayout
     private let links: LinkLookup
-    private let backend: SQLiteBackend
+    /// The writer's connection while the write runs; then a read-only snapshot of its own,
+    /// opened when a context that left the write (returned by its closure) reads again.
+    private var backend: SQLiteBackend
+    /// Serializes reads (a copy of the write's context may be read on another thread).
+    /// Recursive: a query's reader faults through the same object.
+    private let access = NSRecursiveLock()
+    private var writeEnded = false
+    private var ownSnapshot: SQLiteBackend?
     private let lock = NSLock()
     private var firstFailure: Error?
     /// Per table: each stored id read so far and its place in storage order (SQLite's rowid),
@@ -33,6 +40,17 @@ final class OnDemandWrite: ContextFaulter, ContextReader, @unchecked Sendable {
         self.layout = layout
         self.links = links
         self.backend = backend
+    }
+
+    /// Called when the write's transaction ended: a context that outlives it (returned by
+    /// the closure) reads the file as committed, through a snapshot of its own.
+    func endWrite() {
+        access.withLock { writeEnded = true }
+    }
+
+    deinit {
+        ownSnapshot?.endSnapshot()
+        ownSnapshot?.close()
     }
 
     /// The first read that failed, if any: the write must not commit.
@@ -306,7 +324,16 @@ final class OnDemandWrite: ContextFaulter, ContextReader, @unchecked Sendable {
 
     /// Runs a read, keeping its error (the first one) for ``failure``.
     private func attempt<Result>(_ body: () throws -> Result) -> Result? {
+        access.lock()
+        defer { access.unlock() }
         do {
+            if writeEnded, ownSnapshot == nil {
+                // The writer's connection belongs to later writes now.
+                let snapshot = try SQLiteBackend(path: backend.location, durability: .normal, lockTimeout: 5, readOnly: true)
+                try snapshot.beginSnapshot()
+                ownSnapshot = snapshot
+                backend = snapshot
+            }
             return try body()
         } catch {
             lock.withLock { if firstFailure == nil { firstFailure = error } }

@@ -322,7 +322,10 @@ public final class Store: @unchecked Sendable {
         // Another version of the app migrated the file: this code's layout no longer fits it.
         if let sharing { try checkSchemaUnchanged(sharing: sharing, recorded: try file.currentFingerprint(), path: file.location) }
         let reading = OnDemandWrite(layout: layout, links: links, backend: file)
-        defer { onDemand?.recordWrite(statements: reading.statements) }
+        defer {
+            reading.endWrite()
+            onDemand?.recordWrite(statements: reading.statements)
+        }
         var context = Context(faulter: reading, reader: reading)
         let result: Result, changes: ChangeSet, before: Context
         do {
