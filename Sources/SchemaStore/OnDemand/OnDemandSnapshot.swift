@@ -259,9 +259,6 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
         return graph
     }
 
-    /// Runs `body` on the connection. Queries do not throw: a snapshot whose file cannot be
-    /// read any more (an I/O error under a held read transaction) stops the process with the
-    /// error rather than answering wrongly.
     // MARK: The commit log
 
     /// The log entries of the commits after `commit` the snapshot holds, in commit order.
@@ -274,6 +271,9 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
         try lock.withLock { try backend.lastCommit() ?? 0 }
     }
 
+    /// Runs `body` on the connection. Queries do not throw: a snapshot whose file cannot be
+    /// read any more (an I/O error under a held read transaction, a row that no longer
+    /// decodes) stops the process with the error rather than answering wrongly.
     private func reading<Result>(_ body: () throws -> Result) -> Result {
         lock.withLock {
             do {
