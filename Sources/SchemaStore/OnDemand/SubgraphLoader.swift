@@ -11,8 +11,9 @@ struct SubgraphLoader {
     let links: LinkLookup
     let backend: SQLiteBackend
     private(set) var context = Context.unindexed()
-    /// Ids whose row was read (found or not), per entity table.
-    private var readIDs: [ObjectIdentifier: Set<StoredValue>] = [:]
+    /// Keys whose row was read (found or not), per entity table: keys, not ids, since an
+    /// `Int32` hashes for a fraction of a `StoredValue` holding a string.
+    private var readKeys: [ObjectIdentifier: Set<Int32>] = [:]
     /// Slots of entities whose links were read.
     private var readSlots: Set<SlotOfEntity> = []
     /// How many statements ran (for ``QueryPlan`` notes and tests).
@@ -39,12 +40,14 @@ struct SubgraphLoader {
         var rows: [[StoredValue]] = []
         statements += 1
         try backend.rows(select) { rows.append($0) }
+        let keys = try entity.loadKeys(rows.map { $0[0] }, into: &context)
         // Taken out while inserting: a copy left in the dictionary would make each insert copy the set.
-        var seen = readIDs.removeValue(forKey: entity.table) ?? []
-        let new = rows.filter { seen.insert($0[0]).inserted }
-        readIDs[entity.table] = seen
+        var seen = readKeys.removeValue(forKey: entity.table) ?? []
+        var new: [[StoredValue]] = []
+        for (row, key) in zip(rows, keys) where seen.insert(key).inserted { new.append(row) }
+        readKeys[entity.table] = seen
         _ = try entity.loadRows(new, into: &context)
-        return try entity.loadKeys(rows.map { $0[0] }, into: &context)
+        return keys
     }
 
     /// Reads the rows of `ids` not read yet that pass `filter`, in storage order; returns the
@@ -52,17 +55,19 @@ struct SubgraphLoader {
     mutating func loadRows(_ entity: any AnyEntityPersister, ids: [StoredValue], filter: SQLExpression = .boolean(true)) throws -> [Int32] {
         var keys: [Int32] = []
         let idColumn = SQLExpression.column(entity.columns[0].name)
+        // Each id once, first occurrence kept, compared by key.
+        var seen = Set<Int32>()
+        let unique = zip(ids, try entity.loadKeys(ids, into: &context)).filter { seen.insert($0.1).inserted }
         var start = 0
-        let unique = uniqued(ids)
         while start < unique.count {
-            let batch = Array(unique[start..<min(start + Self.batchSize, unique.count)])
+            let batch = unique[start..<min(start + Self.batchSize, unique.count)]
             start += Self.batchSize
             let select = SQLSelect(output: .columns(entity.columns.map { .column($0.name) }), table: entity.tableName,
-                                   filter: .all([.oneOf(idColumn, batch), filter]), order: [SQLOrderTerm(expression: .storageOrder(), descending: false)])
+                                   filter: .all([.oneOf(idColumn, batch.map(\.0)), filter]), order: [SQLOrderTerm(expression: .storageOrder(), descending: false)])
             keys += try loadRows(entity, select)
             // Ids without a row are read too, when no filter left rows out: nothing to read
             // again. A row the filter left out may still be reached through a link later.
-            if filter == .boolean(true) { readIDs[entity.table, default: []].formUnion(batch) }
+            if filter == .boolean(true) { readKeys[entity.table, default: []].formUnion(batch.map(\.1)) }
         }
         return keys
     }
@@ -95,7 +100,8 @@ struct SubgraphLoader {
             for owner in owners {
                 for key in context.targetKeys(edge.source, edge.slot, of: owner) where seen.insert(key).inserted { linked.append(key) }
             }
-            let unread = linked.map { target.idValue($0, in: context) }.filter { !(readIDs[edge.target]?.contains($0) ?? false) }
+            let read = readKeys[edge.target] ?? []
+            let unread = linked.filter { !read.contains($0) }.map { target.idValue($0, in: context) }
             if !unread.isEmpty { _ = try loadRows(target, ids: unread) }
             try follow(edge.onward, from: linked, of: edge.target)
         }
@@ -145,10 +151,4 @@ struct SubgraphLoader {
             }
         }
     }
-}
-
-/// `ids` without repeats, first occurrence kept.
-private func uniqued(_ ids: [StoredValue]) -> [StoredValue] {
-    var seen = Set<StoredValue>()
-    return ids.filter { seen.insert($0).inserted }
 }
