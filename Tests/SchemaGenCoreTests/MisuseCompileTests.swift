@@ -49,6 +49,18 @@ import Testing
                error: "static method 'string(_:contains:caseSensitive:)' requires that 'Int' conform to 'TextSearchable'"),
         Misuse(code: "_ = Recipe.filter(.string(\\.minutes, fuzzyMatches: \"3\"), in: context)",
                error: "requires that 'Int' conform to 'TextSearchable'"),
+        // A query made without a context has nothing to resolve in.
+        Misuse(code: "_ = Recipe.filter(\\.minutes >= 3).resolve()",
+               error: "'resolve()' is unavailable: a query made without a context resolves in one: use resolve(in: context)"),
+        Misuse(code: "_ = Recipe.query().count()",
+               error: "'count()' is unavailable: a query made without a context counts in one: use count(in: context)"),
+        Misuse(code: "_ = Recipe.query(\"r1\").resolve()",
+               error: "'resolve()' is unavailable: a query made without a context resolves in one"),
+        Misuse(code: "_ = Recipe.query([\"r1\"]).sorted(by: \\.minutes).first().resolve()",
+               error: "'resolve()' is unavailable"),
+        Misuse(code: "_ = recipe.query().related(\\.$tags).resolve()",
+               error: "'resolve()' is unavailable"),
+        Misuse(code: "_ = Recipe.query().sum(\\.minutes)", error: "missing argument for parameter 'in' in call"),
     ]
 
     /// The right spellings of the same intents.
@@ -61,6 +73,14 @@ import Testing
         "_ = Recipe.filter(.string(\\.title, \\.notes, contains: \"3\"), in: context)",
         "_ = Recipe.filter(.string(\\.notes, notHavingPrefix: \"3\"), in: context)",
         "_ = Recipe.filter(\\.minutes >= 3, in: context).resolve()",
+        "_ = Recipe.filter(\\.minutes >= 3).resolve(in: context)",
+        "_ = Recipe.filter(\\.minutes >= 3).in(context).resolve()",
+        "_ = Recipe.query().count(in: context)",
+        "_ = Recipe.query(\"r1\").resolve(in: context)",
+        "_ = recipe.query().related(\\.$tags).resolve(in: context)",
+        "_ = Recipe.query().sum(\\.minutes, in: context)",
+        "_ = Recipe.query(in: context).or(.filter(\\.minutes > 30).and(\\.minutes < 60)).resolve()",
+        "_ = Recipe.query().or(.filter(\\.minutes > 30)).resolve(in: context)",
     ]
 
     static func snippet(_ lines: [String]) -> String {

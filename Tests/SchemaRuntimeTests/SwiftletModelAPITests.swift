@@ -19,7 +19,7 @@ import Testing
     @Test func firstAndLastAreQueriesFinishedLater() throws {
         let context = try Self.context()
         let byAge = User.query().sorted(by: \.age)
-        let first: Query<User> = byAge.first()
+        let first: ContextFreeQuery<User> = byAge.first()
         #expect(first.resolve(in: context)?.id == "u4")
         #expect(byAge.last().resolve(in: context)?.id == "u5")
         // With a context, and with nested relations added to the first/last query.

@@ -228,7 +228,7 @@ func eventually(_ condition: () -> Bool) -> Bool {
     func liveQueriesEqualRerunningTheQuery(seed: UInt64) async throws {
         var random = SplitMix64(seed: seed)
         let store = try Store(.memory, schema: ChatModelsSchema.self)
-        let queries: [QueryList<Message>] = [
+        let queries: [ContextFreeQueryList<Message>] = [
             Chat.query("c1").related(\.$messages).sorted(by: \.timestamp),
             Message.query().filter(\.timestamp < 500).sorted(by: \.timestamp).limit(5),
             Message.query(["m1", "m2", "m3"]),

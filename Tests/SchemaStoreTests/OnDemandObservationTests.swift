@@ -89,7 +89,7 @@ import Testing
         var random = SplitMix64(seed: seed)
         let (writer, reader, folder) = try Self.stores()
         defer { _ = folder }
-        let queries: [QueryList<Message>] = [
+        let queries: [ContextFreeQueryList<Message>] = [
             Chat.query("c1").related(\.$messages).sorted(by: \.timestamp),
             Message.query().filter(\.timestamp < 500).sorted(by: \.timestamp).limit(5),
             Message.query(["m1", "m2", "m3"]),

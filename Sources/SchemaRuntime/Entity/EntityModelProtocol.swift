@@ -88,7 +88,7 @@ extension EntityModelProtocol {
     }
 
     /// A query for this entity (by its id), resolved with `resolve(in:)`.
-    public func query() -> Query<Self> { Query(id: id) }
+    public func query() -> ContextFreeQuery<Self> { ContextFreeQuery(id: id) }
 
     /// A query for this entity (by its id) in `context`.
     public func query(in context: Context) -> Query<Self> { Query(context: context, id: id) }

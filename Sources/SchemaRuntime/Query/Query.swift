@@ -13,7 +13,7 @@ public struct Query<Entity: EntityModelProtocol>: NestedQuery {
     /// The queried id; nil for the template queries passed to nested closures and for queries
     /// whose entity is found when they resolve (`first()`, `last()`, a to-one `related(_:)`).
     public let id: Entity.ID?
-    let context: Context?
+    private(set) var context: Context?
     /// Finds the key in the context the query resolves in, when `id` cannot be known before.
     private var derivedKey: ((Context) -> Int32?)?
     /// Whether the query's entity is found when it resolves (see ``ContextReader``).
@@ -31,10 +31,17 @@ public struct Query<Entity: EntityModelProtocol>: NestedQuery {
         self.id = id
     }
 
-    /// A query for `id`, to be resolved with ``resolve(in:)``.
-    public init(id: Entity.ID) {
+    /// A query for `id` with no context, for ``ContextFreeQuery``.
+    init(id: Entity.ID) {
         self.context = nil
         self.id = id
+    }
+
+    /// The same query in `context`.
+    func bound(to context: Context) -> Query {
+        var copy = self
+        copy.context = context
+        return copy
     }
 
     /// The template a nested closure shapes.

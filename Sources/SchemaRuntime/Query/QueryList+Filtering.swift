@@ -38,6 +38,10 @@ extension QueryList {
         }
     }
 
+    /// Entities matched by this query and by `other` (made without a context, it runs in
+    /// this query's): `.and(.filter(\.level <= 4))`.
+    public func and(_ other: ContextFreeQueryList<Entity>) -> QueryList { and(other.query) }
+
     /// Keeps the entities satisfying the current filter or `predicate`.
     public func or(_ predicate: Predicate<Entity>) -> QueryList {
         var copy = self
@@ -56,6 +60,10 @@ extension QueryList {
             return mine || theirs
         }
     }
+
+    /// Entities matched by this query or by `other` (made without a context, it runs in
+    /// this query's): `.or(.filter(\.age > 30))`.
+    public func or(_ other: ContextFreeQueryList<Entity>) -> QueryList { or(other.query) }
 
     /// This query and `other` combined: one filter (`predicates` merges them) when both run
     /// over every entity unshaped, so the planner can still use indexes; else a query over
@@ -392,12 +400,6 @@ extension QueryList {
     public static func filter(_ predicate: Predicate<Entity>, in context: Context) -> QueryList {
         QueryList(context: context, source: .all).filter(predicate)
     }
-
-    /// Every entity of this type satisfying `predicate`, in the context of the query it is
-    /// combined with or the one given to `resolve(in:)`: `.or(.filter(\.age > 30))`.
-    public static func filter(_ predicate: Predicate<Entity>) -> QueryList {
-        QueryList(context: nil, source: .all).filter(predicate)
-    }
 }
 
 extension EntityModelProtocol {
@@ -406,9 +408,9 @@ extension EntityModelProtocol {
         QueryList(context: context, source: .all).filter(predicate)
     }
 
-    /// Every entity of this type satisfying `predicate`, resolved later with
+    /// Every entity of this type satisfying `predicate`, with no context: resolved with
     /// `resolve(in:)`: `User.filter(\.age > 18).sorted(by: \.name).resolve(in: context)`.
-    public static func filter(_ predicate: Predicate<Self>) -> QueryList<Self> {
-        QueryList(context: nil, source: .all).filter(predicate)
+    public static func filter(_ predicate: Predicate<Self>) -> ContextFreeQueryList<Self> {
+        .filter(predicate)
     }
 }

@@ -19,7 +19,7 @@ public struct QueryList<Entity: EntityModelProtocol>: NestedQuery {
         case intersection([QueryList])
     }
 
-    @usableFromInline let context: Context?
+    @usableFromInline private(set) var context: Context?
     @usableFromInline var source: Source
     public var nesting = Nesting<Entity>()
     var predicate: Predicate<Entity>?
@@ -51,6 +51,13 @@ public struct QueryList<Entity: EntityModelProtocol>: NestedQuery {
 
     init(context: Context, keys: [Int32]) {
         self.init(context: context, source: .keys(keys))
+    }
+
+    /// The same query in `context`.
+    func bound(to context: Context) -> QueryList {
+        var copy = self
+        copy.context = context
+        return copy
     }
 
     /// The entities in the query's context, shaped by the nested relations.
@@ -134,9 +141,10 @@ extension EntityModelProtocol {
         Query(context: context, id: id)
     }
 
-    /// A query for the entity with `id`, resolved later with `resolve(in:)`.
-    public static func query(_ id: ID) -> Query<Self> {
-        Query(id: id)
+    /// A query for the entity with `id`, with no context: resolved with `resolve(in:)` or
+    /// observed by a store.
+    public static func query(_ id: ID) -> ContextFreeQuery<Self> {
+        ContextFreeQuery(id: id)
     }
 
     /// A query for the entities with `ids` in `context`, in the order of `ids`.
@@ -144,9 +152,10 @@ extension EntityModelProtocol {
         QueryList(context: context, source: .ids(ids))
     }
 
-    /// A query for the entities with `ids`, in the order of `ids`, resolved later with `resolve(in:)`.
-    public static func query(_ ids: [ID]) -> QueryList<Self> {
-        QueryList(context: nil, source: .ids(ids))
+    /// A query for the entities with `ids`, in the order of `ids`, with no context:
+    /// resolved with `resolve(in:)` or observed by a store.
+    public static func query(_ ids: [ID]) -> ContextFreeQueryList<Self> {
+        ContextFreeQueryList(QueryList(context: nil, source: .ids(ids)))
     }
 
     /// A query for every stored entity of this type, in context order.
@@ -154,9 +163,10 @@ extension EntityModelProtocol {
         QueryList(context: context, source: .all)
     }
 
-    /// A query for every entity of this type, resolved later with `resolve(in:)`.
-    public static func query() -> QueryList<Self> {
-        QueryList(context: nil, source: .all)
+    /// A query for every entity of this type, with no context: resolved with
+    /// `resolve(in:)` or observed by a store.
+    public static func query() -> ContextFreeQueryList<Self> {
+        ContextFreeQueryList(QueryList(context: nil, source: .all))
     }
 
     /// Every stored entity of this type with every relation resolved as `nested` says.

@@ -1,7 +1,7 @@
 #if canImport(Combine)
 import Combine
 import Foundation
-import SchemaRuntime
+@_spi(SchemaStore) import SchemaRuntime
 
 /// Combine publishers of the observations, for code built on Combine (SwiftUI's
 /// `onReceive`, existing pipelines). Each subscriber gets its own observation, started at its
@@ -23,6 +23,11 @@ extension Store {
     public func publisher<Entity: EntityModelProtocol>(for query: QueryList<Entity>) -> AnyPublisher<[Entity], Never> {
         let sendable = SendableQuery(query: query)
         return ObservationPublisher { [weak self] in self?.observe(sendable.query) }.eraseToAnyPublisher()
+    }
+
+    /// The result of a query made without a context, now and after every commit that can change it.
+    public func publisher<Entity: EntityModelProtocol>(for query: ContextFreeQueryList<Entity>) -> AnyPublisher<[Entity], Never> {
+        publisher(for: query.query)
     }
 }
 

@@ -112,7 +112,7 @@ final class OnDemandWrite: ContextFaulter, ContextReader, @unchecked Sendable {
             return (list.reading(keys: keys, offsetApplied: false), copy.detachedFromStore())
         }
         // A ranked match scores against every row of the table, whatever its source lists.
-        if list.ranksByRelevance { _ = attempt { try sourceKeys(Entity.query(), in: &copy) } }
+        if list.ranksByRelevance { _ = attempt { try sourceKeys(Entity.query().query, in: &copy) } }
         // Other sources resolve in the copy as they are, once it holds what they name.
         let keys = attempt { () throws -> [Int32]? in
             if let ids = list.listedIDs, let entity = layout.persisterByTable[table] {
@@ -146,7 +146,7 @@ final class OnDemandWrite: ContextFaulter, ContextReader, @unchecked Sendable {
     func materialize<Entity: EntityModelProtocol>(_ query: Query<Entity>, in context: Context) -> Context {
         guard let id = query.namedID else {
             // `first()` and `last()` resolve through their list; anything else reads the table.
-            return materialize(Entity.query().with(.ids), in: context).1
+            return materialize(Entity.query().query.with(.ids), in: context).1
         }
         var copy = context
         let table = ObjectIdentifier(Entity.self)
@@ -171,7 +171,7 @@ final class OnDemandWrite: ContextFaulter, ContextReader, @unchecked Sendable {
     }
 
     func count<Entity: EntityModelProtocol>(of type: Entity.Type, in context: Context) -> Int {
-        let (list, materialized) = materialize(Entity.query(), in: context)
+        let (list, materialized) = materialize(Entity.query().query, in: context)
         return list.count(in: materialized)
     }
 
