@@ -145,6 +145,7 @@ extension Product: Codable {
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: FieldCodingKey.self)
+        let omitsNil = encoder.omitsNilFields
         try container.encode(self.id, forKey: "id")
         try container.encode(self.sku, forKey: "sku")
         try container.encode(self.title, forKey: "title")
@@ -153,7 +154,7 @@ extension Product: Codable {
         try container.encode(self.currency, forKey: "currency")
         try container.encode(self.tags, forKey: "tags")
         try container.encode(self.attributes, forKey: "attributes")
-        try container.encode(self.discontinuedAt, forKey: "discontinuedAt")
+        try container.encode(self.discontinuedAt, forKey: "discontinuedAt", omittingNil: omitsNil)
         try container.encode($category, forKey: "category")
         try container.encode($reviews, forKey: "reviews")
         try container.encode($related, forKey: "related")

@@ -101,8 +101,9 @@ extension Chat: Codable {
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: FieldCodingKey.self)
+        let omitsNil = encoder.omitsNilFields
         try container.encode(self.id, forKey: "id")
-        try container.encode(self.title, forKey: "title")
+        try container.encode(self.title, forKey: "title", omittingNil: omitsNil)
         try container.encode($users, forKey: "users")
         try container.encode($messages, forKey: "messages")
         try container.encode($admins, forKey: "admins")

@@ -83,9 +83,10 @@ extension Attachment: Codable {
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: FieldCodingKey.self)
+        let omitsNil = encoder.omitsNilFields
         try container.encode(self.id, forKey: "id")
         try container.encode(self.kind, forKey: "kind")
-        try container.encode(self.url, forKey: "url")
+        try container.encode(self.url, forKey: "url", omittingNil: omitsNil)
         try container.encode($message, forKey: "message")
     }
 }

@@ -164,10 +164,11 @@ extension Message: Codable {
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: FieldCodingKey.self)
+        let omitsNil = encoder.omitsNilFields
         try container.encode(self.id, forKey: "id")
         try container.encode(self.text, forKey: "text")
         try container.encode(self.timestamp, forKey: "timestamp")
-        try container.encode(self.editedAt, forKey: "editedAt")
+        try container.encode(self.editedAt, forKey: "editedAt", omittingNil: omitsNil)
         try container.encode(self.tags, forKey: "tags")
         try container.encode($author, forKey: "author")
         try container.encode($chat, forKey: "chat")

@@ -164,15 +164,18 @@ extension User: Codable {
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: FieldCodingKey.self)
+        let omitsNil = encoder.omitsNilFields
         try container.encode(self.id, forKey: "id")
         try container.encode(self.name, forKey: "name")
-        try container.encode(self.username, forKey: "username")
-        try container.encode(self.email, forKey: "email")
+        try container.encode(self.username, forKey: "username", omittingNil: omitsNil)
+        try container.encode(self.email, forKey: "email", omittingNil: omitsNil)
         try container.encode(self.age, forKey: "age")
-        try container.encode(self.isCurrent, forKey: "isCurrent")
+        try container.encode(self.isCurrent, forKey: "isCurrent", omittingNil: omitsNil)
         try container.encode(self.status, forKey: "status")
-        try container.encode(self.avatar, forKey: "avatar")
-        try container.encode(self.profile, forKey: "profile")
+        try container.encode(self.avatar, forKey: "avatar", omittingNil: omitsNil)
+        #sourceLocation(file: "User.schema", line: 16)
+        try container.encode(self.profile, forKey: "profile", omittingNil: omitsNil)
+        #sourceLocation()
         try container.encode($chats, forKey: "chats")
         try container.encode($adminOf, forKey: "adminOf")
     }
@@ -269,7 +272,8 @@ public struct Avatar: Codable, Sendable, Hashable {
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: FieldCodingKey.self)
-        try container.encode(self.small, forKey: "small")
-        try container.encode(self.large, forKey: "large")
+        let omitsNil = encoder.omitsNilFields
+        try container.encode(self.small, forKey: "small", omittingNil: omitsNil)
+        try container.encode(self.large, forKey: "large", omittingNil: omitsNil)
     }
 }

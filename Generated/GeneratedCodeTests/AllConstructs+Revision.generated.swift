@@ -79,8 +79,9 @@ extension Revision: Codable {
 
     package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: FieldCodingKey.self)
+        let omitsNil = encoder.omitsNilFields
         try container.encode(self.id, forKey: "id")
-        try container.encode(self.note, forKey: "note")
+        try container.encode(self.note, forKey: "note", omittingNil: omitsNil)
         try container.encode($document, forKey: "document")
     }
 }

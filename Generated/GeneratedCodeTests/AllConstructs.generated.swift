@@ -94,8 +94,9 @@ public struct Metadata: Codable, Sendable, Hashable {
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: FieldCodingKey.self)
+        let omitsNil = encoder.omitsNilFields
         try container.encode(self.author, forKey: "author")
         try container.encode(self.keywords, forKey: "keywords")
-        try container.encode(self.priority, forKey: "priority")
+        try container.encode(self.priority, forKey: "priority", omittingNil: omitsNil)
     }
 }

@@ -100,10 +100,11 @@ extension Indexed: Codable {
 
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: FieldCodingKey.self)
+        let omitsNil = encoder.omitsNilFields
         try container.encode(self.id, forKey: "id")
         try container.encode(self.a, forKey: "a")
         try container.encode(self.b, forKey: "b")
-        try container.encode(self.c, forKey: "c")
+        try container.encode(self.c, forKey: "c", omittingNil: omitsNil)
         try container.encode(self.level, forKey: "level")
         try container.encode(self.text, forKey: "text")
     }

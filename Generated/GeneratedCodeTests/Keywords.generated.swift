@@ -830,6 +830,7 @@ struct LiteralEdges: Codable, Sendable, Hashable {
 
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: FieldCodingKey.self)
+        let omitsNil = encoder.omitsNilFields
         try container.encode(self.int8Low, forKey: "int8Low")
         try container.encode(self.int8High, forKey: "int8High")
         try container.encode(self.uint64High, forKey: "uint64High")
@@ -846,6 +847,6 @@ struct LiteralEdges: Codable, Sendable, Hashable {
         try container.encode(self.escapes, forKey: "escapes")
         try container.encode(self.invisible, forKey: "invisible")
         try container.encode(self.deep, forKey: "deep")
-        try container.encode(self.deepOptional, forKey: "deepOptional")
+        try container.encode(self.deepOptional, forKey: "deepOptional", omittingNil: omitsNil)
     }
 }

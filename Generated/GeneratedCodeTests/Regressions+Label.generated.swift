@@ -63,8 +63,9 @@ extension Label: Codable {
 
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: FieldCodingKey.self)
+        let omitsNil = encoder.omitsNilFields
         try container.encode(self.id, forKey: "id")
-        try container.encode(self.text, forKey: "text")
+        try container.encode(self.text, forKey: "text", omittingNil: omitsNil)
     }
 }
 

@@ -98,12 +98,13 @@ extension Scored: Codable {
 
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: FieldCodingKey.self)
+        let omitsNil = encoder.omitsNilFields
         try container.encode(self.id, forKey: "id")
         try container.encode(self.score, forKey: "score")
-        try container.encode(self.email, forKey: "email")
-        try container.encode(self.code, forKey: "code")
+        try container.encode(self.email, forKey: "email", omittingNil: omitsNil)
+        try container.encode(self.code, forKey: "code", omittingNil: omitsNil)
         try container.encode(self.rank, forKey: "rank")
-        try container.encode(self.maybe, forKey: "maybe")
+        try container.encode(self.maybe, forKey: "maybe", omittingNil: omitsNil)
     }
 }
 

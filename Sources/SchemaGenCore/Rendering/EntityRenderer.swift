@@ -226,7 +226,8 @@ struct EntityRenderer {
             writer.line()
             writer.block("\(access.prefix)func encode(to encoder: any Encoder) throws") { writer in
                 writer.line(FieldRendering.encodingContainer)
-                entity.fields.forEach { writer.line(FieldRendering.encode($0)) }
+                if let line = FieldRendering.omitsNil(entity.fields) { writer.line(line) }
+                entity.fields.forEach { writer.line(FieldRendering.encode($0), origin: $0.swiftOrigin) }
                 for relation in entity.relations {
                     writer.line("try container.encode($\(relation.name), forKey: \(FieldRendering.codingKey(relation.name)))")
                 }

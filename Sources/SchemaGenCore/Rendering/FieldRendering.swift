@@ -37,11 +37,21 @@ enum FieldRendering {
         return "\(target) = try container.decode(\(field.type).self, \(key))"
     }
 
-    /// Encodes a field. nil is written as an explicit `null`, never left out: a missing key
-    /// decodes as the schema default, and an embedded entity whose only key is `id` would read
-    /// back as an id reference.
+    /// Encodes a field. nil is written as an explicit `null` unless the encoder asks for
+    /// SwiftletModel's shape (``omitsNil``): a missing key decodes as the schema default, and
+    /// an embedded entity whose only key is `id` would read back as an id reference.
     static func encode(_ field: FieldModel) -> String {
-        "try container.encode(self.\(SwiftName.escaped(field.name)), forKey: \(codingKey(field.name)))"
+        let value = "self.\(SwiftName.escaped(field.name))"
+        if field.type.isOptional {
+            return "try container.encode(\(value), forKey: \(codingKey(field.name)), omittingNil: omitsNil)"
+        }
+        return "try container.encode(\(value), forKey: \(codingKey(field.name)))"
+    }
+
+    /// The line before the fields' `encode` lines when one of `fields` is optional: whether
+    /// the encoder leaves nil fields out (`EntityEncodingStyle.swiftletModel`).
+    static func omitsNil(_ fields: [FieldModel]) -> String? {
+        fields.contains { $0.type.isOptional } ? "let omitsNil = encoder.omitsNilFields" : nil
     }
 
     /// `init(...)` with one parameter per line.

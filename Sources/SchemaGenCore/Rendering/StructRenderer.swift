@@ -24,7 +24,8 @@ enum StructRenderer {
             writer.line()
             writer.block("\(access.prefix)func encode(to encoder: any Encoder) throws") { writer in
                 writer.line(FieldRendering.encodingContainer)
-                structure.fields.forEach { writer.line(FieldRendering.encode($0)) }
+                if let line = FieldRendering.omitsNil(structure.fields) { writer.line(line) }
+                structure.fields.forEach { writer.line(FieldRendering.encode($0), origin: $0.swiftOrigin) }
             }
         }
     }

@@ -80,7 +80,7 @@ public enum SwiftName {
 
     /// Type names that would shadow the runtime or the standard library in generated code.
     static let reservedTypeNames: Set<String> = Set([
-        "Context", "Query", "QueryList", "ContextFreeQuery", "ContextFreeQueryList", "ToOne", "ToMany", "MergeStrategy", "Mutual", "OneWay", "Required", "Nullable",
+        "Context", "Query", "QueryList", "ContextFreeQuery", "ContextFreeQueryList", "EntityEncodingStyle", "ToOne", "ToMany", "MergeStrategy", "Mutual", "OneWay", "Required", "Nullable",
         "DeleteRule", "Nested", "Nesting", "NestedQuery", "EntityKey", "AnyRelation", "LinkSlot", "EntityModelProtocol",
         "ToOneRelationDescriptor", "ToManyRelationDescriptor", "RelationEncodingStrategy", "SchemaRuntime",
         "IndexDescriptor", "IndexField", "TextField", "IndexValue", "IndexKey", "IndexKeyConvertible", "Predicate", "EntityPredicate", "Descending",

@@ -93,4 +93,10 @@ struct RelationCodingKey: CodingKey {
     static let object = RelationCodingKey("object")
     static let objects = RelationCodingKey("objects")
     static let appending = RelationCodingKey("appending")
+    /// SwiftletModel's explicit slices (`slice_ids`, `slice`; `chunk_ids`, `chunk` in its
+    /// earlier versions): an appending list.
+    static let sliceIDs = RelationCodingKey("slice_ids")
+    static let slice = RelationCodingKey("slice")
+    static let chunkIDs = RelationCodingKey("chunk_ids")
+    static let chunk = RelationCodingKey("chunk")
 }

@@ -1,6 +1,7 @@
 extension ToMany: Encodable where Target: Encodable, Target.ID: Encodable {
     public func encode(to encoder: any Encoder) throws {
         let strategy = encoder.relationEncodingStrategy
+        let swiftletModel = encoder.entityEncodingStyle == .swiftletModel
         switch state {
         case .none:
             var container = encoder.singleValueContainer()
@@ -13,9 +14,10 @@ extension ToMany: Encodable where Target: Encodable, Target.ID: Encodable {
                     try element.encode(id, forKey: .id)
                 }
             } else {
+                let slice = appending && strategy == .explicitKeyedContainer
                 var container = encoder.container(keyedBy: RelationCodingKey.self)
-                try container.encode(ids, forKey: .ids)
-                if appending, strategy == .explicitKeyedContainer { try container.encode(true, forKey: .appending) }
+                try container.encode(ids, forKey: slice && swiftletModel ? .sliceIDs : .ids)
+                if slice, !swiftletModel { try container.encode(true, forKey: .appending) }
             }
         case .entities(let entities, let fragment, let appending):
             switch strategy {
@@ -23,11 +25,15 @@ extension ToMany: Encodable where Target: Encodable, Target.ID: Encodable {
                 try entities.encode(to: encoder)
             case .keyedContainer:
                 var container = encoder.container(keyedBy: RelationCodingKey.self)
-                try container.encode(entities, forKey: .entities)
+                try container.encode(entities, forKey: swiftletModel ? .objects : .entities)
             case .explicitKeyedContainer:
                 var container = encoder.container(keyedBy: RelationCodingKey.self)
-                try container.encode(entities, forKey: fragment ? .fragments : .entities)
-                if appending { try container.encode(true, forKey: .appending) }
+                if swiftletModel {
+                    try container.encode(entities, forKey: appending ? .slice : .objects)
+                } else {
+                    try container.encode(entities, forKey: fragment ? .fragments : .entities)
+                    if appending { try container.encode(true, forKey: .appending) }
+                }
             }
         }
     }
@@ -60,7 +66,11 @@ extension ToMany: Decodable where Target: Decodable, Target.ID: Decodable {
         }
         let container = try decoder.container(keyedBy: RelationCodingKey.self)
         let appending = try container.decodeIfPresent(Bool.self, forKey: .appending) ?? false
-        if container.contains(.ids) {
+        if let key = [RelationCodingKey.sliceIDs, .chunkIDs].first(where: container.contains) {
+            self.init(state: .ids(try container.decode([Target.ID].self, forKey: key), appending: true))
+        } else if let key = [RelationCodingKey.slice, .chunk].first(where: container.contains) {
+            self.init(state: .entities(try container.decode([Target].self, forKey: key), fragment: false, appending: true))
+        } else if container.contains(.ids) {
             self.init(state: .ids(try container.decode([Target.ID].self, forKey: .ids), appending: appending))
         } else if container.contains(.fragments) {
             self.init(state: .entities(try container.decode([Target].self, forKey: .fragments), fragment: true, appending: appending))

@@ -1,6 +1,7 @@
 extension ToOne: Encodable where Target: Encodable, Target.ID: Encodable {
     public func encode(to encoder: any Encoder) throws {
         let strategy = encoder.relationEncodingStrategy
+        let swiftletModel = encoder.entityEncodingStyle == .swiftletModel
         switch state {
         case .none:
             var container = encoder.singleValueContainer()
@@ -9,6 +10,9 @@ extension ToOne: Encodable where Target: Encodable, Target.ID: Encodable {
             if strategy == .plain {
                 var container = encoder.singleValueContainer()
                 try container.encodeNil()
+            } else if swiftletModel {
+                var container = encoder.container(keyedBy: RelationCodingKey.self)
+                try container.encodeNil(forKey: .id)
             } else {
                 var container = encoder.container(keyedBy: RelationCodingKey.self)
                 try container.encode(true, forKey: .null)
@@ -22,10 +26,10 @@ extension ToOne: Encodable where Target: Encodable, Target.ID: Encodable {
                 try entity.encode(to: encoder)
             case .keyedContainer:
                 var container = encoder.container(keyedBy: RelationCodingKey.self)
-                try container.encode(entity, forKey: .entity)
+                try container.encode(entity, forKey: swiftletModel ? .object : .entity)
             case .explicitKeyedContainer:
                 var container = encoder.container(keyedBy: RelationCodingKey.self)
-                try container.encode(entity, forKey: fragment ? .fragment : .entity)
+                try container.encode(entity, forKey: swiftletModel ? .object : fragment ? .fragment : .entity)
             }
         }
     }
@@ -38,12 +42,15 @@ extension ToOne: Decodable where Target: Decodable, Target.ID: Decodable {
             return
         }
         let container = try decoder.container(keyedBy: RelationCodingKey.self)
-        if container.contains(.null) {
+        // `{"null": true}`, or SwiftletModel's `{"id": null}`.
+        let isNull = try container.contains(.null)
+            || container.allKeys.count == 1 && container.contains(.id) && container.decodeNil(forKey: .id)
+        if isNull {
             // `.null` does not exist for a required relation: decoding one would silently
             // drop the instruction, or (on a new entity) store it without the link.
             guard Constraint.self == Nullable.self else {
                 throw DecodingError.dataCorruptedError(
-                    forKey: .null, in: container,
+                    forKey: container.contains(.null) ? .null : .id, in: container,
                     debugDescription: "a required relation to \(Target.entityName) cannot be null; omit it (or write null) to keep the stored link")
             }
             self.init(state: .null)
