@@ -69,4 +69,89 @@ import Testing
         #expect(SchemaGenerator.generate([SchemaSource(path: "Bad.schema.json", text: json)]).diagnostics.map(\.message)
                 == ["namespace: '9V' starts with a digit"])
     }
+
+    // MARK: Aliases (#30: `Indexed.RichProperty` and `NotIndexed.RichProperty`)
+
+    static func richProperty(_ namespace: String, indexed: Bool) -> String {
+        """
+        namespace \(namespace)
+        alias RichProperty = \(namespace)RichProperty
+
+        public entity \(namespace)RichProperty {
+            let id: String
+            var value: Int = 0\(indexed ? "\n\n    index ordered(value)" : "")
+        }
+
+        """
+    }
+
+    @Test func aliasesReadAndPrintInBothSyntaxes() throws {
+        let dsl = Self.richProperty("Indexed", indexed: true)
+        let (document, problems) = SchemaGenerator.parse(SchemaSource(path: "Indexed.schema", text: dsl))
+        #expect(problems.isEmpty && document.aliases.map { [$0.name.value, $0.target.value] } == [["RichProperty", "IndexedRichProperty"]])
+        #expect(DSLPrinter.print(document) == dsl)
+        let json = JSONPrinter.print(document)
+        let (fromJSON, jsonProblems) = SchemaGenerator.parse(SchemaSource(path: "Indexed.schema.json", text: json))
+        #expect(jsonProblems.isEmpty, "\(jsonProblems)")
+        #expect(DSLPrinter.print(fromJSON) == dsl, "\(json)")
+    }
+
+    /// Two namespaces each with a `RichProperty`: two entities, each also reachable by the
+    /// short name in its namespace.
+    @Test func theSameNameInTwoNamespacesNamesTwoEntities() throws {
+        let output = SchemaGenerator.generate([
+            SchemaSource(path: "Indexed.schema", text: Self.richProperty("Indexed", indexed: true)),
+            SchemaSource(path: "NotIndexed.schema", text: Self.richProperty("NotIndexed", indexed: false)),
+        ])
+        #expect(!output.hasErrors, "\(output.diagnostics)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("alias-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let usage = directory.appendingPathComponent("Usage.swift")
+        try Data("""
+        import SchemaRuntime
+        public enum Indexed {}
+        public enum NotIndexed {}
+        extension Indexed {
+            static func make() -> RichProperty { RichProperty(id: "i", value: 1) }
+        }
+        func use() throws {
+            var context = Context()
+            try Indexed.make().save(to: &context)
+            try NotIndexed.RichProperty(id: "n", value: 2).save(to: &context)
+            let indexed: [Indexed.RichProperty] = Indexed.RichProperty.filter(\\.value > 0, in: context).resolve()
+            let plain: [NotIndexed.RichProperty] = NotIndexed.RichProperty.query(in: context).resolve()
+            _ = (indexed, plain)
+        }
+        """.utf8).write(to: usage)
+        guard let checked = try SwiftCompiler.typeCheck(output.files, companions: [usage.path]) else {
+            Issue.record("SchemaRuntime module not found next to the tests")
+            return
+        }
+        #expect(checked.succeeded, "\(checked.errors.prefix(5).joined(separator: "\n"))")
+    }
+
+    @Test func aliasMistakesAreLocatedErrors() {
+        let text = """
+        namespace Models
+        alias Thing = Missing
+        alias Thing = Item
+        alias Item = Item
+
+        entity Item {
+            let id: String
+        }
+
+        """
+        let problems = SchemaGenerator.generate([SchemaSource(path: "Models.schema", text: text)]).diagnostics
+        #expect(problems.map { "\($0.location.line):\($0.location.column) \($0.message)" } == [
+            "2:15 alias 'Thing' names 'Missing', which is not a type of this file",
+            "3:7 alias 'Thing' is declared twice",
+            "4:7 alias 'Item' is the name of a type of this file, which the namespace already lists under it",
+        ])
+        let unscoped = SchemaGenerator.generate([SchemaSource(path: "Plain.schema", text: "alias A = B\nentity B {\n    let id: String\n}\n")])
+        #expect(unscoped.diagnostics.map(\.message) == ["alias 'A' needs a namespace to be a name in: this file has none"])
+        let json = #"{"namespace": "Models", "aliases": {"9A": "B"}, "declarations": [{"entity": "B", "fields": [{"let": "id", "type": "String"}]}]}"#
+        #expect(SchemaGenerator.generate([SchemaSource(path: "Bad.schema.json", text: json)]).diagnostics.map(\.message).contains { $0.contains("'9A'") })
+    }
 }

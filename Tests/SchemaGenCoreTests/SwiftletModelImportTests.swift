@@ -21,6 +21,77 @@ import Testing
         #expect(file.swiftText == (try PackagePaths.text(kept)), "\(kept) differs")
     }
 
+    /// #30: `Indexed.RichProperty` and `NotIndexed.RichProperty`: two entities, each named
+    /// after its namespace at the top level and aliased under its own name in it; relations
+    /// find the one Swift would (the enclosing namespace's, or the one a qualified name says).
+    @Test func theSameModelNameInTwoNamespacesBecomesTwoEntities() throws {
+        let source = """
+        enum Indexed {}
+        enum NotIndexed {}
+
+        extension Indexed {
+            @EntityModel
+            struct RichProperty {
+                let id: String
+                var value: Int
+                @Index<Self>(\\.value) private static var valueIndex
+                @Relationship(inverse: \\.properties)
+                var owner: Owner?
+            }
+
+            @EntityModel
+            struct Owner {
+                let id: String
+                @Relationship(inverse: \\.owner)
+                var properties: [RichProperty]?
+                @Relationship
+                var other: NotIndexed.RichProperty?
+            }
+        }
+
+        extension NotIndexed {
+            @EntityModel
+            struct RichProperty {
+                let id: String
+                var value: Int
+
+                func doubled() -> Int { value * 2 }
+            }
+        }
+        """
+        let result = SwiftletModelImport.convert([SchemaSource(path: "Models/Rich.swift", text: source)])
+        #expect(!result.hasErrors && result.diagnostics.isEmpty, "\(result.diagnostics)")
+        let schemas = result.files.compactMap(\.schemaText).joined(separator: "\n")
+        #expect(schemas.contains("namespace Indexed\nalias RichProperty = IndexedRichProperty\n"), "\(schemas)")
+        #expect(schemas.contains("namespace NotIndexed\nalias RichProperty = NotIndexedRichProperty\n"), "\(schemas)")
+        #expect(schemas.contains("relation properties: [IndexedRichProperty], inverse: owner"), "\(schemas)")
+        #expect(schemas.contains("relation other: NotIndexedRichProperty\n"), "\(schemas)")
+        let sources = result.files.compactMap { file in file.schemaText.map { SchemaSource(path: file.schemaStem + ".schema", text: $0) } }
+        let output = SchemaGenerator.generate(sources)
+        #expect(!output.hasErrors, "\(output.diagnostics)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("same-name-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let kept = directory.appendingPathComponent("Kept.swift"), usage = directory.appendingPathComponent("Usage.swift")
+        try Data(try #require(result.files.first?.swiftText).utf8).write(to: kept)
+        try Data("""
+        import SchemaRuntime
+        func use() throws {
+            var context = Context()
+            let other = NotIndexed.RichProperty(id: "n", value: 2)
+            try Indexed.Owner(id: "o", properties: .relation([Indexed.RichProperty(id: "i", value: 1)]), other: .relation(other)).save(to: &context)
+            let doubled: Int = other.doubled()
+            let found: [Indexed.RichProperty] = Indexed.RichProperty.filter(\\.value > 0, in: context).resolve()
+            _ = (doubled, found)
+        }
+        """.utf8).write(to: usage)
+        guard let checked = try SwiftCompiler.typeCheck(output.files, companions: [kept.path, usage.path]) else {
+            Issue.record("SchemaRuntime module not found next to the tests")
+            return
+        }
+        #expect(checked.succeeded, "\(checked.errors.prefix(10).joined(separator: "\n"))")
+    }
+
     /// Generates Swift from the converted schema and type-checks it with the kept Swift and
     /// the code in the file `usage` (written against SwiftletModel).
     static func typeCheck(_ result: SwiftletModelImport, usage: String) throws {

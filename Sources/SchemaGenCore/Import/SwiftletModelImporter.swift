@@ -32,8 +32,15 @@ struct SwiftletModelImporter {
     var enclosingTypes: [String: Set<String>] = [:]
     /// Types declared at the top level of some input.
     var topLevelTypes: Set<String> = []
-    /// Each entity's qualified name, where its field types are looked up (`Models.User`).
+    /// Each entity's qualified name, where its field types are looked up (`Models.User`), by
+    /// its schema name.
     var entityScopes: [String: String] = [:]
+    /// Every `@EntityModel` struct's qualified name, by its own name: two namespaces may each
+    /// declare a `RichProperty`.
+    var entityDeclarations: [String: [String]] = [:]
+    /// Entities whose name another namespace's entity also has: qualified name -> schema name
+    /// (`Indexed.RichProperty` -> `IndexedRichProperty`, aliased `RichProperty` in `Indexed`).
+    var entityRenames: [String: String] = [:]
     /// Typealiases for nested types already written into a kept file: each is written once.
     var declaredAliases: Set<String> = []
     /// `IndexKeyConvertible` conformances already written into a kept file: each is written once.
@@ -59,6 +66,7 @@ struct SwiftletModelImporter {
                 if let name = declaration.name, simpleEnum(declaration, in: input) != nil { schemaEnums[name] = position }
             }
         }
+        nameEntities()
         var files: [SwiftletModelImport.File] = []
         for input in inputs { files.append(contentsOf: convert(input)) }
         // Validate the schemas together, as the build plugin will.
@@ -84,7 +92,7 @@ struct SwiftletModelImporter {
             if ["struct", "enum", "class"].contains(declaration.keyword), let name = declaration.name {
                 let qualified = enclosing.map { $0 + "." + name } ?? name
                 declaredTypes[qualified] = inheritance(of: declaration, in: input)
-                if declaration.attribute("EntityModel") != nil { entityScopes[name] = qualified }
+                if declaration.attribute("EntityModel") != nil { entityDeclarations[name, default: []].append(qualified) }
                 // Entities are generated at the top level even inside a namespace.
                 if let enclosing, declaration.attribute("EntityModel") == nil {
                     enclosingTypes[name, default: []].insert(enclosing)
@@ -103,6 +111,55 @@ struct SwiftletModelImporter {
                 collectTypes(input.reader.declarations(in: body), enclosing: name, in: input)
             }
         }
+    }
+
+    /// Names the entities: its own name for each, unless entities of several namespaces share
+    /// it; those are named after their namespace too (`Indexed.RichProperty` ->
+    /// `IndexedRichProperty`, a top-level one keeping the plain name), and the namespace
+    /// gets an alias with the plain name.
+    mutating func nameEntities() {
+        for (name, qualifiedNames) in entityDeclarations {
+            let shared = Set(qualifiedNames).count > 1
+            for qualified in qualifiedNames {
+                let schemaName = shared && qualified != name ? qualified.replacingOccurrences(of: ".", with: "") : name
+                if schemaName != name { entityRenames[qualified] = schemaName }
+                entityScopes[schemaName] = qualified
+            }
+        }
+    }
+
+    /// `entity` under its schema name, its relations naming their targets' schema names, and
+    /// for an entity renamed after its `namespace`, the alias that keeps its own name there.
+    func named(_ entity: EntityDeclaration, in namespace: [String]) -> (EntityDeclaration, NamespaceAlias?) {
+        var named = entity
+        var alias: NamespaceAlias?
+        if let renamed = entityRenames[(namespace + [entity.name.value]).joined(separator: ".")] {
+            alias = NamespaceAlias(name: entity.name, target: Located(renamed, at: entity.name.location))
+            named.name.value = renamed
+        }
+        for index in named.relations.indices {
+            named.relations[index].target.value = schemaEntityName(named.relations[index].target.value, from: named.name.value)
+        }
+        return (named, alias)
+    }
+
+    /// The schema name of the entity a relation of `owner` (a schema name) names `target`, as
+    /// Swift finds it from inside the owner: a renamed entity in the owner's scope or one
+    /// around it, a qualified name (`NotIndexed.RichProperty`), else the name as written.
+    func schemaEntityName(_ target: String, from owner: String) -> String {
+        if let renamed = entityRenames[target] { return renamed }
+        if target.contains(".") {
+            // `Models.User` of an entity not renamed: the schema names it `User`.
+            let last = String(target[target.index(after: target.lastIndex(of: ".")!)...])
+            return entityDeclarations[last] != nil ? last : target
+        }
+        var scope = entityScopes[owner] ?? owner
+        while true {
+            if let renamed = entityRenames[scope + "." + target] { return renamed }
+            guard let dot = scope.lastIndex(of: ".") else { break }
+            scope = String(scope[..<dot])
+        }
+        return target
     }
 
     /// The type a field of `entity` names `name`, as Swift finds it from inside the entity:
@@ -181,7 +238,8 @@ struct SwiftletModelImporter {
             case "struct" where declaration.attribute("EntityModel") != nil && isSchemaRoot(declaration, in: input):
                 kept.append(schemaRoot(declaration, in: input))
             case "struct" where declaration.attribute("EntityModel") != nil:
-                let (entity, members) = convertEntity(declaration, in: input)
+                let (converted, members) = convertEntity(declaration, in: input)
+                let (entity, _) = named(converted, in: [])
                 document.declarations.append(.entity(entity))
                 if !members.isEmpty {
                     kept.append("extension \(entity.name.value) {\n" + members.joined(separator: "\n\n") + "\n}")
@@ -195,19 +253,23 @@ struct SwiftletModelImporter {
                 let namespace = dottedName(after: declaration.keywordIndex, in: input)
                 for member in input.reader.declarations(in: declaration.body!) {
                     if member.keyword == "struct", member.attribute("EntityModel") != nil {
-                        let (entity, members) = convertEntity(member, in: input)
+                        let (converted, members) = convertEntity(member, in: input)
+                        let (entity, alias) = named(converted, in: namespace)
                         let location = Located(namespace, at: input.tokens[declaration.keywordIndex].location)
                         if document.namespace == nil || document.namespace?.value == namespace {
                             // The schema's `namespace` line: the entity is also `Namespace.Name`.
                             document.namespace = location
                             document.declarations.append(.entity(entity))
+                            document.aliases += alias.map { [$0] } ?? []
                         } else if let position = namespaced.firstIndex(where: { $0.namespace?.value == namespace }) {
                             namespaced[position].declarations.append(.entity(entity))
+                            namespaced[position].aliases += alias.map { [$0] } ?? []
                         } else {
                             // Another namespace: a schema file of its own.
                             let stem = Self.schemaStem(for: input.path) + "+" + namespace.joined()
                             var other = SchemaDocument(path: Self.schemaPath(forStem: stem, beside: input.path), declarations: [.entity(entity)])
                             other.namespace = location
+                            other.aliases = alias.map { [$0] } ?? []
                             namespaced.append(other)
                         }
                         if !members.isEmpty { kept.append("extension \(entity.name.value) {\n" + members.joined(separator: "\n\n") + "\n}") }

@@ -15,6 +15,9 @@ public struct FileModel: Hashable, Sendable {
     public var externals: [ExternalModel] = []
     /// `namespace Models.V1`: the enum the file's types are also reachable in; empty for none.
     public var namespace: [String] = []
+    /// `alias RichProperty = IndexedRichProperty`: further names in the namespace, each for a
+    /// type of this file.
+    public var aliases: [AliasModel] = []
 
     /// The file an entity of this schema file is generated into when it has one of its own:
     /// `Chat+Message.generated.swift` for `Message` in `Chat.schema`, and the schema file's
@@ -29,6 +32,14 @@ public struct FileModel: Hashable, Sendable {
         let base = schemaOutput.hasSuffix(suffix) ? String(schemaOutput.dropLast(suffix.count)) : schemaOutput
         return base == entity ? schemaOutput : base + "+" + entity + suffix
     }
+}
+
+/// `alias RichProperty = IndexedRichProperty` in a namespaced file.
+public struct AliasModel: Hashable, Sendable {
+    /// The name in the namespace.
+    public var name: String
+    /// The file's type it names.
+    public var target: String
 }
 
 /// An `external` declaration: a Swift type the user writes, which only the compiler can check.

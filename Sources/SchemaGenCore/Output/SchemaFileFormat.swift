@@ -18,6 +18,10 @@ public enum SchemaFileFormat {
       "description": "An enum declared in Swift whose members the file's types are also reachable as: \"Models.V1\" makes Models.V1.User name User.",
       "type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)*$"
     },
+    "aliases": {
+      "description": "More names the namespace gives the file's types: {\"RichProperty\": \"IndexedRichProperty\"} makes Indexed.RichProperty name IndexedRichProperty.",
+      "type": "object", "additionalProperties": {"type": "string"}
+    },
     "declarations": {
       "type": "array",
       "items": {"oneOf": [

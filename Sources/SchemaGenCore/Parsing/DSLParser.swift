@@ -123,6 +123,7 @@ public struct DSLParser {
 
     mutating func parseDocument() -> SchemaDocument {
         var declarations: [Declaration] = []
+        var aliases: [NamespaceAlias] = []
         var namespace: Located<[String]>?
         if current.isKeyword("namespace") {
             let keyword = current.location
@@ -137,6 +138,17 @@ public struct DSLParser {
                 _ = try? parseDottedName()
                 continue
             }
+            if current.isKeyword("alias") {
+                advance()
+                do {
+                    aliases.append(try parseAlias())
+                } catch {
+                    recover { token in
+                        token.identifier.map { Self.declarationKeywords.contains($0) || Self.accessKeywords.contains($0) || $0 == "alias" } ?? false
+                    }
+                }
+                continue
+            }
             let start = index
             do {
                 declarations.append(try parseDeclaration())
@@ -149,7 +161,17 @@ public struct DSLParser {
                 if current.isSymbol("}") { advance() }
             }
         }
-        return SchemaDocument(path: path, declarations: declarations, incompleteNames: incompleteNames, namespace: namespace)
+        var document = SchemaDocument(path: path, declarations: declarations, incompleteNames: incompleteNames, namespace: namespace)
+        document.aliases = aliases
+        return document
+    }
+
+    /// `alias RichProperty = IndexedRichProperty` (after the `alias` keyword).
+    private mutating func parseAlias() throws -> NamespaceAlias {
+        let name = try expectIdentifier("the name the namespace gives a type after 'alias'")
+        try expectSymbol("=", "after the alias name (alias RichProperty = IndexedRichProperty)")
+        let target = try expectIdentifier("a type of this file after '='")
+        return NamespaceAlias(name: name, target: target)
     }
 
     /// `Models.V1`: identifiers separated by dots.

@@ -144,7 +144,7 @@ public struct JSONSchemaReader {
     // MARK: Document
 
     mutating func readDocument(_ root: JSONValue) -> SchemaDocument {
-        guard let top = members(root, "the schema document", allowed: ["$schema", "namespace", "declarations"]) else {
+        guard let top = members(root, "the schema document", allowed: ["$schema", "namespace", "aliases", "declarations"]) else {
             return SchemaDocument(path: path, declarations: [])
         }
         var declarations: [Declaration] = []
@@ -163,6 +163,22 @@ public struct JSONSchemaReader {
         var document = SchemaDocument(path: path, declarations: declarations, incompleteNames: incomplete)
         if let namespace = string(top["namespace"], "'namespace'") {
             document.namespace = Located(namespace.value.split(separator: ".", omittingEmptySubsequences: false).map(String.init), at: namespace.location)
+        }
+        if let aliases = top["aliases"] {
+            // {"RichProperty": "IndexedRichProperty"}: the name in the namespace, then the type.
+            if case .object(let pairs, _) = aliases {
+                for (name, value) in pairs {
+                    if let problem = SwiftName.identifierProblem(name.value) {
+                        error(problem, at: name.location, hint: "an alias becomes a Swift typealias name")
+                    }
+                    if let target = identifier(value, "the type alias '\(name.value)' names") {
+                        document.aliases.append(NamespaceAlias(name: name, target: target))
+                    }
+                }
+            } else {
+                error("expected 'aliases' to be an object, found \(aliases.kindDescription)", at: aliases.location,
+                      hint: "write e.g. \"aliases\": {\"RichProperty\": \"IndexedRichProperty\"}")
+            }
         }
         return document
     }

@@ -4,6 +4,7 @@ public enum DSLPrinter {
         var writer = SwiftWriter()
         if let namespace = document.namespace {
             writer.line("namespace \(namespace.value.joined(separator: "."))")
+            for alias in document.aliases { writer.line("alias \(alias.name.value) = \(alias.target.value)") }
             if !document.declarations.isEmpty { writer.line() }
         }
         for (offset, declaration) in document.declarations.enumerated() {

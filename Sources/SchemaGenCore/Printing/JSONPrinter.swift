@@ -12,6 +12,9 @@ public enum JSONPrinter {
     public static func print(_ document: SchemaDocument, schemaURL: String = "../docs/schemagen-format.json") -> String {
         var members: [(String, Node)] = [("$schema", .string(schemaURL))]
         if let namespace = document.namespace { members.append(("namespace", .string(namespace.value.joined(separator: ".")))) }
+        if !document.aliases.isEmpty {
+            members.append(("aliases", .object(document.aliases.map { ($0.name.value, .string($0.target.value)) })))
+        }
         members.append(("declarations", .array(document.declarations.map(declaration))))
         let root = Node.object(members)
         var text = ""

@@ -97,6 +97,11 @@ public enum FileRenderer {
             for type in types {
                 writer.line("\(type.access.prefix)typealias \(type.name) = \(prefix)\(type.name)")
             }
+            // `alias RichProperty = IndexedRichProperty`: one more name for a type.
+            for alias in file.aliases {
+                guard let type = types.first(where: { $0.name == alias.target }) else { continue }
+                writer.line("\(type.access.prefix)typealias \(alias.name) = \(prefix)\(type.name)")
+            }
         }
     }
 

@@ -11,12 +11,28 @@ public struct SchemaDocument: Hashable, Sendable {
     /// `namespace Models.V1`: the enum (declared in Swift) whose members the file's types are
     /// also reachable as (`Models.V1.User`); nil for none.
     public var namespace: Located<[String]>? = nil
+    /// `alias RichProperty = IndexedRichProperty`: more names the namespace gives the file's
+    /// types, for types whose own name another namespace of the target also uses.
+    public var aliases: [NamespaceAlias] = []
 
     public init(path: String, declarations: [Declaration], incompleteNames: Set<String> = [], namespace: Located<[String]>? = nil) {
         self.path = path
         self.declarations = declarations
         self.incompleteNames = incompleteNames
         self.namespace = namespace
+    }
+}
+
+/// `alias RichProperty = IndexedRichProperty`: in the file's namespace, `RichProperty` names
+/// the file's type `IndexedRichProperty` (so `Indexed.RichProperty` and
+/// `NotIndexed.RichProperty` can be two entities, each with a name of its own at the top level).
+public struct NamespaceAlias: Hashable, Sendable {
+    public var name: Located<String>
+    public var target: Located<String>
+
+    public init(name: Located<String>, target: Located<String>) {
+        self.name = name
+        self.target = target
     }
 }
 

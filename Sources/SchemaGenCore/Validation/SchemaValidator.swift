@@ -43,6 +43,44 @@ public struct SchemaValidator {
         return namespace.value
     }
 
+    /// The file's aliases, checked: each gives a type of this file one more name in the
+    /// file's namespace, so it needs a namespace, a type of the file, and a name the
+    /// namespace does not hold already.
+    private mutating func checkedAliases(_ document: SchemaDocument, namespace: [String]) -> [AliasModel] {
+        guard !document.aliases.isEmpty else { return [] }
+        guard document.namespace != nil else {
+            for alias in document.aliases {
+                error("alias '\(alias.name.value)' needs a namespace to be a name in: this file has none", at: alias.name.location,
+                      hint: "add 'namespace Models' as the file's first line, or rename the type itself")
+            }
+            return []
+        }
+        let own = document.declarations.filter { if case .external = $0 { return false } else { return true } }.map(\.name.value)
+        var names = Set(own)
+        var checked: [AliasModel] = []
+        for alias in document.aliases {
+            var valid = true
+            if let problem = SwiftName.identifierProblem(alias.name.value) {
+                error("alias: \(problem)", at: alias.name.location, hint: "an alias becomes a Swift typealias name")
+                valid = false
+            } else if own.contains(alias.name.value) {
+                error("alias '\(alias.name.value)' is the name of a type of this file, which the namespace already lists under it",
+                      at: alias.name.location, hint: "rename the type (entity IndexedRichProperty) and alias the name to it")
+                valid = false
+            } else if !names.insert(alias.name.value).inserted {
+                error("alias '\(alias.name.value)' is declared twice", at: alias.name.location)
+                valid = false
+            }
+            if !own.contains(alias.target.value) {
+                error("alias '\(alias.name.value)' names '\(alias.target.value)', which is not a type of this file", at: alias.target.location,
+                      hint: Suggestion.didYouMean(alias.target.value, in: own) ?? "an alias names an entity, enum or struct the same file declares")
+                valid = false
+            }
+            if valid, !namespace.isEmpty { checked.append(AliasModel(name: alias.name.value, target: alias.target.value)) }
+        }
+        return checked
+    }
+
     private mutating func run() -> SchemaModel {
         registerDeclarations()
         checkOutputNames()
@@ -62,8 +100,11 @@ public struct SchemaValidator {
                 return ExternalModel(name: external.name.value, isHashable: external.conformances.contains { $0.value == .Hashable },
                                      origin: external.name.location)
             }
-            files.append(FileModel(sourceName: Self.fileName(document.path), outputName: Self.outputName(for: document.path),
-                                   declarations: declarations, externals: externals, namespace: checkedNamespace(document)))
+            let namespace = checkedNamespace(document)
+            var file = FileModel(sourceName: Self.fileName(document.path), outputName: Self.outputName(for: document.path),
+                                 declarations: declarations, externals: externals, namespace: namespace)
+            file.aliases = checkedAliases(document, namespace: namespace)
+            files.append(file)
         }
         resolveEquatableEntities(&files)
         let entities = documents.flatMap { document in
