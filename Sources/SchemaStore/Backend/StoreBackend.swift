@@ -45,6 +45,10 @@ protocol StoreBackend: AnyObject, Sendable {
     /// connection can open it (an in-memory database). O(1).
     func externalCommitCounter() throws -> Int64?
 
+    /// Whether ``externalCommitCounter()`` also changes with this connection's own commits
+    /// (it is then the last commit's number, which the store records after its own).
+    var countsOwnCommits: Bool { get }
+
     /// The schema fingerprint the database records (another connection may have migrated it).
     func recordedFingerprint() throws -> String?
 
@@ -100,6 +104,8 @@ protocol StoreTransaction {
 }
 
 extension StoreBackend {
+    var countsOwnCommits: Bool { false }
+
     /// Runs `body`, which reads stored rows or links of `name` into a graph, reporting a value
     /// that cannot be read, or a unique-index collision among loaded rows, as
     /// ``StoreError/unreadableRow(path:entity:reason:)`` of this backend (`note` added).

@@ -40,6 +40,9 @@ public final class Store: @unchecked Sendable {
         /// An in-memory SQLite database: gone on close, but every commit runs the same SQL as
         /// a file store.
         case sqliteMemory
+        /// A database server, shared by every store on it, in any process on any machine:
+        /// `.postgres(configuration)` from `SchemaStorePostgres` (docs/PostgreSQL.md).
+        case server(ServerLocation)
     }
 
     /// How hard a commit works to survive failures.
@@ -206,6 +209,7 @@ public final class Store: @unchecked Sendable {
         case .file(let url):
             try SQLiteBackend(path: url.path, durability: options.durability, lockTimeout: options.lockTimeout, readOnly: options.readOnly,
                               createsSQLIndexes: options.residency == .onDemand)
+        case .server(let server): try PostgreSQLBackend(server, readOnly: options.readOnly)
         }
     }
 
@@ -344,7 +348,11 @@ public final class Store: @unchecked Sendable {
     }
 
     private func finish<Result>(_ commit: Commit<Result>) -> Result {
-        if let number = commit.number { sharing?.seenCommit = number }
+        if let number = commit.number {
+            sharing?.seenCommit = number
+            // A counter that counts this store's own commits has just counted this one.
+            if backend?.countsOwnCommits == true { sharing?.seenCounter = number }
+        }
         stateLock.withLock { current = commit.after }
         observers.deliver(commit.changes, before: commit.before, after: commit.after, layout: layout, described: commit.description)
         return commit.result

@@ -1,0 +1,421 @@
+import Foundation
+import SchemaRuntime
+
+/// The PostgreSQL backend: the same tables as a file store (one per entity and per stored
+/// link slot, `schemagen:meta`, the commit log, archives, overlay records), with PostgreSQL's
+/// types, in the connection's current schema.
+///
+/// Several stores, in one process or on many machines, share a database: writes take one
+/// transaction-scoped advisory lock (`pg_advisory_xact_lock`) at their start, so they run one
+/// at a time across every process, as writers of a SQLite file do. A write therefore never
+/// conflicts and is never retried: it first loads what others committed (the commit log),
+/// then runs its closure on that state. Reads run in `REPEATABLE READ` transactions, so each
+/// sees one committed state.
+///
+/// The store is resident on PostgreSQL for now: opening loads the graph, and other stores'
+/// commits reach it through the commit log (polled every
+/// ``Store/externalCommitCheckInterval``).
+final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
+    /// The advisory lock every writer of a SchemaGen database takes ("SCHGEN").
+    static let writeLock: Int64 = 0x5343_4847_454E
+    /// The longest identifier PostgreSQL keeps whole; longer ones are cut, silently.
+    static let identifierLimit = 63
+
+    static let metaTable = quoted(StoreMetadataKey.table)
+    static let overlayTable = quoted("schemagen:overlay")
+    static let archiveTable = quoted("schemagen:archive")
+    static let commitLogTable = quoted(CommitLog.table)
+    /// Each entity table's storage order (SQLite's `rowid`): rows load in the order first stored.
+    static let orderColumn = quoted(PostgreSQLDialect.storageOrder)
+
+    let location: String
+    private let connection: any ServerConnection
+    private let readOnly: Bool
+    /// Whether a transaction is open on the connection (reads inside it join it).
+    private var inTransaction = false
+
+    init(_ server: ServerLocation, readOnly: Bool) throws {
+        location = server.description
+        connection = try server.connect()
+        self.readOnly = readOnly
+    }
+
+    @discardableResult
+    private func execute(_ sql: String, _ parameters: [StoredValue] = []) throws -> [[StoredValue]] {
+        try connection.execute(sql, parameters)
+    }
+
+    /// The single integer `sql` returns (0 for NULL or no row).
+    private func integer(_ sql: String, _ parameters: [StoredValue] = []) throws -> Int64 {
+        guard case .integer(let value)? = try execute(sql, parameters).first?.first else { return 0 }
+        return value
+    }
+
+    // MARK: Open
+
+    func open(_ layout: StoreLayout, migrations: [Migration], policy: Store.MigrationPolicy) throws -> MigrationPlan? {
+        try checkNames(layout)
+        if readOnly {
+            let decision = try decide(layout, migrations: migrations, policy: policy)
+            if case .migrate = decision { preconditionFailure("a read-only open never migrates") }
+            return nil
+        }
+        // Decided under the write lock: exactly one process creates the tables.
+        try transaction { _ in
+            switch try decide(layout, migrations: migrations, policy: policy) {
+            case .create:
+                try createTables(layout)
+                try recordMetadata(layout, history: [layout.fingerprint])
+            case .current(let recordShape):
+                if recordShape { try recordMetadata(layout, history: try readMetadata()?.history ?? [layout.fingerprint]) }
+            case .migrate(let plan):
+                throw StoreError.migrationRefused(
+                    path: location, reason: "migrating a PostgreSQL store is not supported yet: open it with the schema it was written with",
+                    plan: plan.description)
+            case .readNewer:
+                preconditionFailure("only a read-only open reads a newer store")
+            }
+        }
+        return nil
+    }
+
+    /// Throws for a table or index name PostgreSQL would cut (and so could confuse with another).
+    private func checkNames(_ layout: StoreLayout) throws {
+        let names = layout.entities.map(\.tableName) + layout.links.flatMap { [$0.name, $0.name + ":order"] }
+        if let long = names.first(where: { $0.utf8.count > Self.identifierLimit }) {
+            throw StoreError.cannotOpen(path: location, reason: "PostgreSQL keeps names of at most \(Self.identifierLimit) bytes, and the table '\(long)' has a longer one: shorten the entity or relation name")
+        }
+    }
+
+    private func decide(_ layout: StoreLayout, migrations: [Migration], policy: Store.MigrationPolicy) throws -> OpenDecision {
+        let metadata = try readMetadata()
+        if let metadata, metadata.format > SQLiteBackend.format {
+            throw StoreError.newerFormat(path: location, format: metadata.format, supported: SQLiteBackend.format)
+        }
+        return try OpenDecision.decide(metadata, layout: layout, migrations: migrations, policy: policy, readOnly: readOnly, path: location)
+    }
+
+    /// The tables of the connection's current schema.
+    private func tableNames() throws -> Set<String> {
+        Set(try execute("SELECT tablename FROM pg_tables WHERE schemaname = current_schema()").compactMap { row in
+            if case .text(let name)? = row.first { return name }
+            return nil
+        })
+    }
+
+    /// The recorded metadata; nil for an empty database. Throws for a database holding
+    /// other tables: it is not a store, and nothing is written to it.
+    private func readMetadata() throws -> StoreMetadata? {
+        let tables = try tableNames()
+        guard tables.contains(StoreMetadataKey.table) else {
+            guard tables.isEmpty else {
+                throw StoreError.notAStore(path: location, reason: "it holds tables (\(tables.sorted().prefix(5).joined(separator: ", "))) but no schemagen:meta table")
+            }
+            return nil
+        }
+        var values: [String: String] = [:]
+        for row in try execute("SELECT key, value FROM \(Self.metaTable)") {
+            if case .text(let key) = row[0], case .text(let value) = row[1] { values[key] = value }
+        }
+        do {
+            guard let metadata = try StoreMetadata(values) else {
+                throw StoreError.notAStore(path: location, reason: "its schemagen:meta table records no format")
+            }
+            return metadata
+        } catch is DecodingError {
+            throw StoreError.corrupt(path: location, reason: "its recorded schema shape cannot be read")
+        }
+    }
+
+    private func recordMetadata(_ layout: StoreLayout, history: [String]) throws {
+        for (key, value) in StoreMetadata.values(for: layout, format: SQLiteBackend.format, history: history) {
+            try execute("INSERT INTO \(Self.metaTable) (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
+                        [.text(key), .text(value)])
+        }
+    }
+
+    static func columnType(_ type: StoredType) -> String {
+        switch type {
+        case .integer: "bigint"
+        case .real: "double precision"
+        case .text: "text"
+        case .blob: "bytea"
+        }
+    }
+
+    private func createTables(_ layout: StoreLayout) throws {
+        try execute("CREATE TABLE \(Self.metaTable) (key text PRIMARY KEY, value text NOT NULL)")
+        for entity in layout.entities {
+            let columns = entity.columns.enumerated().map { index, column in
+                "\(quoted(column.name)) \(Self.columnType(column.type))\(column.isNullable ? "" : " NOT NULL")\(index == 0 ? " PRIMARY KEY" : "")"
+            }
+            try execute("CREATE TABLE \(quoted(entity.tableName)) (\(columns.joined(separator: ", ")), \(Self.orderColumn) bigserial NOT NULL)")
+        }
+        for link in layout.links {
+            let owner = Self.columnType(link.ownerEntity.idType), target = Self.columnType(link.targetEntity.idType)
+            if link.isToMany {
+                try execute("CREATE TABLE \(quoted(link.name)) (owner \(owner) NOT NULL, position bigint NOT NULL, target \(target) NOT NULL, PRIMARY KEY (owner, target))")
+                try execute("CREATE UNIQUE INDEX \(quoted(link.name + ":order")) ON \(quoted(link.name)) (owner, position)")
+            } else {
+                try execute("CREATE TABLE \(quoted(link.name)) (owner \(owner) PRIMARY KEY, target \(target) NOT NULL)")
+            }
+        }
+        // Values of several types (ids of any entity) are kept as ServerValueText.
+        try execute("""
+            CREATE TABLE \(Self.commitLogTable) (sequence bigserial PRIMARY KEY, "commit" bigint NOT NULL, kind text NOT NULL, \
+            name text NOT NULL, id text NOT NULL, change text)
+            """)
+        try execute("CREATE INDEX \(quoted(CommitLog.table + ":commit")) ON \(Self.commitLogTable) (\"commit\")")
+        try execute("""
+            CREATE TABLE \(Self.archiveTable) (name text NOT NULL, id text NOT NULL, archive bytea NOT NULL, \
+            \(Self.orderColumn) bigserial NOT NULL, PRIMARY KEY (name, id))
+            """)
+        try execute("""
+            CREATE TABLE \(Self.overlayTable) (kind text NOT NULL, name text NOT NULL, id text NOT NULL, pack text NOT NULL, \
+            \(Self.orderColumn) bigserial NOT NULL, PRIMARY KEY (kind, name, id))
+            """)
+    }
+
+    // MARK: Load
+
+    func loadRows(_ entity: any AnyEntityPersister, _ body: ([StoredValue]) throws -> Void) throws {
+        let columns = entity.columns.map { quoted($0.name) }.joined(separator: ", ")
+        for row in try execute("SELECT \(columns) FROM \(quoted(entity.tableName)) ORDER BY \(Self.orderColumn)") {
+            try body(Self.typed(row, entity.columns.map(\.type)))
+        }
+    }
+
+    func loadLinks(_ link: LinkLayout, _ body: (StoredValue, [StoredValue]) throws -> Void) throws {
+        let order = link.isToMany ? "owner, position" : "owner"
+        var owner: StoredValue?
+        var targets: [StoredValue] = []
+        for row in try execute("SELECT owner, target FROM \(quoted(link.name)) ORDER BY \(order)") {
+            if row[0] != owner {
+                if let owner { try body(owner, targets) }
+                owner = row[0]
+                targets.removeAll(keepingCapacity: true)
+            }
+            targets.append(row[1])
+        }
+        if let owner { try body(owner, targets) }
+    }
+
+    func loadOverlay(_ body: (OverlayRecord) throws -> Void) throws {
+        for row in try execute("SELECT kind, name, id, pack FROM \(Self.overlayTable) ORDER BY \(Self.orderColumn)") {
+            guard case .text(let kind) = row[0], let kind = OverlayRecord.Kind(rawValue: kind), case .text(let name) = row[1],
+                  let id = Self.decoded(row[2]), case .text(let pack) = row[3], let pack = UUID(uuidString: pack) else {
+                throw StoreError.corrupt(path: location, reason: "a record of schemagen:overlay is unreadable")
+            }
+            try body(OverlayRecord(kind: kind, name: name, id: id, pack: pack))
+        }
+    }
+
+    func loadArchives(_ body: (String, Data) throws -> Void) throws {
+        for row in try execute("SELECT name, archive FROM \(Self.archiveTable) ORDER BY \(Self.orderColumn)") {
+            guard case .text(let name) = row[0], case .blob(let json) = row[1] else {
+                throw StoreError.corrupt(path: location, reason: "a record of schemagen:archive is unreadable")
+            }
+            try body(name, json)
+        }
+    }
+
+    // MARK: Transactions
+
+    func transaction(_ body: (any StoreTransaction) throws -> Void) throws {
+        try execute("BEGIN ISOLATION LEVEL READ COMMITTED")
+        inTransaction = true
+        defer { inTransaction = false }
+        do {
+            // One writer at a time across every process; reads after this see every commit
+            // made before it (READ COMMITTED takes a new snapshot per statement).
+            try execute("SELECT pg_advisory_xact_lock($1)", [.integer(Self.writeLock)])
+            try body(PostgreSQLTransaction(backend: self))
+            try execute("COMMIT")
+        } catch {
+            _ = try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    func readTransaction<Result>(_ body: () throws -> Result) throws -> Result {
+        guard !inTransaction else { return try body() }
+        try execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        inTransaction = true
+        defer { inTransaction = false }
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            _ = try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// The last commit number: it changes with every commit, this store's own included
+    /// (``countsOwnCommits``).
+    func externalCommitCounter() throws -> Int64? {
+        try lastCommit()
+    }
+
+    var countsOwnCommits: Bool { true }
+
+    func recordedFingerprint() throws -> String? {
+        let rows = try execute("SELECT value FROM \(Self.metaTable) WHERE key = $1", [.text(StoreMetadataKey.fingerprint)])
+        if case .text(let fingerprint)? = rows.first?.first { return fingerprint }
+        return nil
+    }
+
+    func lastCommit() throws -> Int64? {
+        try integer("SELECT max(\"commit\") FROM \(Self.commitLogTable)")
+    }
+
+    func commits(after commit: Int64) throws -> [(commit: Int64, entry: CommitLog.Entry)] {
+        try execute("SELECT \"commit\", kind, name, id, change FROM \(Self.commitLogTable) WHERE \"commit\" > $1 ORDER BY sequence",
+                    [.integer(commit)]).map { row in
+            guard case .integer(let number) = row[0], case .text(let kind) = row[1], let kind = CommitLog.Kind(rawValue: kind),
+                  case .text(let name) = row[2], let id = Self.decoded(row[3]) else {
+                throw StoreError.corrupt(path: location, reason: "a record of \(CommitLog.table) is unreadable")
+            }
+            var entry = CommitLog.Entry(kind: kind, name: name, id: id)
+            if row[4] != .null {
+                guard let change = Self.decoded(row[4]) else {
+                    throw StoreError.corrupt(path: location, reason: "a record of \(CommitLog.table) is unreadable")
+                }
+                entry.change = change
+            }
+            return (number, entry)
+        }
+    }
+
+    func row(_ entity: any AnyEntityPersister, id: StoredValue) throws -> [StoredValue]? {
+        let columns = entity.columns.map { quoted($0.name) }.joined(separator: ", ")
+        return try execute("SELECT \(columns) FROM \(quoted(entity.tableName)) WHERE \(quoted(entity.columns[0].name)) = $1", [id])
+            .first.map { Self.typed($0, entity.columns.map(\.type)) }
+    }
+
+    func targets(_ link: LinkLayout, owner: StoredValue) throws -> [StoredValue] {
+        try execute("SELECT target FROM \(quoted(link.name)) WHERE owner = $1\(link.isToMany ? " ORDER BY position" : "")", [owner]).map { $0[0] }
+    }
+
+    func archive(name: String, id: StoredValue) throws -> Data? {
+        let rows = try execute("SELECT archive FROM \(Self.archiveTable) WHERE name = $1 AND id = $2", [.text(name), .text(ServerValueText.encode(id))])
+        guard let value = rows.first?.first else { return nil }
+        guard case .blob(let json) = value else { throw StoreError.corrupt(path: location, reason: "a record of schemagen:archive is unreadable") }
+        return json
+    }
+
+    func close() { connection.close() }
+
+    // MARK: Values
+
+    /// A value read back as its column's stored type says (a `bytea` arrives as a blob, a
+    /// `double precision` as a real: the same as SQLite gives).
+    static func typed(_ row: [StoredValue], _ types: [StoredType]) -> [StoredValue] {
+        zip(row, types).map { value, type in
+            if type == .real, case .integer(let integer) = value { return .real(Double(integer)) }
+            return value
+        }
+    }
+
+    /// A value kept as ``ServerValueText``; nil when the text is not one.
+    static func decoded(_ value: StoredValue) -> StoredValue? {
+        guard case .text(let text) = value else { return nil }
+        return ServerValueText.decode(text)
+    }
+
+    // MARK: Writes
+
+    fileprivate func run(_ sql: String, _ parameters: [StoredValue]) throws {
+        try execute(sql, parameters)
+    }
+
+    fileprivate func value(_ sql: String, _ parameters: [StoredValue]) throws -> Int64 {
+        try integer(sql, parameters)
+    }
+}
+
+/// The writes of one PostgreSQL transaction: the statements of ``SQLiteTransaction`` in
+/// PostgreSQL's spelling.
+private struct PostgreSQLTransaction: StoreTransaction {
+    let backend: PostgreSQLBackend
+
+    func upsertRow(_ entity: any AnyEntityPersister, _ values: [StoredValue]) throws {
+        let names = entity.columns.map { quoted($0.name) }
+        let updates = names.dropFirst().map { "\($0) = EXCLUDED.\($0)" }
+        // An upsert keeps the row's storage order, as SQLite's keeps its rowid.
+        let conflict = updates.isEmpty ? "DO NOTHING" : "DO UPDATE SET \(updates.joined(separator: ", "))"
+        let placeholders = (1...names.count).map { "$\($0)" }.joined(separator: ", ")
+        try backend.run("INSERT INTO \(quoted(entity.tableName)) (\(names.joined(separator: ", "))) VALUES (\(placeholders)) ON CONFLICT (\(names[0])) \(conflict)", values)
+    }
+
+    func deleteRow(_ entity: any AnyEntityPersister, id: StoredValue) throws {
+        try backend.run("DELETE FROM \(quoted(entity.tableName)) WHERE \(quoted(entity.columns[0].name)) = $1", [id])
+    }
+
+    func setLink(_ link: LinkLayout, owner: StoredValue, target: StoredValue) throws {
+        try backend.run("INSERT INTO \(quoted(link.name)) (owner, target) VALUES ($1, $2) ON CONFLICT (owner) DO UPDATE SET target = EXCLUDED.target",
+                        [owner, target])
+    }
+
+    func removeLinks(_ link: LinkLayout, owner: StoredValue) throws {
+        try backend.run("DELETE FROM \(quoted(link.name)) WHERE owner = $1", [owner])
+    }
+
+    func removeLink(_ link: LinkLayout, owner: StoredValue, target: StoredValue) throws {
+        try backend.run("DELETE FROM \(quoted(link.name)) WHERE owner = $1 AND target = $2", [owner, target])
+    }
+
+    func appendLinks(_ link: LinkLayout, owner: StoredValue, targets: [StoredValue]) throws {
+        guard !targets.isEmpty else { return }
+        var next = try backend.value("SELECT coalesce(max(position) + 1, 0) FROM \(quoted(link.name)) WHERE owner = $1", [owner])
+        for target in targets {
+            try backend.run("INSERT INTO \(quoted(link.name)) (owner, position, target) VALUES ($1, $2, $3)", [owner, .integer(next), target])
+            next += 1
+        }
+    }
+
+    func addOverlay(_ record: OverlayRecord) throws {
+        try backend.run("""
+            INSERT INTO \(PostgreSQLBackend.overlayTable) (kind, name, id, pack) VALUES ($1, $2, $3, $4) \
+            ON CONFLICT (kind, name, id) DO UPDATE SET pack = EXCLUDED.pack
+            """, [.text(record.kind.rawValue), .text(record.name), .text(ServerValueText.encode(record.id)), .text(record.pack.uuidString)])
+    }
+
+    func removeOverlay(_ kind: OverlayRecord.Kind, name: String, id: StoredValue) throws {
+        try backend.run("DELETE FROM \(PostgreSQLBackend.overlayTable) WHERE kind = $1 AND name = $2 AND id = $3",
+                        [.text(kind.rawValue), .text(name), .text(ServerValueText.encode(id))])
+    }
+
+    func upsertArchive(name: String, id: StoredValue, json: Data) throws {
+        try backend.run("""
+            INSERT INTO \(PostgreSQLBackend.archiveTable) (name, id, archive) VALUES ($1, $2, $3) \
+            ON CONFLICT (name, id) DO UPDATE SET archive = EXCLUDED.archive
+            """, [.text(name), .text(ServerValueText.encode(id)), .blob(json)])
+    }
+
+    func removeArchive(name: String, id: StoredValue) throws {
+        try backend.run("DELETE FROM \(PostgreSQLBackend.archiveTable) WHERE name = $1 AND id = $2", [.text(name), .text(ServerValueText.encode(id))])
+    }
+
+    func appendCommit(_ entries: [CommitLog.Entry]) throws -> Int64 {
+        // Under the write lock: no other writer numbers a commit meanwhile.
+        let commit = try backend.value("SELECT coalesce(max(\"commit\"), 0) + 1 FROM \(PostgreSQLBackend.commitLogTable)", [])
+        for entry in entries {
+            try backend.run("INSERT INTO \(PostgreSQLBackend.commitLogTable) (\"commit\", kind, name, id, change) VALUES ($1, $2, $3, $4, $5)",
+                            [.integer(commit), .text(entry.kind.rawValue), .text(entry.name), .text(ServerValueText.encode(entry.id)),
+                             entry.change.map { .text(ServerValueText.encode($0)) } ?? .null])
+        }
+        try backend.run("DELETE FROM \(PostgreSQLBackend.commitLogTable) WHERE \"commit\" <= $1", [.integer(commit - CommitLog.retainedCommits)])
+        return commit
+    }
+
+    /// Full-text postings are not kept on PostgreSQL yet: a resident store ranks in memory.
+    func fullTextIndexesPresent(_ layout: StoreLayout) throws -> Set<String> { [] }
+
+    func updateFullText(_ index: FullTextLayout, id: StoredValue, text: String?) throws -> (documents: Int, length: Int) {
+        preconditionFailure("PostgreSQL stores keep no full-text postings (fullTextIndexesPresent is empty)")
+    }
+
+    func addToFullTextTotals(_ index: FullTextLayout, documents: Int, length: Int) throws {}
+}

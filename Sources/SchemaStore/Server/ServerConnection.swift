@@ -1,0 +1,35 @@
+import SchemaRuntime
+
+/// A connection to a database server, as a driver module gives it to ``Store``
+/// (`SchemaStorePostgres`'s `PostgresConnection`): SchemaStore writes the SQL, the driver
+/// sends it. Keeping the driver out of SchemaStore keeps apps that never talk to a server
+/// from linking its client library.
+///
+/// A connection is used by one thread at a time (the store serializes its use).
+@_spi(StoreServer)
+public protocol ServerConnection: AnyObject {
+    /// Runs one statement with `parameters` bound to its placeholders; returns its rows.
+    /// Integer columns read as `.integer`, floating-point ones as `.real`, binary ones as
+    /// `.blob`, NULL as `.null`, the rest as `.text`.
+    @discardableResult
+    func execute(_ sql: String, _ parameters: [StoredValue]) throws -> [[StoredValue]]
+    func close()
+}
+
+/// A database server a store keeps its graph in: `Store(.postgres(configuration), ...)`,
+/// from `SchemaStorePostgres`. Equal when they name the same server and database.
+public struct ServerLocation: Sendable, Hashable, CustomStringConvertible {
+    /// The server and database, never the password: `postgres://user@host:5432/db`.
+    public let description: String
+    let connect: @Sendable () throws -> any ServerConnection
+
+    /// A location whose connections `connect` opens; `description` names it in errors.
+    @_spi(StoreServer)
+    public init(description: String, connect: @escaping @Sendable () throws -> any ServerConnection) {
+        self.description = description
+        self.connect = connect
+    }
+
+    public static func == (lhs: ServerLocation, rhs: ServerLocation) -> Bool { lhs.description == rhs.description }
+    public func hash(into hasher: inout Hasher) { hasher.combine(description) }
+}

@@ -1,0 +1,33 @@
+@_spi(StoreServer) import SchemaStore
+import SchemaRuntime
+
+/// A ``PostgresConnection`` as the store's server connection.
+private final class StoreConnection: ServerConnection {
+    let connection: PostgresConnection
+
+    init(_ connection: PostgresConnection) { self.connection = connection }
+
+    func execute(_ sql: String, _ parameters: [StoredValue]) throws -> [[StoredValue]] {
+        try connection.execute(sql, parameters)
+    }
+
+    func close() { connection.close() }
+}
+
+extension Store.Location {
+    /// A PostgreSQL database: every store on it, in any process on any machine, shares its
+    /// graph (docs/PostgreSQL.md). Each store opens one connection.
+    ///
+    /// ```swift
+    /// let store = try Store(.postgres(.init(host: "db.internal", database: "chat", user: "app", password: secret)),
+    ///                       schema: ChatModelsSchema.self)
+    /// ```
+    public static func postgres(_ configuration: PostgresConnection.Configuration) -> Store.Location {
+        .server(ServerLocation(description: configuration.description) { StoreConnection(try PostgresConnection(configuration)) })
+    }
+}
+
+extension PostgresConnection.Configuration: CustomStringConvertible {
+    /// `postgres://user@host:port/database`: never the password.
+    public var description: String { "postgres://\(user)@\(host):\(port)/\(database)" }
+}

@@ -1,0 +1,170 @@
+import ChatModels
+import DeterministicRandom
+import Foundation
+import SchemaRuntime
+import SchemaStore
+import SchemaStorePostgres
+import Testing
+
+/// `Store(.postgres(...))` against a real server (a throwaway cluster): the same graph as a
+/// SQLite store fed the same writes, several stores sharing one database, typed errors.
+@Suite(.serialized) struct PostgresStoreTests {
+    /// A fresh database on `cluster`, and where it is.
+    static func database(_ cluster: TemporaryPostgresCluster, _ name: String) throws -> PostgresConnection.Configuration {
+        let admin = try PostgresConnection(cluster.configuration())
+        defer { admin.close() }
+        try admin.execute("CREATE DATABASE \"\(name)\"")
+        return cluster.configuration(database: name)
+    }
+
+    /// Every stored entity with its links as ids, in storage order, as sorted-key JSON: two
+    /// stores holding the same graph give the same text.
+    static func snapshot(_ context: Context) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        var parts: [String] = []
+        parts.append(String(decoding: try encoder.encode(User.query(in: context).with(.ids).resolve()), as: UTF8.self))
+        parts.append(String(decoding: try encoder.encode(Chat.query(in: context).with(.ids).resolve()), as: UTF8.self))
+        parts.append(String(decoding: try encoder.encode(Message.query(in: context).with(.ids).resolve()), as: UTF8.self))
+        parts.append(String(decoding: try encoder.encode(Attachment.query(in: context).with(.ids).resolve()), as: UTF8.self))
+        return parts.joined(separator: "\n")
+    }
+
+    /// One random write over few ids: saves with links, unique keys that collide (usernames
+    /// upsert, emails throw), edits of to-many lists, deletes that cascade.
+    static func randomWrite(_ random: inout SplitMix64) -> (String, (inout Context) throws -> Void) {
+        let user = "u\(Int.random(in: 0..<6, using: &random))", chat = "c\(Int.random(in: 0..<3, using: &random))"
+        let message = "m\(Int.random(in: 0..<10, using: &random))", other = "u\(Int.random(in: 0..<6, using: &random))"
+        let number = Int.random(in: 0..<4, using: &random)
+        switch Int.random(in: 0..<7, using: &random) {
+        case 0:
+            return ("save user \(user) username n\(number)", { context in
+                try User(id: user, name: "name \(number)", username: "n\(number)", age: number).save(to: &context)
+            })
+        case 1:
+            return ("save user \(user) email e\(number)", { context in
+                try User(id: user, name: "mail \(number)", email: "e\(number)@x").save(to: &context)
+            })
+        case 2:
+            return ("save chat \(chat) users \(user), \(other)", { context in
+                try Chat(id: chat, title: number == 0 ? nil : "t\(number)", users: .ids([user, other])).save(to: &context)
+            })
+        case 3:
+            return ("save message \(message) in \(chat) by \(user)", { context in
+                try Message(id: message, text: "text \(number) ünïcødé", timestamp: number, tags: number > 1 ? ["a", "b"] : [],
+                            author: .id(user), chat: .id(chat), viewedBy: .ids([other])).save(to: &context)
+            })
+        case 4:
+            return ("append viewer \(other) to \(message)", { context in
+                guard var found = context.find(Message.self, id: message) else { return }
+                found.$viewedBy = .appending(ids: [other])
+                try found.save(to: &context)
+            })
+        case 5:
+            return ("delete chat \(chat)", { context in try Chat.delete(id: chat, from: &context) })
+        default:
+            return ("delete message \(message)", { context in try Message.delete(id: message, from: &context) })
+        }
+    }
+
+    /// The differential test: each random write goes to a SQLite file store and to a
+    /// PostgreSQL store; both must succeed or fail alike and hold the same graph, also
+    /// after the PostgreSQL store is opened again.
+    @Test(arguments: [1, 2] as [UInt64])
+    func aPostgreSQLStoreHoldsWhatASQLiteStoreHoldsAfterEveryWrite(seed: UInt64) throws {
+        guard let cluster = try PostgresDialectTests.cluster() else { return }
+        defer { cluster.stop() }
+        let configuration = try Self.database(cluster, "differential\(seed)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pg-differential-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("chat.store")
+        var sqlite = try Store(.file(file), schema: ChatModelsSchema.self, options: .init(residency: .resident))
+        var postgres: Store? = try Store(.postgres(configuration), schema: ChatModelsSchema.self)
+        var random = SplitMix64(seed: seed)
+        var failures = 0, mostMessages = 0
+        for step in 0..<120 {
+            let (name, write) = Self.randomWrite(&random)
+            let expected = Result { try sqlite.write(write) }
+            let actual = Result { try postgres!.write(write) }
+            switch (expected, actual) {
+            case (.success, .success): break
+            case (.failure(let left), .failure(let right)):
+                #expect("\(left)" == "\(right)", "step \(step) \(name)")
+                failures += 1
+            default:
+                Issue.record("step \(step) \(name): SQLite \(expected), PostgreSQL \(actual)")
+            }
+            #expect(try Self.snapshot(postgres!.context) == Self.snapshot(sqlite.context), "step \(step) \(name)")
+            mostMessages = max(mostMessages, Message.query(in: postgres!.context).count())
+            if step % 30 == 29 {
+                // Both opened again: a loaded graph lists entities in storage order, which
+                // the graph they were written from need not (ids linked before stored).
+                postgres = nil
+                postgres = try Store(.postgres(configuration), schema: ChatModelsSchema.self)
+                sqlite.close()
+                sqlite = try Store(.file(file), schema: ChatModelsSchema.self, options: .init(residency: .resident))
+                #expect(try Self.snapshot(postgres!.context) == Self.snapshot(sqlite.context), "reopened after step \(step)")
+            }
+        }
+        #expect(failures > 0, "no write collided on a unique email")
+        #expect(mostMessages > 3, "the writes never stored several messages")
+    }
+
+    /// Two stores on one database (two processes' worth: separate connections): each sees
+    /// the other's commits, its observers are told, and writes that read-modify-write one
+    /// value from both never lose an update.
+    @Test func storesSharingADatabaseSeeEachOthersCommitsAndNeverLoseOne() async throws {
+        guard let cluster = try PostgresDialectTests.cluster() else { return }
+        defer { cluster.stop() }
+        let configuration = try Self.database(cluster, "shared")
+        let first = try Store(.postgres(configuration), schema: ChatModelsSchema.self)
+        let second = try Store(.postgres(configuration), schema: ChatModelsSchema.self)
+        let changes = second.changes()
+        _ = try await first.write { try User(id: "u1", name: "Ada", age: 0).save(to: &$0) }
+        // The second store's observers hear of it from the commit log, within the polling interval.
+        var iterator = changes.makeAsyncIterator()
+        let heard = await iterator.next()
+        #expect(heard?.changes(User.self)?.inserted == ["u1"])
+        #expect(User.query("u1", in: second.context).resolve()?.name == "Ada")
+
+        // Increments from both stores, on threads: each write first loads the other's commits.
+        let rounds = 25
+        DispatchQueue.concurrentPerform(iterations: 2) { index in
+            let store = index == 0 ? first : second
+            for _ in 0..<rounds {
+                try? store.write { context in
+                    guard var user = context.find(User.self, id: "u1") else { return }
+                    user.age += 1
+                    try user.save(to: &context)
+                }
+            }
+        }
+        try first.refresh()
+        try second.refresh()
+        #expect(User.query("u1", in: first.context).resolve()?.age == 2 * rounds)
+        #expect(User.query("u1", in: second.context).resolve()?.age == 2 * rounds)
+        // A third store opened now loads the same graph.
+        let third = try Store(.postgres(configuration), schema: ChatModelsSchema.self)
+        #expect(try Self.snapshot(third.context) == Self.snapshot(first.context))
+    }
+
+    @Test func openingWhatIsNotAStoreIsATypedErrorThatChangesNothing() throws {
+        guard let cluster = try PostgresDialectTests.cluster() else { return }
+        defer { cluster.stop() }
+        let configuration = try Self.database(cluster, "other")
+        let connection = try PostgresConnection(configuration)
+        defer { connection.close() }
+        try connection.execute("CREATE TABLE invoices (id bigint PRIMARY KEY)")
+        do {
+            _ = try Store(.postgres(configuration), schema: ChatModelsSchema.self)
+            Issue.record("opened a database holding other tables")
+        } catch let StoreError.notAStore(path, reason) {
+            #expect(path == configuration.description && reason.contains("invoices"))
+        }
+        let tables = try connection.execute("SELECT tablename FROM pg_tables WHERE schemaname = current_schema()")
+        #expect(tables == [[.text("invoices")]])
+        // No such database: the connection's typed error, naming the server and the database.
+        #expect(throws: PostgresError.self) { try Store(.postgres(cluster.configuration(database: "missing")), schema: ChatModelsSchema.self) }
+    }
+}
