@@ -121,8 +121,9 @@ let package = Package(
             name: "SchemaEvolutionLadderTests",
             dependencies: ["SchemaStore"] + ladderVersions.map { .target(name: "Ladder\($0)") }
         ),
-        // Commits numbered writes until killed: the crash-safety test's child process.
-        .executableTarget(name: "store-crash-helper", dependencies: ["SchemaStore", "ChatModels"], path: "Tests/StoreCrashHelper"),
+        // Commits numbered writes until killed, to a file or to PostgreSQL: the crash-safety
+        // and multi-process tests' child process.
+        .executableTarget(name: "store-crash-helper", dependencies: ["SchemaStore", "SchemaStorePostgres", "ChatModels"], path: "Tests/StoreCrashHelper"),
     ],
     swiftLanguageModes: [.v6]
 )
