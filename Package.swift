@@ -114,12 +114,14 @@ let package = Package(
         .testTarget(name: "GeneratedCodeTests", dependencies: ["SchemaRuntime", "SchemaStore", "DeterministicRandom"], plugins: ["SchemaGenPlugin"]),
         .testTarget(name: "EndToEndTests", dependencies: []),
         .testTarget(name: "SchemaStoreTests", dependencies: ["SchemaStore", "ChatModels", "CatalogModels", "DeterministicRandom"]),
-        .testTarget(name: "SchemaStorePostgresTests", dependencies: ["SchemaStore", "SchemaStorePostgres", "ChatModels", "DeterministicRandom"]),
+        .testTarget(name: "SchemaStorePostgresTests", dependencies: ["SchemaStore", "SchemaStorePostgres", "PostgresTestSupport", "ChatModels", "DeterministicRandom"]),
+        // A throwaway PostgreSQL cluster for the tests that need a server (docs/PostgreSQL.md).
+        .target(name: "PostgresTestSupport", dependencies: ["SchemaStorePostgres"], path: "Tests/PostgresTestSupport"),
         // Six versions of one schema, each compiled by the plugin into its own module: the
         // evolution tests open one store file with each in turn.
         .testTarget(
             name: "SchemaEvolutionLadderTests",
-            dependencies: ["SchemaStore"] + ladderVersions.map { .target(name: "Ladder\($0)") }
+            dependencies: ["SchemaStore", "SchemaStorePostgres", "PostgresTestSupport"] + ladderVersions.map { .target(name: "Ladder\($0)") }
         ),
         // Commits numbered writes until killed, to a file or to PostgreSQL: the crash-safety
         // and multi-process tests' child process.

@@ -5,8 +5,10 @@ import LadderV3
 import LadderV4
 import LadderV5
 import LadderV6
+import PostgresTestSupport
 import SchemaRuntime
 import SchemaStore
+import SchemaStorePostgres
 import Testing
 
 /// One store file, created with schema v1 and opened with every later version in turn
@@ -21,7 +23,11 @@ import Testing
     ]
 
     static func seedV1(_ url: URL) throws {
-        let store = try Store(.file(url), schema: LadderV1Schema.self)
+        try seedV1(.file(url))
+    }
+
+    static func seedV1(_ location: Store.Location) throws {
+        let store = try Store(location, schema: LadderV1Schema.self)
         try store.write { context in
             try LadderV1.Author(id: "a1", name: "Ada", born: 1815).save(to: &context)
             try LadderV1.Author(id: "a2", name: "Bob").save(to: &context)
@@ -74,12 +80,15 @@ import Testing
         new.close()
     }
 
-    @Test func aV1StoreFollowsEveryVersionAndKeepsEveryRowAndLink() throws {
-        let folder = try TemporaryFolder()
-        let url = folder.file()
-        try Self.seedV1(url)
+    /// The same steps on a file and on a PostgreSQL database (the migrator is shared; each
+    /// database spells tables, placeholders and storage order its own way).
+    @Test(arguments: [LadderPlace.Kind.file, .postgres])
+    func aV1StoreFollowsEveryVersionAndKeepsEveryRowAndLink(kind: LadderPlace.Kind) throws {
+        guard let place = try LadderPlace(kind) else { return }
+        let location = place.location
+        try Self.seedV1(location)
 
-        let v2 = try Store(.file(url), schema: LadderV2Schema.self)
+        let v2 = try Store(location, schema: LadderV2Schema.self)
         #expect(v2.appliedMigration?.deletesData == false)
         #expect(LibraryDump.v2(v2.context) == [
             "Author a1 name=Ada born=1815 books=[b1,b2]",
@@ -103,7 +112,7 @@ import Testing
         }
         v2.close()
 
-        let v3 = try Store(.file(url), schema: LadderV3Schema.self)
+        let v3 = try Store(location, schema: LadderV3Schema.self)
         #expect(Set(v3.appliedMigration?.deletions ?? []) == [.removeEntity("Draft"), .removeField(entity: "Book", field: "legacyCode")])
         #expect(v3.appliedMigration?.steps.contains(.renameEntity(from: "Author", to: "Writer")) == true)
         let afterV3 = [
@@ -121,12 +130,12 @@ import Testing
         #expect(LibraryDump.v3(v3.context) == afterV3)
         v3.close()
         // Reopening with the same version migrates nothing and reads the same.
-        let v3Again = try Store(.file(url), schema: LadderV3Schema.self)
+        let v3Again = try Store(location, schema: LadderV3Schema.self)
         #expect(v3Again.appliedMigration == nil)
         #expect(LibraryDump.v3(v3Again.context) == afterV3)
         v3Again.close()
 
-        let v4 = try Store(.file(url), schema: LadderV4Schema.self)
+        let v4 = try Store(location, schema: LadderV4Schema.self)
         #expect(LibraryDump.v4(v4.context) == [
             "Book b1 title=Notes pages=100 isbn=unknown rating=2.5 writer=a1 tags=[t1,t2] editors=[a2] reviews=[r1,r2] saved=false",
             "Book b2 title=Engines pages=0 isbn=978-2 rating=2.5 writer=a1 tags=[t2] editors=[] reviews=[] saved=false",
@@ -146,7 +155,7 @@ import Testing
         }
         v4.close()
 
-        let v5 = try Store(.file(url), schema: LadderV5Schema.self, migrations: Self.v5Migrations)
+        let v5 = try Store(location, schema: LadderV5Schema.self, migrations: Self.v5Migrations)
         #expect(LibraryDump.v5(v5.context) == [
             "Book b1 title=Notes pages=100 isbn=unknown rating=2.5 language=en writer=a1 tags=[t1,t2] editors=[a2] reviews=[r1,r2] saved=false",
             "Book b2 title=Engines pages=0 isbn=978-2 rating=2.5 language=en writer=a1 tags=[t2] editors=[a3] reviews=[] saved=true",
@@ -161,14 +170,14 @@ import Testing
         ])
         v5.close()
 
-        let v6 = try Store(.file(url), schema: LadderV6Schema.self)
+        let v6 = try Store(location, schema: LadderV6Schema.self)
         let expected = Self.expectedV6(b2Editor: "a3", b2ISBN: "978-2", reviews: "[r1,r2]", b2Saved: true)
             + ["Critique r1 stars=4 book=b1", "Critique r2 stars=5 book=b1"]
         #expect(LibraryDump.v6(v6.context) == expected.sorted())
         // The file keeps working: a write, a reopen.
         try v6.write { try LadderV6.Tag(id: "t3", name: "poetry").save(to: &$0) }
         v6.close()
-        #expect(LibraryDump.v6(try Store(.file(url), schema: LadderV6Schema.self).context).contains("Tag t3 name=poetry"))
+        #expect(LibraryDump.v6(try Store(location, schema: LadderV6Schema.self).context).contains("Tag t3 name=poetry"))
     }
 
     static func expectedV6(b2Editor: String, b2ISBN: String, reviews: String, b2Saved: Bool) -> [String] {
@@ -193,6 +202,48 @@ import Testing
         ]
         let store = try Store(.file(folder.file()), schema: LadderV6Schema.self, migrations: migrations)
         #expect(LibraryDump.v6(store.context) == Self.expectedV6(b2Editor: "nil", b2ISBN: "unknown", reviews: "[]", b2Saved: false))
+    }
+
+    /// On PostgreSQL: a migration that throws halfway changes nothing; a store still open
+    /// with the old schema stops writing once another migrated the database, and the old
+    /// schema no longer opens it.
+    @Test func onPostgreSQLAFailedMigrationChangesNothingAndOldCodeStopsWriting() throws {
+        struct Unparsable: Error {}
+        guard let place = try LadderPlace(.postgres) else { return }
+        let location = place.location
+        try Self.seedV1(location)
+        try Store(location, schema: LadderV4Schema.self).close()
+        let before = LibraryDump.v4(try Store(location, schema: LadderV4Schema.self).context)
+        let failing: [Migration] = [
+            Self.v5Migrations[0],
+            .field("language", of: LadderV5.Book.self) { row in
+                if try row.value("title", as: String.self) == "Engines" { throw Unparsable() }
+                return "en"
+            },
+        ]
+        #expect {
+            _ = try Store(location, schema: LadderV5Schema.self, migrations: failing)
+        } throws: { error in
+            guard case StoreError.migrationFailed(_, let reason) = error else { return false }
+            return reason.contains("Book.language") && reason.contains("\"b2\"") && reason.contains("Unparsable")
+        }
+        // Opened right after a migration, before any write: the log holds no commit of its
+        // own, which the next migration must not make look unchanged.
+        let old = try Store(location, schema: LadderV4Schema.self)
+        #expect(LibraryDump.v4(old.context) == before)
+
+        let new = try Store(location, schema: LadderV5Schema.self, migrations: Self.v5Migrations)
+        #expect(new.appliedMigration != nil)
+        #expect(LadderV5.Tag.query(in: new.context).count() == 2)
+        #expect(throws: StoreError.self) { try old.write { try LadderV4.Tag(id: "t4", name: "lost").save(to: &$0) } }
+        #expect(LadderV5.Tag.query("t4", in: try Store(location, schema: LadderV5Schema.self, migrations: Self.v5Migrations).context).resolve() == nil)
+        // The old schema is refused from then on (v5 changed a type v4 reads).
+        #expect { _ = try Store(location, schema: LadderV4Schema.self) } throws: { error in
+            guard case StoreError.newerSchema = error else { return false }
+            return true
+        }
+        old.close()
+        new.close()
     }
 
     // MARK: Changes that cannot be inferred
@@ -369,4 +420,38 @@ final class TemporaryFolder {
     func file(_ name: String = "library.sqlite") -> URL { url.appendingPathComponent(name) }
 
     deinit { try? FileManager.default.removeItem(at: url) }
+}
+
+/// Where a ladder test keeps its store: a file in a temporary folder, or a new database on a
+/// throwaway PostgreSQL cluster (nil, after saying why, on a machine without one; CI must have one).
+final class LadderPlace {
+    enum Kind: Sendable { case file, postgres }
+
+    let location: Store.Location
+    private let folder: TemporaryFolder?
+    private let cluster: TemporaryPostgresCluster?
+
+    init?(_ kind: Kind) throws {
+        switch kind {
+        case .file:
+            let folder = try TemporaryFolder()
+            self.folder = folder
+            cluster = nil
+            location = .file(folder.file())
+        case .postgres:
+            guard let cluster = try TemporaryPostgresCluster.start() else {
+                if ProcessInfo.processInfo.environment["CI"] == "true" {
+                    Issue.record("CI must run the PostgreSQL tests. \(TemporaryPostgresCluster.missingServer)")
+                } else {
+                    print(TemporaryPostgresCluster.missingServer)
+                }
+                return nil
+            }
+            self.cluster = cluster
+            folder = nil
+            location = .postgres(try cluster.createDatabase("ladder"))
+        }
+    }
+
+    deinit { cluster?.stop() }
 }

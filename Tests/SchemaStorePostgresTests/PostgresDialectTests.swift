@@ -4,6 +4,7 @@ import Foundation
 @_spi(SchemaStore) import SchemaRuntime
 @testable import SchemaStore
 import SchemaStorePostgres
+import PostgresTestSupport
 import Testing
 
 /// Against a real PostgreSQL server (a throwaway cluster): the connection's typed errors, and

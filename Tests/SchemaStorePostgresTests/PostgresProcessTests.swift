@@ -4,6 +4,7 @@ import Foundation
 import SchemaRuntime
 import SchemaStore
 import SchemaStorePostgres
+import PostgresTestSupport
 import Testing
 
 /// Several processes on one PostgreSQL database (`store-crash-helper` children): writers

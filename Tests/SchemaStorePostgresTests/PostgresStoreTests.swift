@@ -4,6 +4,7 @@ import Foundation
 import SchemaRuntime
 import SchemaStore
 import SchemaStorePostgres
+import PostgresTestSupport
 import Testing
 
 /// `Store(.postgres(...))` against a real server (a throwaway cluster): the same graph as a
@@ -11,10 +12,7 @@ import Testing
 @Suite(.serialized) struct PostgresStoreTests {
     /// A fresh database on `cluster`, and where it is.
     static func database(_ cluster: TemporaryPostgresCluster, _ name: String) throws -> PostgresConnection.Configuration {
-        let admin = try PostgresConnection(cluster.configuration())
-        defer { admin.close() }
-        try admin.execute("CREATE DATABASE \"\(name)\"")
-        return cluster.configuration(database: name)
+        try cluster.createDatabase(name)
     }
 
     /// Every stored entity with its links as ids, in storage order, as sorted-key JSON: two

@@ -126,7 +126,7 @@ final class SQLiteBackend: StoreBackend, @unchecked Sendable {
                     if recordShape { try recordMetadata(layout, history: metadata?.history ?? [layout.fingerprint]) }
                 case .migrate(let plan):
                     let byField = Dictionary(migrations.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
-                    try SQLiteMigrator(database: database, plan: plan, layout: layout, migrations: byField, path: location).run()
+                    try StoreMigrator(database: SQLiteMigrationDatabase(database: database), plan: plan, layout: layout, migrations: byField, path: location).run()
                     // The log names tables and links as they were: followers load the graph again.
                     try database.execute("DROP TABLE IF EXISTS \(Self.commitLogTable)")
                     // Full-text postings describe the old rows: made again below, or gone.

@@ -27,6 +27,10 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
     static let commitLogTable = quoted(CommitLog.table)
     /// Each entity table's storage order (SQLite's `rowid`): rows load in the order first stored.
     static let orderColumn = quoted(PostgreSQLDialect.storageOrder)
+    /// The one sequence numbering every table's storage order: a table moved aside by a
+    /// migration keeps no sequence named after it.
+    static let orderSequence = quoted("schemagen:order")
+    static let orderColumnDefinition = "\(orderColumn) bigint NOT NULL DEFAULT nextval('\(orderSequence)')"
 
     let location: String
     private let connection: any ServerConnection
@@ -41,7 +45,7 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
     }
 
     @discardableResult
-    private func execute(_ sql: String, _ parameters: [StoredValue] = []) throws -> [[StoredValue]] {
+    func execute(_ sql: String, _ parameters: [StoredValue] = []) throws -> [[StoredValue]] {
         try connection.execute(sql, parameters)
     }
 
@@ -60,7 +64,9 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
             if case .migrate = decision { preconditionFailure("a read-only open never migrates") }
             return nil
         }
-        // Decided under the write lock: exactly one process creates the tables.
+        // Decided under the write lock: exactly one process creates or migrates the tables;
+        // the others wait for it, then find them current.
+        var applied: MigrationPlan?
         try transaction { _ in
             switch try decide(layout, migrations: migrations, policy: policy) {
             case .create:
@@ -69,19 +75,29 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
             case .current(let recordShape):
                 if recordShape { try recordMetadata(layout, history: try readMetadata()?.history ?? [layout.fingerprint]) }
             case .migrate(let plan):
-                throw StoreError.migrationRefused(
-                    path: location, reason: "migrating a PostgreSQL store is not supported yet: open it with the schema it was written with",
-                    plan: plan.description)
+                let history = try readMetadata()?.history ?? []
+                let byField = Dictionary(migrations.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
+                try StoreMigrator(database: PostgreSQLMigrationDatabase(backend: self), plan: plan, layout: layout,
+                                  migrations: byField, path: location).run()
+                // The log names tables and links as they were: it is emptied, but its numbering
+                // goes on, with one entry naming no entity. A store still open with the old
+                // schema sees the number change, checks the recorded schema and stops writing.
+                let last = try lastCommit() ?? 0
+                try execute("DELETE FROM \(Self.commitLogTable)")
+                try execute("INSERT INTO \(Self.commitLogTable) (\"commit\", kind, name, id) VALUES ($1, $2, '', $3)",
+                            [.integer(last + 1), .text(CommitLog.Kind.row.rawValue), .text(ServerValueText.encode(.integer(0)))])
+                try recordMetadata(layout, history: history + [layout.fingerprint])
+                applied = plan
             case .readNewer:
                 preconditionFailure("only a read-only open reads a newer store")
             }
         }
-        return nil
+        return applied
     }
 
     /// Throws for a table or index name PostgreSQL would cut (and so could confuse with another).
     private func checkNames(_ layout: StoreLayout) throws {
-        let names = layout.entities.map(\.tableName) + layout.links.flatMap { [$0.name, $0.name + ":order"] }
+        let names = layout.entities.map { $0.tableName + ":key" } + layout.links.flatMap { [$0.name + ":key", $0.name + ":order"] }
         if let long = names.first(where: { $0.utf8.count > Self.identifierLimit }) {
             throw StoreError.cannotOpen(path: location, reason: "PostgreSQL keeps names of at most \(Self.identifierLimit) bytes, and the table '\(long)' has a longer one: shorten the entity or relation name")
         }
@@ -145,21 +161,9 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
 
     private func createTables(_ layout: StoreLayout) throws {
         try execute("CREATE TABLE \(Self.metaTable) (key text PRIMARY KEY, value text NOT NULL)")
-        for entity in layout.entities {
-            let columns = entity.columns.enumerated().map { index, column in
-                "\(quoted(column.name)) \(Self.columnType(column.type))\(column.isNullable ? "" : " NOT NULL")\(index == 0 ? " PRIMARY KEY" : "")"
-            }
-            try execute("CREATE TABLE \(quoted(entity.tableName)) (\(columns.joined(separator: ", ")), \(Self.orderColumn) bigserial NOT NULL)")
-        }
-        for link in layout.links {
-            let owner = Self.columnType(link.ownerEntity.idType), target = Self.columnType(link.targetEntity.idType)
-            if link.isToMany {
-                try execute("CREATE TABLE \(quoted(link.name)) (owner \(owner) NOT NULL, position bigint NOT NULL, target \(target) NOT NULL, PRIMARY KEY (owner, target))")
-                try execute("CREATE UNIQUE INDEX \(quoted(link.name + ":order")) ON \(quoted(link.name)) (owner, position)")
-            } else {
-                try execute("CREATE TABLE \(quoted(link.name)) (owner \(owner) PRIMARY KEY, target \(target) NOT NULL)")
-            }
-        }
+        try execute("CREATE SEQUENCE \(Self.orderSequence)")
+        for entity in layout.entities { try createTable(entity) }
+        for link in layout.links { try createTable(link) }
         // Values of several types (ids of any entity) are kept as ServerValueText.
         try execute("""
             CREATE TABLE \(Self.commitLogTable) (sequence bigserial PRIMARY KEY, "commit" bigint NOT NULL, kind text NOT NULL, \
@@ -168,12 +172,52 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
         try execute("CREATE INDEX \(quoted(CommitLog.table + ":commit")) ON \(Self.commitLogTable) (\"commit\")")
         try execute("""
             CREATE TABLE \(Self.archiveTable) (name text NOT NULL, id text NOT NULL, archive bytea NOT NULL, \
-            \(Self.orderColumn) bigserial NOT NULL, PRIMARY KEY (name, id))
+            \(Self.orderColumnDefinition), PRIMARY KEY (name, id))
             """)
         try execute("""
             CREATE TABLE \(Self.overlayTable) (kind text NOT NULL, name text NOT NULL, id text NOT NULL, pack text NOT NULL, \
-            \(Self.orderColumn) bigserial NOT NULL, PRIMARY KEY (kind, name, id))
+            \(Self.orderColumnDefinition), PRIMARY KEY (kind, name, id))
             """)
+    }
+
+    /// An entity's table: its columns, the id the key (a constraint named after the table,
+    /// renamed with it), the storage order.
+    func createTable(_ entity: any AnyEntityPersister) throws {
+        let columns = entity.columns.map { column in
+            "\(quoted(column.name)) \(Self.columnType(column.type))\(column.isNullable ? "" : " NOT NULL")"
+        }
+        try execute("""
+            CREATE TABLE \(quoted(entity.tableName)) (\(columns.joined(separator: ", ")), \(Self.orderColumnDefinition), \
+            CONSTRAINT \(quoted(entity.tableName + ":key")) PRIMARY KEY (\(quoted(entity.columns[0].name))))
+            """)
+    }
+
+    func createTable(_ link: LinkLayout) throws {
+        let owner = Self.columnType(link.ownerEntity.idType), target = Self.columnType(link.targetEntity.idType)
+        let key = quoted(link.name + ":key")
+        if link.isToMany {
+            try execute("""
+                CREATE TABLE \(quoted(link.name)) (owner \(owner) NOT NULL, position bigint NOT NULL, target \(target) NOT NULL, \
+                CONSTRAINT \(key) PRIMARY KEY (owner, target))
+                """)
+            try createOrderIndex(link)
+        } else {
+            try execute("CREATE TABLE \(quoted(link.name)) (owner \(owner) NOT NULL, target \(target) NOT NULL, CONSTRAINT \(key) PRIMARY KEY (owner))")
+        }
+    }
+
+    func createOrderIndex(_ link: LinkLayout) throws {
+        try execute("CREATE UNIQUE INDEX \(quoted(link.name + ":order")) ON \(quoted(link.name)) (owner, position)")
+    }
+
+    /// Renames a table and its key constraint (and so the key's index).
+    func renameTable(_ name: String, to newName: String) throws {
+        try execute("ALTER TABLE \(quoted(name)) RENAME TO \(quoted(newName))")
+        try execute("ALTER TABLE \(quoted(newName)) RENAME CONSTRAINT \(quoted(name + ":key")) TO \(quoted(newName + ":key"))")
+    }
+
+    func hasTable(_ name: String) throws -> Bool {
+        try tableNames().contains(name)
     }
 
     // MARK: Load

@@ -1,8 +1,9 @@
 import Foundation
 @_spi(SchemaStore) import SchemaRuntime
 
-/// Applies a ``MigrationPlan`` to an SQLite store, inside the transaction that opens it: a
-/// failure anywhere rolls everything back and the file is unchanged.
+/// Applies a ``MigrationPlan`` to a store's database (SQLite or PostgreSQL, through
+/// ``MigrationDatabase``), inside the transaction that opens it: a failure anywhere rolls
+/// everything back and the database is unchanged.
 ///
 /// Every old table first moves aside under a temporary name, so new tables can take any
 /// name (renames may swap names, or differ only in case). Then each new table is the old one
@@ -10,14 +11,20 @@ import Foundation
 /// rows (in their stored order, so load order is kept) with each column taken from its
 /// source in the plan. Tables nothing took are dropped last: removed entities, fields and
 /// relations, listed in the plan.
-struct SQLiteMigrator {
-    let database: SQLiteDatabase
+struct StoreMigrator {
+    let database: any MigrationDatabase
     let plan: MigrationPlan
     let layout: StoreLayout
     let migrations: [MigrationPlan.FieldPath: Migration]
     let path: String
 
     private typealias Links = [(owner: StoredValue, targets: [StoredValue])]
+
+    /// The tables holding archives and overlay records.
+    static let archiveTable = quoted("schemagen:archive"), overlayTable = quoted("schemagen:overlay")
+
+    private var storageOrder: String { database.dialect.storageOrderColumn }
+    private func placeholder(_ index: Int) -> String { database.dialect.placeholder(index) }
 
     func run() throws {
         let old = TableLayout(plan.old)
@@ -30,8 +37,8 @@ struct SQLiteMigrator {
         }
         for (offset, table) in oldTables.enumerated() {
             let temporary = "schemagen:migrating:\(offset)"
-            try database.execute("DROP INDEX IF EXISTS \(quoted(table + ":order"))")
-            try database.execute("ALTER TABLE \(quoted(table)) RENAME TO \(quoted(temporary))")
+            try database.execute("DROP INDEX IF EXISTS \(quoted(table + ":order"))", [])
+            try database.renameTable(table, to: temporary)
             aside[table] = temporary
         }
         // Links are read before any table is taken: a new link table may need several old ones.
@@ -47,33 +54,32 @@ struct SQLiteMigrator {
         for entity in layout.entities {
             guard let oldName = plan.entitySources[entity.entityName], let oldShape = plan.old.entity(oldName),
                   let source = aside[old.entityTables[oldName]!] else {
-                try SQLiteBackend.createTable(entity, in: database)
+                try database.createTable(entity)
                 continue
             }
             if isUnchanged(entity, from: oldShape) {
-                try database.execute("ALTER TABLE \(quoted(source)) RENAME TO \(quoted(entity.tableName))")
+                try database.renameTable(source, to: entity.tableName)
             } else {
-                try SQLiteBackend.createTable(entity, in: database)
+                try database.createTable(entity)
                 try copyRows(of: entity, from: oldShape, table: source)
-                try database.execute("DROP TABLE \(quoted(source))")
+                try database.execute("DROP TABLE \(quoted(source))", [])
             }
             aside[old.entityTables[oldName]!] = nil
         }
         for link in layout.links {
             if let kept = keptLinkTables[link.name] {
-                try database.execute("ALTER TABLE \(quoted(kept)) RENAME TO \(quoted(link.name))")
-                if link.isToMany { try SQLiteBackend.createOrderIndex(link, in: database) }
+                try database.renameTable(kept, to: link.name)
+                if link.isToMany { try database.createOrderIndex(link) }
                 aside = aside.filter { $0.value != kept }
             } else {
-                try SQLiteBackend.createTable(link, in: database)
+                try database.createTable(link)
                 try insert(linkContents[link.name] ?? [], into: link)
             }
         }
         // What nothing took: removed entities and relations, and link tables rebuilt elsewhere.
-        for table in aside.values.sorted() { try database.execute("DROP TABLE \(quoted(table))") }
+        for table in aside.values.sorted() { try database.execute("DROP TABLE \(quoted(table))", []) }
         try renameOverlayRecords(old: old)
         try migrateArchives()
-        database.clearStatementCache()
     }
 
     /// Soft-deleted archives hold each entity as JSON under its entity's name: follow renames
@@ -97,20 +103,16 @@ struct SQLiteMigrator {
                 }
             }
             guard oldName != entity.entityName || !keys.isEmpty else { continue }
-            let rows = try database.statement("SELECT rowid, archive FROM \(SQLiteBackend.archiveTable) WHERE name = ?")
-            try rows.bind([.text(oldName)])
-            var updates: [(rowid: StoredValue, json: Data)] = []
-            while try rows.step() {
-                guard case .blob(let json) = rows.value(at: 1) else { continue }
-                updates.append((rows.value(at: 0), keys.isEmpty ? json : try Self.renamingKeys(in: json, keys)))
+            var updates: [(row: StoredValue, json: Data)] = []
+            try database.forEachRow("SELECT \(storageOrder), archive FROM \(Self.archiveTable) WHERE name = \(placeholder(1))", [.text(oldName)]) { row in
+                guard case .blob(let json) = row[1] else { return }
+                updates.append((row[0], keys.isEmpty ? json : try Self.renamingKeys(in: json, keys)))
             }
-            let update = try database.statement("UPDATE \(SQLiteBackend.archiveTable) SET name = ?, archive = ? WHERE rowid = ?")
-            for row in updates { try update.run([.text("schemagen:renamed:" + entity.entityName), .blob(row.json), row.rowid]) }
+            let update = "UPDATE \(Self.archiveTable) SET name = \(placeholder(1)), archive = \(placeholder(2)) WHERE \(storageOrder) = \(placeholder(3))"
+            for row in updates { try database.execute(update, [.text("schemagen:renamed:" + entity.entityName), .blob(row.json), row.row]) }
         }
         // Two passes, through a prefix, so that swapped names stay apart.
-        let prefix = "schemagen:renamed:"
-        try database.statement("UPDATE \(SQLiteBackend.archiveTable) SET name = substr(name, ?) WHERE name LIKE ?")
-            .run([.integer(Int64(prefix.count + 1)), .text(prefix + "%")])
+        try removeRenamedPrefix(Self.archiveTable)
     }
 
     /// The archive JSON (`{"deletedAt": ..., "entity": {...}}`) with the entity's keys renamed.
@@ -127,6 +129,7 @@ struct SQLiteMigrator {
     /// their renames. In two passes, through a prefix, so that swapped names stay apart.
     private func renameOverlayRecords(old: TableLayout) throws {
         guard try database.hasTable("schemagen:overlay") else { return }
+        let (first, second) = (placeholder(1), placeholder(2))
         var renames: [(kinds: String, old: String, new: String)] = []
         for (new, oldName) in plan.entitySources where new != oldName {
             renames.append(("'row', 'tombstone'", oldName, new))
@@ -135,13 +138,19 @@ struct SQLiteMigrator {
             guard let source = plan.relationSources[link.path], let oldTable = old.linkTable(source), oldTable != link.name else { continue }
             renames.append(("'links'", oldTable, link.name))
         }
-        let prefix = "schemagen:renamed:"
         for rename in renames {
-            try database.statement("UPDATE \(SQLiteBackend.overlayTable) SET name = ? WHERE kind IN (\(rename.kinds)) AND name = ?")
-                .run([.text(prefix + rename.new), .text(rename.old)])
+            try database.execute("UPDATE \(Self.overlayTable) SET name = \(first) WHERE kind IN (\(rename.kinds)) AND name = \(second)",
+                                 [.text(Self.renamedPrefix + rename.new), .text(rename.old)])
         }
-        try database.statement("UPDATE \(SQLiteBackend.overlayTable) SET name = substr(name, ?) WHERE name LIKE ?")
-            .run([.integer(Int64(prefix.count + 1)), .text(prefix + "%")])
+        try removeRenamedPrefix(Self.overlayTable)
+    }
+
+    /// Names being renamed first get this prefix, so that swapped names stay apart.
+    private static let renamedPrefix = "schemagen:renamed:"
+
+    private func removeRenamedPrefix(_ table: String) throws {
+        try database.execute("UPDATE \(table) SET name = substr(name, CAST(\(placeholder(1)) AS integer)) WHERE name LIKE \(placeholder(2))",
+                             [.integer(Int64(Self.renamedPrefix.count + 1)), .text(Self.renamedPrefix + "%")])
     }
 
     // MARK: Entities
@@ -173,18 +182,20 @@ struct SQLiteMigrator {
         let sources = plan.columnSources[entity.entityName] ?? [:]
         let defaults = entity.columnDefaults
         // Each new column as an expression over the old row, with its bound values: defaults
-        // are bound, never spliced into the SQL.
-        func value(_ value: StoredValue?) -> (sql: String, parameters: [StoredValue]) {
+        // are bound, never spliced into the SQL. `?` stands for the next placeholder here,
+        // numbered once the statement is put together.
+        let types = entity.columns.map(\.type)
+        func value(_ value: StoredValue?, _ offset: Int) -> (sql: String, parameters: [StoredValue]) {
             guard let value, value != .null else { return ("NULL", []) }
-            return ("?", [value])
+            return ("\u{1}\(types[offset].rawValue)\u{1}", [value])
         }
         var columns: [(sql: String, parameters: [StoredValue])] = entity.shape.fields.enumerated().map { offset, field in
             switch sources[field.name] ?? .null {
             case .copy(let from): return (oldColumn[from].map(quoted) ?? "NULL", [])
             case .copyReplacingNil(let from):
-                let fallback = value(defaults[offset])
+                let fallback = value(defaults[offset], offset)
                 return ("COALESCE(\(oldColumn[from].map(quoted) ?? "NULL"), \(fallback.sql))", fallback.parameters)
-            case .defaultValue: return value(defaults[offset])
+            case .defaultValue: return value(defaults[offset], offset)
             case .null, .migration: return ("NULL", [])
             }
         }
@@ -194,33 +205,47 @@ struct SQLiteMigrator {
         // A required field that would be nil fails the migration naming the row, as a closure's would.
         let idColumn = quoted(oldColumns[0])
         for (offset, field) in entity.shape.fields.enumerated() where !field.isNullable {
-            let check = try database.statement("SELECT \(idColumn) FROM \(quoted(table)) WHERE (\(columns[offset].sql)) IS NULL LIMIT 1")
-            try check.bind(columns[offset].parameters)
-            defer { check.reset() }
-            if try check.step() {
-                throw StoreError.migrationFailed(path: path, reason: "\(entity.entityName).\(field.name) would be nil for id \(describe(check.value(at: 0))), but it is required")
+            let check = numbered("SELECT \(idColumn) FROM \(quoted(table)) WHERE (\(columns[offset].sql)) IS NULL LIMIT 1")
+            if let row = try database.firstRow(check, columns[offset].parameters) {
+                throw StoreError.migrationFailed(path: path, reason: "\(entity.entityName).\(field.name) would be nil for id \(describe(row[0])), but it is required")
             }
         }
         let names = entity.columns.map { quoted($0.name) }
-        try database.statement("""
+        try database.execute(numbered("""
             INSERT INTO \(quoted(entity.tableName)) (\(names.joined(separator: ", "))) \
-            SELECT \(columns.map(\.sql).joined(separator: ", ")) FROM \(quoted(table)) ORDER BY rowid
-            """).run(columns.flatMap(\.parameters))
+            SELECT \(columns.map(\.sql).joined(separator: ", ")) FROM \(quoted(table)) ORDER BY \(storageOrder)
+            """), columns.flatMap(\.parameters))
+    }
+
+    /// `sql` with each `\u{1}TYPE\u{1}` mark replaced by the next numbered placeholder of that type.
+    private func numbered(_ sql: String) -> String {
+        let parts = sql.split(separator: "\u{1}", omittingEmptySubsequences: false)
+        var result = "", index = 0
+        for (offset, part) in parts.enumerated() {
+            if offset % 2 == 0 {
+                result += part
+            } else {
+                index += 1
+                result += database.placeholder(index, StoredType(rawValue: String(part)) ?? .text)
+            }
+        }
+        return result
     }
 
     private func copyRowsOneByOne(of entity: any AnyEntityPersister, from old: EntityShape, table: String) throws {
         let oldColumns = TableLayout.columnNames(of: old)
-        let select = try database.statement("SELECT \(oldColumns.map(quoted).joined(separator: ", ")) FROM \(quoted(table)) ORDER BY rowid")
+        let select = "SELECT \(oldColumns.map(quoted).joined(separator: ", ")) FROM \(quoted(table)) ORDER BY \(storageOrder)"
         let names = entity.columns.map { quoted($0.name) }
-        let insert = try database.statement("""
-            INSERT INTO \(quoted(entity.tableName)) (\(names.joined(separator: ", "))) \
-            VALUES (\(Array(repeating: "?", count: names.count).joined(separator: ", ")))
-            """)
+        let placeholders = entity.columns.enumerated().map { database.placeholder($0.offset + 1, $0.element.type) }
+        let insert = "INSERT INTO \(quoted(entity.tableName)) (\(names.joined(separator: ", "))) VALUES (\(placeholders.joined(separator: ", ")))"
+        // Read first: PostgreSQL's connection runs one statement at a time.
+        var rows: [[StoredValue]] = []
+        try database.forEachRow(select, []) { rows.append($0) }
         let sources = plan.columnSources[entity.entityName] ?? [:]
         let defaults = entity.columnDefaults
-        while try select.step() {
+        for selected in rows {
             var values: [String: StoredValue] = [:]
-            for (offset, field) in old.fields.enumerated() { values[field.name] = select.value(at: Int32(offset)) }
+            for (offset, field) in old.fields.enumerated() { values[field.name] = selected[offset] }
             let row = MigrationRow(entity: old.name, values: values)
             var newValues: [StoredValue] = []
             for (offset, field) in entity.shape.fields.enumerated() {
@@ -238,9 +263,9 @@ struct SQLiteMigrator {
                 newValues.append(value)
             }
             if entity.shape.tracksUpdatedAt {
-                newValues.append(old.tracksUpdatedAt ? select.value(at: Int32(old.fields.count)) : .null)
+                newValues.append(old.tracksUpdatedAt ? selected[old.fields.count] : .null)
             }
-            try insert.run(newValues)
+            try database.execute(insert, newValues)
         }
     }
 
@@ -298,10 +323,9 @@ struct SQLiteMigrator {
     }
 
     private func readLinks(_ table: String, ordered: Bool) throws -> Links {
-        let statement = try database.statement("SELECT owner, target FROM \(quoted(table)) ORDER BY owner\(ordered ? ", position" : "")")
         var links: Links = []
-        while try statement.step() {
-            let owner = statement.value(at: 0), target = statement.value(at: 1)
+        try database.forEachRow("SELECT owner, target FROM \(quoted(table)) ORDER BY owner\(ordered ? ", position" : "")", []) { row in
+            let owner = row[0], target = row[1]
             if links.last?.owner == owner { links[links.count - 1].targets.append(target) } else { links.append((owner, [target])) }
         }
         return links
@@ -325,13 +349,13 @@ struct SQLiteMigrator {
     }
 
     private func insert(_ links: Links, into link: LinkLayout) throws {
+        let (first, second, third) = (placeholder(1), placeholder(2), placeholder(3))
         let sql = link.isToMany
-            ? "INSERT INTO \(quoted(link.name)) (owner, position, target) VALUES (?, ?, ?)"
-            : "INSERT INTO \(quoted(link.name)) (owner, target) VALUES (?, ?)"
-        let statement = try database.statement(sql)
+            ? "INSERT INTO \(quoted(link.name)) (owner, position, target) VALUES (\(first), \(second), \(third))"
+            : "INSERT INTO \(quoted(link.name)) (owner, target) VALUES (\(first), \(second))"
         for (owner, targets) in links {
             for (position, target) in targets.enumerated() {
-                try statement.run(link.isToMany ? [owner, .integer(Int64(position)), target] : [owner, target])
+                try database.execute(sql, link.isToMany ? [owner, .integer(Int64(position)), target] : [owner, target])
             }
         }
     }

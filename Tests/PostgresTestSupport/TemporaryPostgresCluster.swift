@@ -8,15 +8,15 @@ import SchemaStorePostgres
 ///
 /// Without PostgreSQL's server programs, `start()` returns nil and the tests say how to get
 /// them; under CI (`CI=true`) that is a failure instead (docs/PostgreSQL.md).
-final class TemporaryPostgresCluster {
-    static let missingServer = "PostgreSQL tests skipped: no PostgreSQL server programs (initdb, pg_ctl). Install them (Debian: apt-get install postgresql libpq-dev) and run swift test again; see docs/PostgreSQL.md."
+public final class TemporaryPostgresCluster {
+    public static let missingServer = "PostgreSQL tests skipped: no PostgreSQL server programs (initdb, pg_ctl). Install them (Debian: apt-get install postgresql libpq-dev) and run swift test again; see docs/PostgreSQL.md."
 
-    let folder: URL
-    let binaries: URL
-    let user = "schemagen"
+    public let folder: URL
+    public let binaries: URL
+    public let user = "schemagen"
     private let asPostgres: Bool
 
-    var socketFolder: String { folder.path }
+    public var socketFolder: String { folder.path }
     var data: String { folder.appendingPathComponent("data").path }
 
     /// The server programs' folder: Debian's versioned folder, else PATH.
@@ -34,7 +34,7 @@ final class TemporaryPostgresCluster {
     }
 
     /// A started cluster, or nil when this machine has no PostgreSQL server programs.
-    static func start() throws -> TemporaryPostgresCluster? {
+    public static func start() throws -> TemporaryPostgresCluster? {
         guard let binaries = serverBinaries() else { return nil }
         let cluster = try TemporaryPostgresCluster(binaries: binaries)
         try cluster.run("initdb", ["-D", cluster.data, "-A", "trust", "-U", cluster.user, "-E", "UTF8", "--locale=C", "--no-sync"])
@@ -52,11 +52,19 @@ final class TemporaryPostgresCluster {
         if asPostgres { try Self.shell("/bin/chown", ["postgres:postgres", folder.path]) }
     }
 
-    func configuration(database: String = "postgres") -> PostgresConnection.Configuration {
+    public func configuration(database: String = "postgres") -> PostgresConnection.Configuration {
         PostgresConnection.Configuration(host: socketFolder, database: database, user: user)
     }
 
-    func stop() {
+    /// A new, empty database on the cluster.
+    public func createDatabase(_ name: String) throws -> PostgresConnection.Configuration {
+        let admin = try PostgresConnection(configuration())
+        defer { admin.close() }
+        try admin.execute("CREATE DATABASE \"\(name)\"")
+        return configuration(database: name)
+    }
+
+    public func stop() {
         try? run("pg_ctl", ["-D", data, "-s", "-m", "immediate", "stop"])
         try? FileManager.default.removeItem(at: folder)
     }
