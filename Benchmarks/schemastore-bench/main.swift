@@ -57,6 +57,11 @@ if CommandLine.arguments.dropFirst().first == "ondemand-fill" {
     print("filled in \(seconds) s")
     exit(0)
 }
+if CommandLine.arguments.dropFirst().first == "postgres" {
+    let sizes = CommandLine.arguments.dropFirst(2).compactMap { Int($0) }
+    try PostgresBenchmark.run(sizes: sizes.isEmpty ? [10_000, 100_000] : sizes, rounds: 3)
+    exit(0)
+}
 if CommandLine.arguments.dropFirst().first == "ondemand" {
     let sizes = CommandLine.arguments.dropFirst(2).compactMap { Int($0) }
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("schemastore-ondemand-bench-\(ProcessInfo.processInfo.processIdentifier)")

@@ -89,6 +89,53 @@ public final class PostgresConnection: @unchecked Sendable {
         return rows
     }
 
+    /// Runs `statements`, which return no rows, in order, without waiting for each one's
+    /// answer (libpq's pipeline mode): one round trip per few hundred statements instead of
+    /// one each. Throws the first failure; the statements after it are not run.
+    public func executeBatch(_ statements: [(sql: String, parameters: [StoredValue])]) throws {
+        guard let handle else { throw lost("the connection is closed") }
+        for start in stride(from: 0, to: statements.count, by: Self.pipelineLength) {
+            let chunk = statements[start..<min(start + Self.pipelineLength, statements.count)]
+            guard PQenterPipelineMode(handle) == 1 else {
+                for statement in chunk { try execute(statement.sql, statement.parameters) }
+                continue
+            }
+            defer { PQexitPipelineMode(handle) }
+            var failure: PostgresError?
+            for statement in chunk {
+                let texts: [String?] = statement.parameters.map(Self.text)
+                let sent = Self.withOptionalCStrings(texts) { pointers in
+                    PQsendQueryParams(handle, statement.sql, Int32(statement.parameters.count), nil, pointers, nil, nil, 0)
+                }
+                if sent != 1 { failure = lost(Self.message(PQerrorMessage(handle))); break }
+            }
+            if failure == nil, PQpipelineSync(handle) != 1 { failure = lost(Self.message(PQerrorMessage(handle))) }
+            if let failure {
+                throw failure
+            }
+            // Every statement's results, then the sync point.
+            while true {
+                guard let result = PQgetResult(handle) else {
+                    if PQstatus(handle) != CONNECTION_OK { throw lost(Self.message(PQerrorMessage(handle))) }
+                    continue
+                }
+                let status = PQresultStatus(result)
+                if status == PGRES_FATAL_ERROR, failure == nil {
+                    let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) } ?? "?????"
+                    failure = PostgresError.statementFailed(host: configuration.host, database: configuration.database, state: state,
+                                                            reason: Self.message(PQresultErrorMessage(result)))
+                }
+                PQclear(result)
+                if status == PGRES_PIPELINE_SYNC { break }
+            }
+            if let failure { throw failure }
+        }
+    }
+
+    /// Statements sent before reading their answers: few enough that neither side's socket
+    /// buffer fills while the other waits.
+    static let pipelineLength = 500
+
     private func lost(_ reason: String) -> PostgresError {
         .connectionLost(host: configuration.host, database: configuration.database, reason: reason)
     }

@@ -11,6 +11,10 @@ private final class StoreConnection: ServerConnection {
         try connection.execute(sql, parameters)
     }
 
+    func executeBatch(_ statements: [(sql: String, parameters: [StoredValue])]) throws {
+        try connection.executeBatch(statements)
+    }
+
     func close() { connection.close() }
 }
 

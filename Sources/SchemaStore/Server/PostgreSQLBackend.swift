@@ -37,6 +37,9 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
     private let readOnly: Bool
     /// Whether a transaction is open on the connection (reads inside it join it).
     private var inTransaction = false
+    /// A write transaction's statements not sent yet: they go in batches (``flush()``),
+    /// before any statement that reads and before the commit.
+    private var pending = PendingWrites()
 
     init(_ server: ServerLocation, readOnly: Bool) throws {
         location = server.description
@@ -46,7 +49,16 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
 
     @discardableResult
     func execute(_ sql: String, _ parameters: [StoredValue] = []) throws -> [[StoredValue]] {
-        try connection.execute(sql, parameters)
+        try flush()
+        return try connection.execute(sql, parameters)
+    }
+
+    /// Sends the pending writes.
+    private func flush() throws {
+        guard !pending.isEmpty else { return }
+        let statements = pending.statements()
+        pending.removeAll()
+        try connection.executeBatch(statements)
     }
 
     /// The single integer `sql` returns (0 for NULL or no row).
@@ -276,6 +288,7 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
             try body(PostgreSQLTransaction(backend: self))
             try execute("COMMIT")
         } catch {
+            pending.removeAll()
             _ = try? execute("ROLLBACK")
             throw error
         }
@@ -370,8 +383,17 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
 
     // MARK: Writes
 
+    /// A write whose answer nothing waits for: sent with the next batch.
     fileprivate func run(_ sql: String, _ parameters: [StoredValue]) throws {
-        try execute(sql, parameters)
+        pending.append(sql, parameters)
+        if pending.count >= 20_000 { try flush() }
+    }
+
+    /// A row to insert, sent with the next batch, merged with the rows before it of the same
+    /// statement (``PendingWrites``).
+    fileprivate func insert(head: String, tail: String = "", casts: [String] = [], _ values: [StoredValue], key: StoredValue?) throws {
+        pending.appendRow(head: head, tail: tail, casts: casts, values, key: key)
+        if pending.count >= 20_000 { try flush() }
     }
 
     fileprivate func value(_ sql: String, _ parameters: [StoredValue]) throws -> Int64 {
@@ -389,8 +411,8 @@ private struct PostgreSQLTransaction: StoreTransaction {
         let updates = names.dropFirst().map { "\($0) = EXCLUDED.\($0)" }
         // An upsert keeps the row's storage order, as SQLite's keeps its rowid.
         let conflict = updates.isEmpty ? "DO NOTHING" : "DO UPDATE SET \(updates.joined(separator: ", "))"
-        let placeholders = (1...names.count).map { "$\($0)" }.joined(separator: ", ")
-        try backend.run("INSERT INTO \(quoted(entity.tableName)) (\(names.joined(separator: ", "))) VALUES (\(placeholders)) ON CONFLICT (\(names[0])) \(conflict)", values)
+        try backend.insert(head: "INSERT INTO \(quoted(entity.tableName)) (\(names.joined(separator: ", ")))",
+                           tail: " ON CONFLICT (\(names[0])) \(conflict)", values, key: values[0])
     }
 
     func deleteRow(_ entity: any AnyEntityPersister, id: StoredValue) throws {
@@ -398,8 +420,8 @@ private struct PostgreSQLTransaction: StoreTransaction {
     }
 
     func setLink(_ link: LinkLayout, owner: StoredValue, target: StoredValue) throws {
-        try backend.run("INSERT INTO \(quoted(link.name)) (owner, target) VALUES ($1, $2) ON CONFLICT (owner) DO UPDATE SET target = EXCLUDED.target",
-                        [owner, target])
+        try backend.insert(head: "INSERT INTO \(quoted(link.name)) (owner, target)", tail: " ON CONFLICT (owner) DO UPDATE SET target = EXCLUDED.target",
+                           [owner, target], key: owner)
     }
 
     func removeLinks(_ link: LinkLayout, owner: StoredValue) throws {
@@ -411,11 +433,19 @@ private struct PostgreSQLTransaction: StoreTransaction {
     }
 
     func appendLinks(_ link: LinkLayout, owner: StoredValue, targets: [StoredValue]) throws {
-        guard !targets.isEmpty else { return }
-        var next = try backend.value("SELECT coalesce(max(position) + 1, 0) FROM \(quoted(link.name)) WHERE owner = $1", [owner])
-        for target in targets {
-            try backend.run("INSERT INTO \(quoted(link.name)) (owner, position, target) VALUES ($1, $2, $3)", [owner, .integer(next), target])
-            next += 1
+        // After the owner's last link, found by the insert itself (no round trip to read it).
+        // Appends to one table merge into one statement, one list per owner in each: every
+        // row's position counts from the owner's last link before the statement.
+        let table = quoted(link.name)
+        let owners = PostgreSQLBackend.columnType(link.ownerEntity.idType), targetType = PostgreSQLBackend.columnType(link.targetEntity.idType)
+        let head = """
+            INSERT INTO \(table) (owner, position, target) \
+            SELECT added.owner, coalesce((SELECT max(position) FROM \(table) WHERE owner = added.owner), -1) + 1 + added.rank, added.target FROM (
+            """
+        for (rank, target) in targets.enumerated() {
+            try backend.insert(head: head, tail: ") AS added(owner, rank, target) ORDER BY added.owner, added.rank",
+                               casts: ["::\(owners)", "::bigint", "::\(targetType)"], [owner, .integer(Int64(rank)), target],
+                               key: rank == 0 ? owner : nil)
         }
     }
 
@@ -446,9 +476,9 @@ private struct PostgreSQLTransaction: StoreTransaction {
         // Under the write lock: no other writer numbers a commit meanwhile.
         let commit = try backend.value("SELECT coalesce(max(\"commit\"), 0) + 1 FROM \(PostgreSQLBackend.commitLogTable)", [])
         for entry in entries {
-            try backend.run("INSERT INTO \(PostgreSQLBackend.commitLogTable) (\"commit\", kind, name, id, change) VALUES ($1, $2, $3, $4, $5)",
-                            [.integer(commit), .text(entry.kind.rawValue), .text(entry.name), .text(ServerValueText.encode(entry.id)),
-                             entry.change.map { .text(ServerValueText.encode($0)) } ?? .null])
+            try backend.insert(head: "INSERT INTO \(PostgreSQLBackend.commitLogTable) (\"commit\", kind, name, id, change)",
+                               [.integer(commit), .text(entry.kind.rawValue), .text(entry.name), .text(ServerValueText.encode(entry.id)),
+                                entry.change.map { .text(ServerValueText.encode($0)) } ?? .null], key: nil)
         }
         try backend.run("DELETE FROM \(PostgreSQLBackend.commitLogTable) WHERE \"commit\" <= $1", [.integer(commit - CommitLog.retainedCommits)])
         return commit

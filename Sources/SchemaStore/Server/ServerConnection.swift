@@ -13,7 +13,16 @@ public protocol ServerConnection: AnyObject {
     /// `.blob`, NULL as `.null`, the rest as `.text`.
     @discardableResult
     func execute(_ sql: String, _ parameters: [StoredValue]) throws -> [[StoredValue]]
+    /// Runs statements that return no rows, in order, as few round trips as the server
+    /// allows; throws the first failure.
+    func executeBatch(_ statements: [(sql: String, parameters: [StoredValue])]) throws
     func close()
+}
+
+extension ServerConnection {
+    public func executeBatch(_ statements: [(sql: String, parameters: [StoredValue])]) throws {
+        for statement in statements { try execute(statement.sql, statement.parameters) }
+    }
 }
 
 /// A database server a store keeps its graph in: `Store(.postgres(configuration), ...)`,

@@ -1,0 +1,132 @@
+import BenchModels
+import DeterministicRandom
+import Foundation
+import PostgresTestSupport
+import SchemaRuntime
+import SchemaStore
+import SchemaStorePostgres
+
+/// `schemastore-bench postgres [messages...]`: a store on PostgreSQL beside hand-written
+/// libpq SQL doing the same work, and beside a SQLite file store, on a throwaway cluster
+/// (Unix socket, `fsync=off` for both). Per size, three rounds with the modes alternated,
+/// medians:
+/// - first commit: users, then chats of 100 messages with their links, in one write;
+///   by hand, the same rows as multi-row `INSERT`s of 1,000 rows, in one transaction;
+/// - open: a new store loading the graph;
+/// - single write: a new message saved into a chat, median of 15.
+enum PostgresBenchmark {
+    static func run(sizes: [Int], rounds: Int) throws {
+        guard let cluster = try TemporaryPostgresCluster.start() else {
+            print(TemporaryPostgresCluster.missingServer)
+            return
+        }
+        defer { cluster.stop() }
+        print("PostgreSQL store beside hand-written SQL and a SQLite file (ms, medians of \(rounds) alternated rounds)")
+        for size in sizes {
+            var figures: [String: [Double]] = [:]
+            for round in 0..<rounds {
+                let graph = Graph(messages: size)
+                for mode in ["postgres", "hand SQL", "sqlite"] {
+                    for (step, value) in try measure(mode, graph: graph, cluster: cluster, name: "b\(size)_\(round)_\(mode.prefix(4))") {
+                        figures["\(mode): \(step)", default: []].append(value)
+                    }
+                }
+            }
+            print("\n\(size) messages")
+            for key in figures.keys.sorted() {
+                let values = figures[key]!.sorted()
+                print("  \(key): \(String(format: "%.2f", values[values.count / 2]))")
+            }
+        }
+    }
+
+    /// The benchmark's data: users, and chats of 100 messages.
+    struct Graph {
+        let users: [User]
+        let chats: [Chat]
+
+        init(messages: Int) {
+            var random = SplitMix64(seed: 7)
+            let chatCount = max(messages / 100, 1)
+            users = (0..<chatCount).map { User(id: $0, name: "user\($0)", age: 18 + $0 % 60) }
+            chats = (0..<chatCount).map { chatID in
+                Chat(id: chatID, title: "chat\(chatID)", users: .ids((0..<10).map { (chatID + $0 * 97) % chatCount }),
+                     messages: .relation((0..<100).map { index in
+                         Message(id: chatID * 100 + index, text: "message \(index) of chat \(chatID)",
+                                 timestamp: Int.random(in: 0..<1_000_000_000, using: &random),
+                                 author: .id(Int.random(in: 0..<chatCount, using: &random)))
+                     }))
+            }
+        }
+    }
+
+    private static func measure(_ mode: String, graph: Graph, cluster: TemporaryPostgresCluster, name: String) throws -> [(String, Double)] {
+        if mode == "hand SQL" { return [("first commit", try handWritten(graph, try cluster.createDatabase(name)))] }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pg-bench-\(name)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let location: Store.Location = mode == "sqlite"
+            ? .file(folder.appendingPathComponent("bench.store"))
+            : .postgres(try cluster.createDatabase(name))
+        let options = Store.Options(residency: .resident)
+        var store: Store? = try Store(location, schema: BenchModelsSchema.self, options: options)
+        let commit = try OnDemandBenchmark.milliseconds {
+            try store!.write { context in
+                try graph.users.save(to: &context)
+                try graph.chats.save(to: &context)
+            }
+        }
+        store = nil
+        let open = try OnDemandBenchmark.milliseconds { store = try Store(location, schema: BenchModelsSchema.self, options: options) }
+        var writes: [Double] = []
+        for index in 0..<15 {
+            writes.append(try OnDemandBenchmark.milliseconds {
+                try store!.write { context in
+                    try Message(id: 100_000_000 + index, text: "new", timestamp: index, chat: .id(0), author: .id(0)).save(to: &context)
+                }
+            })
+        }
+        writes.sort()
+        return [("first commit", commit), ("open (load the graph)", open), ("single write", writes[writes.count / 2])]
+    }
+
+    /// The same rows by hand: one transaction of multi-row inserts.
+    private static func handWritten(_ graph: Graph, _ configuration: PostgresConnection.Configuration) throws -> Double {
+        let connection = try PostgresConnection(configuration)
+        defer { connection.close() }
+        for sql in [
+            "CREATE TABLE \"User\" (id bigint PRIMARY KEY, name text NOT NULL, age bigint NOT NULL)",
+            "CREATE TABLE \"Chat\" (id bigint PRIMARY KEY, title text NOT NULL)",
+            "CREATE TABLE \"Message\" (id bigint PRIMARY KEY, text text NOT NULL, timestamp bigint NOT NULL)",
+            "CREATE TABLE \"Chat.users\" (owner bigint NOT NULL, position bigint NOT NULL, target bigint NOT NULL, PRIMARY KEY (owner, target))",
+            "CREATE TABLE \"Chat.messages\" (owner bigint NOT NULL, position bigint NOT NULL, target bigint NOT NULL, PRIMARY KEY (owner, target))",
+            "CREATE TABLE \"Message.author\" (owner bigint PRIMARY KEY, target bigint NOT NULL)",
+        ] { try connection.execute(sql) }
+        return try OnDemandBenchmark.milliseconds {
+            try connection.execute("BEGIN")
+            try insert(into: "\"User\" (id, name, age)", graph.users.map { [.integer(Int64($0.id)), .text($0.name), .integer(Int64($0.age))] }, connection)
+            try insert(into: "\"Chat\" (id, title)", graph.chats.map { [.integer(Int64($0.id)), .text($0.title)] }, connection)
+            let messages = graph.chats.flatMap { $0.messages ?? [] }
+            try insert(into: "\"Message\" (id, text, timestamp)", messages.map { [.integer(Int64($0.id)), .text($0.text), .integer(Int64($0.timestamp))] }, connection)
+            try insert(into: "\"Chat.users\" (owner, position, target)", graph.chats.flatMap { chat in
+                (chat.$users.ids ?? []).enumerated().map { [.integer(Int64(chat.id)), .integer(Int64($0.offset)), .integer(Int64($0.element))] }
+            }, connection)
+            try insert(into: "\"Chat.messages\" (owner, position, target)", graph.chats.flatMap { chat in
+                (chat.messages ?? []).enumerated().map { [.integer(Int64(chat.id)), .integer(Int64($0.offset)), .integer(Int64($0.element.id))] }
+            }, connection)
+            try insert(into: "\"Message.author\" (owner, target)", messages.map { [.integer(Int64($0.id)), .integer(Int64($0.$author.id!))] }, connection)
+            try connection.execute("COMMIT")
+        }
+    }
+
+    private static func insert(into table: String, _ rows: [[StoredValue]], _ connection: PostgresConnection) throws {
+        guard let width = rows.first?.count else { return }
+        for start in stride(from: 0, to: rows.count, by: 1000) {
+            let batch = rows[start..<min(start + 1000, rows.count)]
+            let values = batch.indices.map { row in
+                "(" + (0..<width).map { "$\((row - start) * width + $0 + 1)" }.joined(separator: ", ") + ")"
+            }
+            try connection.execute("INSERT INTO \(table) VALUES \(values.joined(separator: ", "))", batch.flatMap { $0 })
+        }
+    }
+}
