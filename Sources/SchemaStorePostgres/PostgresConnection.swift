@@ -63,6 +63,13 @@ public final class PostgresConnection: @unchecked Sendable {
         handle = nil
     }
 
+    /// Whether the connection is still up: false once the server went away or the
+    /// connection was closed (libpq notices when a statement fails).
+    public var isConnected: Bool {
+        guard let handle else { return false }
+        return PQstatus(handle) == CONNECTION_OK
+    }
+
     /// Runs `sql` with `parameters` bound to `$1`, `$2`, ...; returns the rows, each value
     /// as its column's type reads (`bigint` and `integer` as integers, `double precision`
     /// as reals, `bytea` as blobs, NULL as `.null`, the rest as text).

@@ -15,6 +15,8 @@ private final class StoreConnection: ServerConnection {
         try connection.executeBatch(statements)
     }
 
+    var isConnected: Bool { connection.isConnected }
+
     func close() { connection.close() }
 }
 

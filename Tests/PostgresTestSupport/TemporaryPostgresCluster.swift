@@ -38,9 +38,19 @@ public final class TemporaryPostgresCluster {
         guard let binaries = serverBinaries() else { return nil }
         let cluster = try TemporaryPostgresCluster(binaries: binaries)
         try cluster.run("initdb", ["-D", cluster.data, "-A", "trust", "-U", cluster.user, "-E", "UTF8", "--locale=C", "--no-sync"])
-        try cluster.run("pg_ctl", ["-D", cluster.data, "-w", "-s", "-l", cluster.folder.appendingPathComponent("server.log").path,
-                                   "-o", "-k \(cluster.socketFolder) -c listen_addresses='' -c fsync=off", "start"])
+        try cluster.startServer()
         return cluster
+    }
+
+    /// Starts the server (again, after ``stopServer()``).
+    public func startServer() throws {
+        try run("pg_ctl", ["-D", data, "-w", "-s", "-l", folder.appendingPathComponent("server.log").path,
+                           "-o", "-k \(socketFolder) -c listen_addresses='' -c fsync=off", "start"])
+    }
+
+    /// Stops the server at once, dropping every connection (the data stays).
+    public func stopServer() throws {
+        try run("pg_ctl", ["-D", data, "-w", "-s", "-m", "fast", "stop"])
     }
 
     private init(binaries: URL) throws {

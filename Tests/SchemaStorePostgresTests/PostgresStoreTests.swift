@@ -147,6 +147,62 @@ import Testing
         #expect(try Self.snapshot(third.context) == Self.snapshot(first.context))
     }
 
+    /// The server restarts under two stores: a write while it is down throws a typed error
+    /// and changes nothing; once it is back, both stores reconnect on their own, write, and
+    /// see each other's commits; nothing committed before is lost.
+    @Test func storesRecoverWhenTheServerRestarts() throws {
+        guard let cluster = try PostgresDialectTests.cluster() else { return }
+        defer { cluster.stop() }
+        let configuration = try Self.database(cluster, "restart")
+        var timeout = configuration
+        timeout.connectTimeout = 2
+        let first = try Store(.postgres(timeout), schema: ChatModelsSchema.self)
+        let second = try Store(.postgres(timeout), schema: ChatModelsSchema.self)
+        try first.write { try User(id: "u1", name: "before").save(to: &$0) }
+
+        try cluster.stopServer()
+        let start = Date()
+        #expect(throws: (any Error).self) { try first.write { try User(id: "u2", name: "while down").save(to: &$0) } }
+        #expect(Date().timeIntervalSince(start) < 10, "a write to a stopped server hung")
+        #expect(User.query("u2", in: first.context).resolve() == nil)
+        try cluster.startServer()
+
+        try first.write { try User(id: "u3", name: "after").save(to: &$0) }
+        try second.write { try User(id: "u4", name: "second after").save(to: &$0) }
+        try first.refresh()
+        for store in [first, second] {
+            #expect(Set(store.context.ids(of: User.self)) == ["u1", "u3", "u4"])
+        }
+        let reopened = try Store(.postgres(configuration), schema: ChatModelsSchema.self)
+        #expect(try Self.snapshot(reopened.context) == Self.snapshot(first.context))
+    }
+
+    /// The server drops a store's connection in the middle of a write (as a network failure
+    /// or an administrator would): the write throws and none of it is kept, never the part
+    /// after the drop run on a new connection outside the transaction; the next write works.
+    @Test func aConnectionDroppedDuringAWriteCommitsNothingOfIt() throws {
+        guard let cluster = try PostgresDialectTests.cluster() else { return }
+        defer { cluster.stop() }
+        let configuration = try Self.database(cluster, "dropped")
+        let store = try Store(.postgres(configuration), schema: ChatModelsSchema.self)
+        try store.write { try User(id: "u1", name: "kept").save(to: &$0) }
+        let admin = try PostgresConnection(cluster.configuration())
+        defer { admin.close() }
+        #expect(throws: (any Error).self) {
+            try store.write { context in
+                try User(id: "u2", name: "lost").save(to: &context)
+                try Chat(id: "c1", users: .ids(["u1", "u2"])).save(to: &context)
+                // Every connection to the store's database but the admin's: the store's.
+                try admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1", [.text("dropped")])
+            }
+        }
+        #expect(Set(store.context.ids(of: User.self)) == ["u1"])
+        let reopened = try Store(.postgres(configuration), schema: ChatModelsSchema.self)
+        #expect(Set(reopened.context.ids(of: User.self)) == ["u1"] && reopened.context.ids(of: Chat.self).isEmpty)
+        try store.write { try User(id: "u3", name: "next").save(to: &$0) }
+        #expect(Set(store.context.ids(of: User.self)) == ["u1", "u3"])
+    }
+
     @Test func openingWhatIsNotAStoreIsATypedErrorThatChangesNothing() throws {
         guard let cluster = try PostgresDialectTests.cluster() else { return }
         defer { cluster.stop() }

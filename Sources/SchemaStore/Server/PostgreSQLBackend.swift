@@ -33,7 +33,9 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
     static let orderColumnDefinition = "\(orderColumn) bigint NOT NULL DEFAULT nextval('\(orderSequence)')"
 
     let location: String
-    private let connection: any ServerConnection
+    private let server: ServerLocation
+    /// The connection, replaced by a new one when it is found gone (``liveConnection()``).
+    private var connection: any ServerConnection
     private let readOnly: Bool
     /// Whether a transaction is open on the connection (reads inside it join it).
     private var inTransaction = false
@@ -43,6 +45,7 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
 
     init(_ server: ServerLocation, readOnly: Bool) throws {
         location = server.description
+        self.server = server
         connection = try server.connect()
         self.readOnly = readOnly
     }
@@ -50,15 +53,40 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
     @discardableResult
     func execute(_ sql: String, _ parameters: [StoredValue] = []) throws -> [[StoredValue]] {
         try flush()
-        return try connection.execute(sql, parameters)
+        let connection = try liveConnection()
+        do {
+            return try connection.execute(sql, parameters)
+        } catch where !connection.isConnected && !inTransaction {
+            // Between transactions nothing is lost with the connection: run it on a new one.
+            return try liveConnection().execute(sql, parameters)
+        }
     }
+
+    /// The connection, or a new one when the server dropped it (a restart, a network
+    /// failure). A transaction open on the old one is gone with it: the server rolled it
+    /// back, and the write that ran it has thrown.
+    private func liveConnection() throws -> any ServerConnection {
+        if connection.isConnected { return connection }
+        // Never the rest of a transaction on a new connection: it would run outside it.
+        if inTransaction {
+            throw StoreError.database(path: location, reason: "the connection to the server was lost during a transaction, which the server rolled back")
+        }
+        connection.close()
+        pending.removeAll()
+        connection = try server.connect()
+        reconnections += 1
+        return connection
+    }
+
+    /// How many times the backend opened a new connection after losing one.
+    private(set) var reconnections = 0
 
     /// Sends the pending writes.
     private func flush() throws {
         guard !pending.isEmpty else { return }
         let statements = pending.statements()
         pending.removeAll()
-        try connection.executeBatch(statements)
+        try liveConnection().executeBatch(statements)
     }
 
     /// The single integer `sql` returns (0 for NULL or no row).
@@ -289,7 +317,7 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
             try execute("COMMIT")
         } catch {
             pending.removeAll()
-            _ = try? execute("ROLLBACK")
+            if connection.isConnected { _ = try? execute("ROLLBACK") }
             throw error
         }
     }
@@ -304,7 +332,7 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
             try execute("COMMIT")
             return result
         } catch {
-            _ = try? execute("ROLLBACK")
+            if connection.isConnected { _ = try? execute("ROLLBACK") }
             throw error
         }
     }

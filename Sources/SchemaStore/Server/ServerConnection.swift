@@ -16,6 +16,9 @@ public protocol ServerConnection: AnyObject {
     /// Runs statements that return no rows, in order, as few round trips as the server
     /// allows; throws the first failure.
     func executeBatch(_ statements: [(sql: String, parameters: [StoredValue])]) throws
+    /// False once the connection is gone (the server restarted, the network dropped it):
+    /// the store then opens a new one.
+    var isConnected: Bool { get }
     func close()
 }
 
