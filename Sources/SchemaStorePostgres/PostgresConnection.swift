@@ -139,6 +139,37 @@ public final class PostgresConnection: @unchecked Sendable {
         }
     }
 
+    /// Subscribes this connection to `channel` (`LISTEN`): ``waitForNotifications(timeout:)``
+    /// then returns what `NOTIFY` sends there.
+    public func listen(_ channel: String) throws {
+        try execute("LISTEN \"" + channel.replacingOccurrences(of: "\"", with: "\"\"") + "\"")
+    }
+
+    /// The payloads of the notifications that arrived, waiting up to `timeout` seconds for
+    /// the first; empty when none came.
+    public func waitForNotifications(timeout: Double) throws -> [String] {
+        guard let handle else { throw lost("the connection is closed") }
+        var payloads = Self.notifications(handle)
+        if !payloads.isEmpty { return payloads }
+        var descriptor = pollfd(fd: PQsocket(handle), events: Int16(POLLIN), revents: 0)
+        guard descriptor.fd >= 0 else { throw lost("the connection has no socket") }
+        let ready = poll(&descriptor, 1, Int32(timeout * 1000))
+        if ready > 0 {
+            guard PQconsumeInput(handle) == 1 else { throw lost(Self.message(PQerrorMessage(handle))) }
+            payloads = Self.notifications(handle)
+        }
+        return payloads
+    }
+
+    private static func notifications(_ handle: OpaquePointer) -> [String] {
+        var payloads: [String] = []
+        while let notification = PQnotifies(handle) {
+            payloads.append(notification.pointee.extra.map { String(cString: $0) } ?? "")
+            PQfreemem(notification)
+        }
+        return payloads
+    }
+
     /// Statements sent before reading their answers: few enough that neither side's socket
     /// buffer fills while the other waits.
     static let pipelineLength = 500

@@ -17,6 +17,10 @@ private final class StoreConnection: ServerConnection {
 
     var isConnected: Bool { connection.isConnected }
 
+    func listen(_ channel: String) throws { try connection.listen(channel) }
+
+    func waitForNotifications(timeout: Double) throws -> [String] { try connection.waitForNotifications(timeout: timeout) }
+
     func close() { connection.close() }
 }
 

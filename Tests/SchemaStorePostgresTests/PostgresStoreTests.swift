@@ -2,7 +2,7 @@ import ChatModels
 import DeterministicRandom
 import Foundation
 import SchemaRuntime
-import SchemaStore
+@_spi(SchemaStoreTesting) import SchemaStore
 import SchemaStorePostgres
 import PostgresTestSupport
 import Testing
@@ -142,6 +142,8 @@ import Testing
         try second.refresh()
         #expect(User.query("u1", in: first.context).resolve()?.age == 2 * rounds)
         #expect(User.query("u1", in: second.context).resolve()?.age == 2 * rounds)
+        // They heard of each other's commits from the server (NOTIFY), not only by polling.
+        #expect(first.commitNotificationsReceived > 0 && second.commitNotificationsReceived > 0)
         // A third store opened now loads the same graph.
         let third = try Store(.postgres(configuration), schema: ChatModelsSchema.self)
         #expect(try Self.snapshot(third.context) == Self.snapshot(first.context))

@@ -45,6 +45,10 @@ protocol StoreBackend: AnyObject, Sendable {
     /// connection can open it (an in-memory database). O(1).
     func externalCommitCounter() throws -> Int64?
 
+    /// A listener calling `onCommit` when another connection commits, for a database that
+    /// can tell (PostgreSQL's `LISTEN`); nil for one that is only polled.
+    func commitListener(_ onCommit: @escaping @Sendable () -> Void) -> CommitListener?
+
     /// Whether ``externalCommitCounter()`` also changes with this connection's own commits
     /// (it is then the last commit's number, which the store records after its own).
     var countsOwnCommits: Bool { get }
@@ -105,6 +109,8 @@ protocol StoreTransaction {
 
 extension StoreBackend {
     var countsOwnCommits: Bool { false }
+
+    func commitListener(_ onCommit: @escaping @Sendable () -> Void) -> CommitListener? { nil }
 
     /// Runs `body`, which reads stored rows or links of `name` into a graph, reporting a value
     /// that cannot be read, or a unique-index collision among loaded rows, as

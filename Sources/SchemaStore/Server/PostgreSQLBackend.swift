@@ -13,8 +13,8 @@ import SchemaRuntime
 /// sees one committed state.
 ///
 /// The store is resident on PostgreSQL for now: opening loads the graph, and other stores'
-/// commits reach it through the commit log (polled every
-/// ``Store/externalCommitCheckInterval``).
+/// commits reach it through the commit log, read when the server notifies a commit
+/// (``CommitListener``) and once a second in any case.
 final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
     /// The advisory lock every writer of a SchemaGen database takes ("SCHGEN").
     static let writeLock: Int64 = 0x5343_4847_454E
@@ -345,6 +345,10 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
 
     var countsOwnCommits: Bool { true }
 
+    func commitListener(_ onCommit: @escaping @Sendable () -> Void) -> CommitListener? {
+        CommitListener(server: server, onCommit: onCommit)
+    }
+
     func recordedFingerprint() throws -> String? {
         let rows = try execute("SELECT value FROM \(Self.metaTable) WHERE key = $1", [.text(StoreMetadataKey.fingerprint)])
         if case .text(let fingerprint)? = rows.first?.first { return fingerprint }
@@ -509,6 +513,8 @@ private struct PostgreSQLTransaction: StoreTransaction {
                                 entry.change.map { .text(ServerValueText.encode($0)) } ?? .null], key: nil)
         }
         try backend.run("DELETE FROM \(PostgreSQLBackend.commitLogTable) WHERE \"commit\" <= $1", [.integer(commit - CommitLog.retainedCommits)])
+        // Delivered when the transaction commits, to every store listening (CommitListener).
+        try backend.run("SELECT pg_notify($1, $2)", [.text(CommitListener.channel), .text("\(commit)")])
         return commit
     }
 

@@ -19,6 +19,10 @@ public protocol ServerConnection: AnyObject {
     /// False once the connection is gone (the server restarted, the network dropped it):
     /// the store then opens a new one.
     var isConnected: Bool { get }
+    /// Subscribes to the notifications sent to `channel`.
+    func listen(_ channel: String) throws
+    /// The notifications' payloads that arrived, waiting up to `timeout` seconds for one.
+    func waitForNotifications(timeout: Double) throws -> [String]
     func close()
 }
 

@@ -24,6 +24,16 @@ final class SharedFile: @unchecked Sendable {
 
     private let timerLock = NSLock()
     private var timer: (any DispatchSourceTimer)?
+    /// For a database that notifies its commits: the listener that checks at once.
+    private var listener: CommitListener?
+
+    /// Checks whenever `listener` hears of a commit; stopped with the polling.
+    func startListening(_ listener: CommitListener) {
+        timerLock.withLock { self.listener = listener }
+    }
+
+    /// How many commit notifications the listener received (0 without one).
+    var notificationsReceived: Int { timerLock.withLock { listener }?.notificationsReceived ?? 0 }
 
     /// Nil for a backend no other connection can open.
     init?(backend: any StoreBackend) throws {
@@ -46,11 +56,12 @@ final class SharedFile: @unchecked Sendable {
     }
 
     func stopPolling() {
-        let timer = timerLock.withLock {
-            defer { self.timer = nil }
-            return self.timer
+        let (timer, listener) = timerLock.withLock {
+            defer { self.timer = nil; self.listener = nil }
+            return (self.timer, self.listener)
         }
         timer?.cancel()
+        listener?.stop()
     }
 
     deinit { stopPolling() }

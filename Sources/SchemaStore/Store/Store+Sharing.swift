@@ -21,16 +21,38 @@ extension Store {
         try backend.readTransaction { try GraphLoader(layout: layout, backend: backend).load() }
     }
 
-    /// Starts checking for other stores' commits, for a store on a file.
+    /// Starts checking for other stores' commits, for a store on a file or a server. A
+    /// server that notifies commits (PostgreSQL) is listened to, and polled only rarely, in
+    /// case a notification was lost.
     func startFollowingOtherStores() {
-        sharing?.startPolling(every: Self.externalCommitCheckInterval) { [weak self] in self?.checkForOtherStoresCommits() }
+        guard let sharing else { return }
+        if let listener = backend?.commitListener({ [weak self] in self?.checkForNotifiedCommits() }) {
+            sharing.startListening(listener)
+            sharing.startPolling(every: Self.notifiedCommitCheckInterval) { [weak self] in self?.checkForOtherStoresCommits() }
+        } else {
+            sharing.startPolling(every: Self.externalCommitCheckInterval) { [weak self] in self?.checkForOtherStoresCommits() }
+        }
     }
 
-    /// The timer's check: skipped while a write runs (the write catches up itself).
-    private func checkForOtherStoresCommits() {
-        guard writeLock.try() else { return }
+    /// How often a store on a server that notifies commits checks for them anyway.
+    static let notifiedCommitCheckInterval: TimeInterval = 1
+
+    /// A notification's check: while a write runs, tried again shortly after (the commit
+    /// notified may have come after the write caught up).
+    private func checkForNotifiedCommits(attempt: Int = 0) {
+        guard !checkForOtherStoresCommits(), attempt < 100 else { return }
+        DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + 0.02) { [weak self] in
+            self?.checkForNotifiedCommits(attempt: attempt + 1)
+        }
+    }
+
+    /// The timer's check: skipped while a write runs (the write catches up itself). Returns
+    /// whether it ran.
+    @discardableResult
+    private func checkForOtherStoresCommits() -> Bool {
+        guard writeLock.try() else { return false }
         defer { writeLock.unlock() }
-        guard !isClosed else { return }
+        guard !isClosed else { return true }
         // A failure leaves the current graph as it was; the next check or write tries again
         // (a write reports it).
         if isResident {
@@ -38,6 +60,7 @@ extension Store {
         } else {
             try? deliverOnDemandCommits()
         }
+        return true
     }
 
     /// Applies what other connections committed since the current graph was loaded (from
@@ -132,6 +155,10 @@ extension Store {
 
     /// How many times this store followed other stores' commits from the file's log, and how
     /// many times it loaded the whole graph again instead.
+    /// How many commit notifications from other stores this store received (PostgreSQL).
+    @_spi(SchemaStoreTesting)
+    public var commitNotificationsReceived: Int { sharing?.notificationsReceived ?? 0 }
+
     @_spi(SchemaStoreTesting)
     public var catchUps: (followed: Int, reloaded: Int) {
         writeLock.withLock { (sharing?.followed ?? 0, sharing?.reloaded ?? 0) }
