@@ -61,7 +61,11 @@ enum PostgresBenchmark {
     }
 
     private static func measure(_ mode: String, graph: Graph, cluster: TemporaryPostgresCluster, name: String) throws -> [(String, Double)] {
-        if mode == "hand SQL" { return [("first commit", try handWritten(graph, try cluster.createDatabase(name)))] }
+        if mode == "hand SQL" {
+            let configuration = try cluster.createDatabase(name)
+            let commit = try handWritten(graph, configuration)
+            return [("first commit", commit), ("single write", try handWrittenSingleWrites(configuration))]
+        }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pg-bench-\(name)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -117,6 +121,29 @@ enum PostgresBenchmark {
             try insert(into: "\"Message.author\" (owner, target)", messages.map { [.integer(Int64($0.id)), .integer(Int64($0.$author.id!))] }, connection)
             try connection.execute("COMMIT")
         }
+    }
+
+    /// A message saved into chat 0 by hand, the way a careful libpq user would: the
+    /// transaction's statements in one pipeline (one round trip). Median of 15.
+    private static func handWrittenSingleWrites(_ configuration: PostgresConnection.Configuration) throws -> Double {
+        let connection = try PostgresConnection(configuration)
+        defer { connection.close() }
+        var writes: [Double] = []
+        for index in 0..<15 {
+            let id = StoredValue.integer(Int64(100_000_000 + index))
+            writes.append(try OnDemandBenchmark.milliseconds {
+                try connection.executeBatch([
+                    ("BEGIN", []),
+                    ("INSERT INTO \"Message\" (id, text, timestamp) VALUES ($1, $2, $3)", [id, .text("new"), .integer(Int64(index))]),
+                    ("INSERT INTO \"Message.author\" (owner, target) VALUES ($1, $2)", [id, .integer(0)]),
+                    ("INSERT INTO \"Chat.messages\" (owner, position, target) VALUES ($1, (SELECT coalesce(max(position) + 1, 0) FROM \"Chat.messages\" WHERE owner = $1), $2)",
+                     [.integer(0), id]),
+                    ("COMMIT", []),
+                ])
+            })
+        }
+        writes.sort()
+        return writes[writes.count / 2]
     }
 
     private static func insert(into table: String, _ rows: [[StoredValue]], _ connection: PostgresConnection) throws {

@@ -88,23 +88,29 @@ public final class PostgresConnection: @unchecked Sendable {
             throw PostgresError.statementFailed(host: configuration.host, database: configuration.database, state: state,
                                                 reason: Self.message(PQresultErrorMessage(result)))
         }
+        return Self.rows(result)
+    }
+
+    private static func rows(_ result: OpaquePointer?) -> [[StoredValue]] {
         var rows: [[StoredValue]] = []
         let columns = PQnfields(result)
         for row in 0..<PQntuples(result) {
-            rows.append((0..<columns).map { column in Self.value(result, row, column) })
+            rows.append((0..<columns).map { column in value(result, row, column) })
         }
         return rows
     }
 
-    /// Runs `statements`, which return no rows, in order, without waiting for each one's
-    /// answer (libpq's pipeline mode): one round trip per few hundred statements instead of
-    /// one each. Throws the first failure; the statements after it are not run.
-    public func executeBatch(_ statements: [(sql: String, parameters: [StoredValue])]) throws {
+    /// Runs `statements` in order without waiting for each one's answer (libpq's pipeline
+    /// mode): one round trip per few hundred statements instead of one each. Returns the
+    /// rows of the last statement. Throws the first failure; the statements after it are not run.
+    @discardableResult
+    public func executeBatch(_ statements: [(sql: String, parameters: [StoredValue])]) throws -> [[StoredValue]] {
         guard let handle else { throw lost("the connection is closed") }
+        var lastRows: [[StoredValue]] = []
         for start in stride(from: 0, to: statements.count, by: Self.pipelineLength) {
             let chunk = statements[start..<min(start + Self.pipelineLength, statements.count)]
             guard PQenterPipelineMode(handle) == 1 else {
-                for statement in chunk { try execute(statement.sql, statement.parameters) }
+                for statement in chunk { lastRows = try execute(statement.sql, statement.parameters) }
                 continue
             }
             defer { PQexitPipelineMode(handle) }
@@ -127,6 +133,7 @@ public final class PostgresConnection: @unchecked Sendable {
                     continue
                 }
                 let status = PQresultStatus(result)
+                if status == PGRES_TUPLES_OK { lastRows = Self.rows(result) } else if status == PGRES_COMMAND_OK { lastRows = [] }
                 if status == PGRES_FATAL_ERROR, failure == nil {
                     let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) } ?? "?????"
                     failure = PostgresError.statementFailed(host: configuration.host, database: configuration.database, state: state,
@@ -137,6 +144,7 @@ public final class PostgresConnection: @unchecked Sendable {
             }
             if let failure { throw failure }
         }
+        return lastRows
     }
 
     /// Subscribes this connection to `channel` (`LISTEN`): ``waitForNotifications(timeout:)``

@@ -11,7 +11,7 @@ private final class StoreConnection: ServerConnection {
         try connection.execute(sql, parameters)
     }
 
-    func executeBatch(_ statements: [(sql: String, parameters: [StoredValue])]) throws {
+    func executeBatch(_ statements: [(sql: String, parameters: [StoredValue])]) throws -> [[StoredValue]] {
         try connection.executeBatch(statements)
     }
 

@@ -52,7 +52,13 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
 
     @discardableResult
     func execute(_ sql: String, _ parameters: [StoredValue] = []) throws -> [[StoredValue]] {
-        try flush()
+        if !pending.isEmpty {
+            // The pending writes and this statement in one round trip.
+            pending.append(sql, parameters)
+            let statements = pending.statements()
+            pending.removeAll()
+            return try liveConnection().executeBatch(statements)
+        }
         let connection = try liveConnection()
         do {
             return try connection.execute(sql, parameters)
@@ -306,21 +312,33 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
     // MARK: Transactions
 
     func transaction(_ body: (any StoreTransaction) throws -> Void) throws {
-        try execute("BEGIN ISOLATION LEVEL READ COMMITTED")
+        // A connection lost since the last transaction is replaced before this one starts.
+        _ = try liveConnection()
+        // Sent with the transaction's first read (the store's catch-up), in one round trip.
+        pending.append("BEGIN ISOLATION LEVEL READ COMMITTED", [])
+        // One writer at a time across every process; reads after this see every commit
+        // made before it (READ COMMITTED takes a new snapshot per statement).
+        pending.append("SELECT pg_advisory_xact_lock($1)", [.integer(Self.writeLock)])
         inTransaction = true
-        defer { inTransaction = false }
+        lastCommitRead = nil
+        defer {
+            inTransaction = false
+            lastCommitRead = nil
+        }
         do {
-            // One writer at a time across every process; reads after this see every commit
-            // made before it (READ COMMITTED takes a new snapshot per statement).
-            try execute("SELECT pg_advisory_xact_lock($1)", [.integer(Self.writeLock)])
             try body(PostgreSQLTransaction(backend: self))
-            try execute("COMMIT")
+            pending.append("COMMIT", [])
+            try flush()
         } catch {
             pending.removeAll()
             if connection.isConnected { _ = try? execute("ROLLBACK") }
             throw error
         }
     }
+
+    /// In a write transaction, the last commit number read under the write lock: no other
+    /// writer commits before this one, so its own number follows without another read.
+    private var lastCommitRead: Int64?
 
     func readTransaction<Result>(_ body: () throws -> Result) throws -> Result {
         guard !inTransaction else { return try body() }
@@ -356,7 +374,15 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
     }
 
     func lastCommit() throws -> Int64? {
-        try integer("SELECT max(\"commit\") FROM \(Self.commitLogTable)")
+        let last = try integer("SELECT max(\"commit\") FROM \(Self.commitLogTable)")
+        if inTransaction { lastCommitRead = last }
+        return last
+    }
+
+    /// The number the transaction's commit gets.
+    fileprivate func nextCommit() throws -> Int64 {
+        if let lastCommitRead { return lastCommitRead + 1 }
+        return try integer("SELECT coalesce(max(\"commit\"), 0) + 1 FROM \(Self.commitLogTable)")
     }
 
     func commits(after commit: Int64) throws -> [(commit: Int64, entry: CommitLog.Entry)] {
@@ -506,7 +532,7 @@ private struct PostgreSQLTransaction: StoreTransaction {
 
     func appendCommit(_ entries: [CommitLog.Entry]) throws -> Int64 {
         // Under the write lock: no other writer numbers a commit meanwhile.
-        let commit = try backend.value("SELECT coalesce(max(\"commit\"), 0) + 1 FROM \(PostgreSQLBackend.commitLogTable)", [])
+        let commit = try backend.nextCommit()
         for entry in entries {
             try backend.insert(head: "INSERT INTO \(PostgreSQLBackend.commitLogTable) (\"commit\", kind, name, id, change)",
                                [.integer(commit), .text(entry.kind.rawValue), .text(entry.name), .text(ServerValueText.encode(entry.id)),

@@ -13,9 +13,10 @@ public protocol ServerConnection: AnyObject {
     /// `.blob`, NULL as `.null`, the rest as `.text`.
     @discardableResult
     func execute(_ sql: String, _ parameters: [StoredValue]) throws -> [[StoredValue]]
-    /// Runs statements that return no rows, in order, as few round trips as the server
-    /// allows; throws the first failure.
-    func executeBatch(_ statements: [(sql: String, parameters: [StoredValue])]) throws
+    /// Runs statements in order, in as few round trips as the server allows; returns the
+    /// last one's rows; throws the first failure.
+    @discardableResult
+    func executeBatch(_ statements: [(sql: String, parameters: [StoredValue])]) throws -> [[StoredValue]]
     /// False once the connection is gone (the server restarted, the network dropped it):
     /// the store then opens a new one.
     var isConnected: Bool { get }
@@ -27,8 +28,11 @@ public protocol ServerConnection: AnyObject {
 }
 
 extension ServerConnection {
-    public func executeBatch(_ statements: [(sql: String, parameters: [StoredValue])]) throws {
-        for statement in statements { try execute(statement.sql, statement.parameters) }
+    @discardableResult
+    public func executeBatch(_ statements: [(sql: String, parameters: [StoredValue])]) throws -> [[StoredValue]] {
+        var rows: [[StoredValue]] = []
+        for statement in statements { rows = try execute(statement.sql, statement.parameters) }
+        return rows
     }
 }
 
