@@ -2,7 +2,9 @@
 
 /// Reads for a store answering queries through SQL (``OnDemandSnapshot``): a pinned read
 /// transaction, and compiled statements run with their bound values.
-extension SQLiteBackend {
+extension SQLiteBackend: SnapshotConnection {
+    var dialect: any SQLDialect { SQLiteDialect() }
+
     /// Starts a read transaction and reads, so that it sees the file as it is now until
     /// ``endSnapshot()``, whatever other connections commit meanwhile (WAL).
     func beginSnapshot() throws {
@@ -35,15 +37,6 @@ extension SQLiteBackend {
                 try body((0..<count).map(statement.value(at:)))
             }
         }
-    }
-
-    /// The single integer `select` returns (a count).
-    func integer(_ select: SQLSelect) throws -> Int {
-        var result = 0
-        try rows(select) { values in
-            if case .integer(let value) = values.first { result = Int(value) }
-        }
-        return result
     }
 
     /// SQLite's plan for `select` (`EXPLAIN QUERY PLAN`), one line per step.

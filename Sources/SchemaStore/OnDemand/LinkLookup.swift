@@ -37,7 +37,7 @@ struct LinkLookup: Sendable {
     /// pairs grouped by owner, a to-many slot's in link order (one statement), with where
     /// they were read from. Nil for a slot no link table keeps.
     func pairs(of slot: LinkSlot, in table: ObjectIdentifier, ids: [StoredValue],
-               backend: SQLiteBackend) throws -> (source: Source, pairs: [(owner: StoredValue, target: StoredValue)])? {
+               backend: any SnapshotConnection) throws -> (source: Source, pairs: [(owner: StoredValue, target: StoredValue)])? {
         guard let source = source(of: slot, in: table) else { return nil }
         var pairs: [(owner: StoredValue, target: StoredValue)] = []
         switch source {

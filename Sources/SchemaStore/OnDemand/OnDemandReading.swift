@@ -11,10 +11,11 @@ import Foundation
 final class OnDemandReading: @unchecked Sendable {
     private let path: String
     private let layout: StoreLayout
+    /// Opens a read-only connection to the database.
+    let connect: () throws -> any SnapshotConnection
     /// Where each relation slot's links are read from (shared with the store's writes).
     let links: LinkLookup
-    private let lockTimeout: TimeInterval
-    private let probe: SQLiteBackend
+    private let probe: any SnapshotConnection
     /// Guards `snapshot`, `version` and `isClosed`.
     private let lock = NSLock()
     /// Guards `idle`, `poolClosed` and `finished`. Apart from `lock`: a snapshot may end (and
@@ -26,7 +27,7 @@ final class OnDemandReading: @unchecked Sendable {
     private var version: Int64?
     /// Connections of ended snapshots, kept for the next ones (opening one costs more than
     /// starting a read transaction on it).
-    private var idle: [SQLiteBackend] = []
+    private var idle: [any SnapshotConnection] = []
     private static let idleLimit = 4
     private var isClosed = false
     private var poolClosed = false
@@ -38,12 +39,14 @@ final class OnDemandReading: @unchecked Sendable {
     /// layout no longer reads it, so no new snapshot is taken. Under `lock`.
     private(set) var schemaChanged = false
 
-    init(path: String, layout: StoreLayout, lockTimeout: TimeInterval) throws {
+    /// Reads the database at `path` (a file, or a server's description) through
+    /// connections `connect` opens.
+    init(path: String, layout: StoreLayout, connect: @escaping () throws -> any SnapshotConnection) throws {
         self.path = path
         self.layout = layout
         self.links = LinkLookup(layout)
-        self.lockTimeout = lockTimeout
-        probe = try SQLiteBackend(path: path, durability: .normal, lockTimeout: lockTimeout, readOnly: true)
+        self.connect = connect
+        probe = try connect()
         // A first snapshot now: a file that cannot be read fails the open, not a query.
         // Not held: it ends at once and leaves its connection for the next.
         try lock.withLock { fingerprint = try current()?.recordedFingerprint() }
@@ -89,7 +92,7 @@ final class OnDemandReading: @unchecked Sendable {
         guard !schemaChanged else { return nil }
         let now = isClosed ? nil : try probe.externalCommitCounter()
         if let snapshot, now == version, !isClosed { return snapshot }
-        let connection = try poolLock.withLock { idle.popLast() } ?? SQLiteBackend(path: path, durability: .normal, lockTimeout: lockTimeout, readOnly: true)
+        let connection = try poolLock.withLock { idle.popLast() } ?? connect()
         let next = try OnDemandSnapshot(backend: connection, layout: layout, links: links) { [weak self] connection, statistics in
             self?.recycle(connection, statistics)
         }
@@ -105,7 +108,7 @@ final class OnDemandReading: @unchecked Sendable {
     }
 
     /// Takes back the connection of an ended snapshot, and what it did.
-    private func recycle(_ connection: SQLiteBackend, _ statistics: OnDemandStatistics) {
+    private func recycle(_ connection: any SnapshotConnection, _ statistics: OnDemandStatistics) {
         let kept: Bool = poolLock.withLock {
             finished.add(statistics)
             guard !poolClosed, idle.count < Self.idleLimit else { return false }
@@ -135,7 +138,7 @@ final class OnDemandReading: @unchecked Sendable {
     func sql<Entity: EntityModelProtocol>(for list: QueryList<Entity>) -> (text: String, plan: [String])? {
         guard let snapshot = lock.withLock({ try? current() }) else { return nil }
         guard let (select, plan) = snapshot.sql(for: list) else { return nil }
-        return (SQLRenderer.render(select, in: SQLiteDialect()).text, plan)
+        return (SQLRenderer.render(select, in: probe.dialect).text, plan)
     }
 }
 

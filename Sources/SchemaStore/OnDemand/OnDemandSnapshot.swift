@@ -17,7 +17,7 @@ import Foundation
 final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
     private let layout: StoreLayout
     private let links: LinkLookup
-    private let backend: SQLiteBackend
+    private let backend: any SnapshotConnection
     /// Serializes the connection: contexts are values any thread may query.
     private let lock = NSLock()
     /// The whole graph, read on first need by a query SQL cannot narrow.
@@ -27,12 +27,12 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
     var statistics: OnDemandStatistics { lock.withLock { counters } }
 
     /// Given back the connection and the statistics when the snapshot ends.
-    private let end: @Sendable (SQLiteBackend, OnDemandStatistics) -> Void
+    private let end: @Sendable (any SnapshotConnection, OnDemandStatistics) -> Void
 
     /// A snapshot on `backend` (a read-only connection, not in a transaction), which `end`
     /// gets back when the snapshot ends.
-    init(backend: SQLiteBackend, layout: StoreLayout, links: LinkLookup,
-         end: @escaping @Sendable (SQLiteBackend, OnDemandStatistics) -> Void) throws {
+    init(backend: any SnapshotConnection, layout: StoreLayout, links: LinkLookup,
+         end: @escaping @Sendable (any SnapshotConnection, OnDemandStatistics) -> Void) throws {
         self.layout = layout
         self.links = links
         self.backend = backend

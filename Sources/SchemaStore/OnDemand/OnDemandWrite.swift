@@ -18,12 +18,14 @@ final class OnDemandWrite: ContextFaulter, ContextReader, @unchecked Sendable {
     private let links: LinkLookup
     /// The writer's connection while the write runs; then a read-only snapshot of its own,
     /// opened when a context that left the write (returned by its closure) reads again.
-    private var backend: SQLiteBackend
+    private var backend: any SnapshotConnection
     /// Serializes reads (a copy of the write's context may be read on another thread).
     /// Recursive: a query's reader faults through the same object.
     private let access = NSRecursiveLock()
     private var writeEnded = false
-    private var ownSnapshot: SQLiteBackend?
+    private var ownSnapshot: (any SnapshotConnection)?
+    /// Opens a read-only connection, for the snapshot of a context that outlives the write.
+    private let connect: () throws -> any SnapshotConnection
     private let lock = NSLock()
     private var firstFailure: Error?
     /// Per table: each stored id read so far and its place in storage order (SQLite's rowid),
@@ -36,10 +38,11 @@ final class OnDemandWrite: ContextFaulter, ContextReader, @unchecked Sendable {
     /// How many ids one `IN (...)` list binds.
     private static let batchSize = SubgraphLoader.batchSize
 
-    init(layout: StoreLayout, links: LinkLookup, backend: SQLiteBackend) {
+    init(layout: StoreLayout, links: LinkLookup, backend: any SnapshotConnection, connect: @escaping () throws -> any SnapshotConnection) {
         self.layout = layout
         self.links = links
         self.backend = backend
+        self.connect = connect
     }
 
     /// Called when the write's transaction ended: a context that outlives it (returned by
@@ -329,7 +332,7 @@ final class OnDemandWrite: ContextFaulter, ContextReader, @unchecked Sendable {
         do {
             if writeEnded, ownSnapshot == nil {
                 // The writer's connection belongs to later writes now.
-                let snapshot = try SQLiteBackend(path: backend.location, durability: .normal, lockTimeout: 5, readOnly: true)
+                let snapshot = try connect()
                 try snapshot.beginSnapshot()
                 ownSnapshot = snapshot
                 backend = snapshot

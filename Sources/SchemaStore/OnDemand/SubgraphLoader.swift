@@ -9,7 +9,7 @@
 struct SubgraphLoader {
     let layout: StoreLayout
     let links: LinkLookup
-    let backend: SQLiteBackend
+    let backend: any SnapshotConnection
     private(set) var context = Context.unindexed()
     /// Keys whose row was read (found or not), per entity table: keys, not ids, since an
     /// `Int32` hashes for a fraction of a `StoredValue` holding a string.
@@ -28,7 +28,7 @@ struct SubgraphLoader {
         let key: Int32
     }
 
-    init(layout: StoreLayout, links: LinkLookup, backend: SQLiteBackend) {
+    init(layout: StoreLayout, links: LinkLookup, backend: any SnapshotConnection) {
         self.layout = layout
         self.links = links
         self.backend = backend

@@ -27,9 +27,13 @@ final class SharedFile: @unchecked Sendable {
     /// For a database that notifies its commits: the listener that checks at once.
     private var listener: CommitListener?
 
-    /// Checks whenever `listener` hears of a commit; stopped with the polling.
-    func startListening(_ listener: CommitListener) {
-        timerLock.withLock { self.listener = listener }
+    /// Checks whenever the listener `makeListener` makes hears of a commit; stopped with the
+    /// polling. Does nothing while one listens already.
+    func startListening(_ makeListener: () -> CommitListener?) -> Bool {
+        timerLock.withLock {
+            if listener == nil { listener = makeListener() }
+            return listener != nil
+        }
     }
 
     /// How many commit notifications the listener received (0 without one).

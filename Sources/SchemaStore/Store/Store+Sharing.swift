@@ -26,8 +26,7 @@ extension Store {
     /// case a notification was lost.
     func startFollowingOtherStores() {
         guard let sharing else { return }
-        if let listener = backend?.commitListener({ [weak self] in self?.checkForNotifiedCommits() }) {
-            sharing.startListening(listener)
+        if sharing.startListening({ backend?.commitListener({ [weak self] in self?.checkForNotifiedCommits() }) }) {
             sharing.startPolling(every: Self.notifiedCommitCheckInterval) { [weak self] in self?.checkForOtherStoresCommits() }
         } else {
             sharing.startPolling(every: Self.externalCommitCheckInterval) { [weak self] in self?.checkForOtherStoresCommits() }

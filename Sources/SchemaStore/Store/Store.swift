@@ -93,6 +93,10 @@ public final class Store: @unchecked Sendable {
         /// Where queries run, for a file store without packs (other stores are resident).
         /// On demand by default.
         public var residency: Residency
+        /// Lets a store on a server read on demand too (tests only, for now): a query reads
+        /// lazily and cannot throw, so a server failing in the middle of one would stop the
+        /// process; until contexts report such failures, server stores are resident.
+        @_spi(SchemaStoreTesting) public var serverReadsOnDemand = false
 
         public init(durability: Durability = .normal, lockTimeout: TimeInterval = 5, migration: MigrationPolicy = .automatic,
                     readOnly: Bool = false, residency: Residency = .onDemand) {
@@ -165,8 +169,9 @@ public final class Store: @unchecked Sendable {
         }
         let library = try packsDirectory.map { try PackLibrary(directory: $0, schema: schema) }
         let backend = try Self.backend(for: location, options: options)
-        var onDemandPath: String?
-        if options.residency == .onDemand, packsDirectory == nil, case .file(let url) = location { onDemandPath = url.path }
+        var readsOnDemand = packsDirectory == nil && options.residency == .onDemand
+        if case .server = location, !options.serverReadsOnDemand { readsOnDemand = false }
+        let onDemandConnect = readsOnDemand ? Self.snapshotConnections(location, options: options) : nil
         var onDemand: OnDemandReading?
         do {
             appliedMigration = try backend?.open(layout, migrations: migrations, policy: options.migration)
@@ -180,10 +185,10 @@ public final class Store: @unchecked Sendable {
                 if !options.readOnly { Self.deleteStale(graph.stale, layout: layout, backend: backend) }
                 current = graph.context
                 self.layers = layers
-            } else if let path = onDemandPath {
+            } else if let onDemandConnect, let backend {
                 // Nothing read: queries read through SQL snapshots (OnDemandReading).
                 current = Context()
-                onDemand = try OnDemandReading(path: path, layout: layout, lockTimeout: options.lockTimeout)
+                onDemand = try OnDemandReading(path: backend.location, layout: layout, connect: onDemandConnect)
             } else {
                 current = try backend.map { try Self.loadGraph(layout: layout, backend: $0) } ?? Context()
             }
@@ -200,6 +205,20 @@ public final class Store: @unchecked Sendable {
         self.onDemand = onDemand
         isResident = onDemand == nil
         if isResident { startFollowingOtherStores() }
+    }
+
+    /// Opens the read-only connections an on-demand store takes its snapshots on; nil where
+    /// a store is resident whatever the options (in memory).
+    private static func snapshotConnections(_ location: Location, options: Options) -> (() throws -> any SnapshotConnection)? {
+        switch location {
+        case .memory, .sqliteMemory:
+            return nil
+        case .file(let url):
+            let lockTimeout = options.lockTimeout
+            return { try SQLiteBackend(path: url.path, durability: .normal, lockTimeout: lockTimeout, readOnly: true) }
+        case .server(let server):
+            return { try PostgreSQLBackend(server, readOnly: true) }
+        }
     }
 
     private static func backend(for location: Location, options: Options) throws -> (any StoreBackend)? {
@@ -259,11 +278,11 @@ public final class Store: @unchecked Sendable {
                 return finish(commit)
             }
             var commit: Commit<Result>?
-            if let onDemand, let file = backend as? SQLiteBackend, readsOnDemand {
+            if let onDemand, let file = backend as? any SnapshotConnection, readsOnDemand {
                 // On demand: the closure reads the file through the transaction, which no
                 // other store can change until it ends.
                 try backend.transaction { transaction in
-                    commit = try runOnDemand(body, transaction: transaction, file: file, links: onDemand.links)
+                    commit = try runOnDemand(body, transaction: transaction, file: file, reading: onDemand)
                 }
                 // Observers (this store's own included) learn of commits from the file's log.
                 try? deliverOnDemandCommits()
@@ -322,13 +341,13 @@ public final class Store: @unchecked Sendable {
     /// Runs `body` on a context that reads the file on demand (``OnDemandWrite``) and writes
     /// its changes in `transaction`: the write reads and writes what it touches.
     private func runOnDemand<Result>(_ body: (inout Context) throws -> Result, transaction: any StoreTransaction,
-                                     file: SQLiteBackend, links: LinkLookup) throws -> Commit<Result> {
+                                     file: any SnapshotConnection, reading onDemand: OnDemandReading) throws -> Commit<Result> {
         // Another version of the app migrated the file: this code's layout no longer fits it.
         if let sharing { try checkSchemaUnchanged(sharing: sharing, recorded: try file.currentFingerprint(), path: file.location) }
-        let reading = OnDemandWrite(layout: layout, links: links, backend: file)
+        let reading = OnDemandWrite(layout: layout, links: onDemand.links, backend: file, connect: onDemand.connect)
         defer {
             reading.endWrite()
-            onDemand?.recordWrite(statements: reading.statements)
+            onDemand.recordWrite(statements: reading.statements)
         }
         var context = Context(faulter: reading, reader: reading)
         let result: Result, changes: ChangeSet, before: Context

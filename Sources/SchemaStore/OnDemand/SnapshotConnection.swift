@@ -1,0 +1,38 @@
+import Foundation
+@_spi(SchemaStore) import SchemaRuntime
+
+/// What the on-demand store reads through: a connection to the store's database (a SQLite
+/// file, ``SQLiteBackend``, or a PostgreSQL server, ``PostgreSQLBackend``) that can pin one
+/// committed state and answer compiled queries on it. A store answering queries through SQL
+/// (``OnDemandReading``, ``OnDemandSnapshot``, ``OnDemandWrite``) needs nothing else.
+protocol SnapshotConnection: StoreBackend {
+    /// How the database spells the compiled queries.
+    var dialect: any SQLDialect { get }
+    /// Starts a read transaction that sees the database as it is now until ``endSnapshot()``,
+    /// whatever other connections commit meanwhile.
+    func beginSnapshot() throws
+    func endSnapshot()
+    /// Runs `select`, passing each row's values to `body`.
+    func rows(_ select: SQLSelect, _ body: ([StoredValue]) throws -> Void) throws
+    /// The database's plan for `select`, one line per step.
+    func queryPlan(_ select: SQLSelect) throws -> [String]
+    /// The recorded schema fingerprint (nil for an empty database).
+    func currentFingerprint() throws -> String?
+    /// The ids of the archives of the entity `name`, in storage order.
+    func archiveIDs(name: String) throws -> [StoredValue]
+    /// Whether the database keeps `index`'s postings (ranked full text read in SQL).
+    func hasFullText(_ index: FullTextLayout) throws -> Bool
+    func fullTextIDs(_ index: FullTextLayout, of entity: any AnyEntityPersister, tokens: [String]) throws -> [StoredValue]
+    func fullTextStatistics(_ index: FullTextLayout, tokens: [String]) throws -> FullTextStatistics
+}
+
+extension SnapshotConnection {
+    /// The single integer `select` returns (a count).
+    func integer(_ select: SQLSelect) throws -> Int {
+        var result = 0
+        try rows(select) { values in
+            if case .integer(let value) = values.first { result = Int(value) }
+        }
+        return result
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+@_spi(SchemaStore) import SchemaRuntime
+
+/// Reads for a PostgreSQL store answering queries through SQL (``OnDemandSnapshot``): a
+/// `REPEATABLE READ` transaction pins one committed state, and compiled queries run in
+/// PostgreSQL's dialect.
+extension PostgreSQLBackend: SnapshotConnection {
+    var dialect: any SQLDialect { PostgreSQLDialect() }
+
+    func beginSnapshot() throws {
+        try execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        // The snapshot is taken by the transaction's first query, now rather than later.
+        try execute("SELECT 1")
+    }
+
+    func endSnapshot() {
+        _ = try? execute("ROLLBACK")
+    }
+
+    func rows(_ select: SQLSelect, _ body: ([StoredValue]) throws -> Void) throws {
+        let sql = SQLRenderer.render(select, in: dialect)
+        for row in try execute(sql.text, sql.bindings) { try body(row) }
+    }
+
+    func queryPlan(_ select: SQLSelect) throws -> [String] {
+        let sql = SQLRenderer.render(select, in: dialect)
+        return try execute("EXPLAIN " + sql.text, sql.bindings).compactMap { row in
+            if case .text(let line)? = row.first { return line }
+            return nil
+        }
+    }
+
+    func currentFingerprint() throws -> String? {
+        try recordedFingerprint()
+    }
+
+    func archiveIDs(name: String) throws -> [StoredValue] {
+        try execute("SELECT id FROM \(Self.archiveTable) WHERE name = $1 ORDER BY \(Self.orderColumn)", [.text(name)]).map { row in
+            guard let id = Self.decoded(row[0]) else {
+                throw StoreError.corrupt(path: location, reason: "a record of schemagen:archive is unreadable")
+            }
+            return id
+        }
+    }
+
+    /// PostgreSQL stores keep no full-text postings yet: ranked matches read their table.
+    func hasFullText(_ index: FullTextLayout) throws -> Bool { false }
+
+    func fullTextIDs(_ index: FullTextLayout, of entity: any AnyEntityPersister, tokens: [String]) throws -> [StoredValue] {
+        throw StoreError.database(path: location, reason: "no full-text postings on PostgreSQL")
+    }
+
+    func fullTextStatistics(_ index: FullTextLayout, tokens: [String]) throws -> FullTextStatistics {
+        throw StoreError.database(path: location, reason: "no full-text postings on PostgreSQL")
+    }
+}
