@@ -211,6 +211,25 @@ import Testing
         #expect(Set(store.context.ids(of: User.self)) == ["u1", "u3"])
     }
 
+    /// A store reading on demand (gated for servers) whose server is down: `read` throws,
+    /// the process goes on, and reads work again once the server is back.
+    @Test func onDemandReadsOfAServerThatIsDownThrowInsideARead() throws {
+        guard let cluster = try PostgresDialectTests.cluster() else { return }
+        defer { cluster.stop() }
+        var configuration = try Self.database(cluster, "down")
+        configuration.connectTimeout = 2
+        var options = Store.Options()
+        options.serverReadsOnDemand = true
+        let store = try Store(.postgres(configuration), schema: ChatModelsSchema.self, options: options)
+        #expect(store.readsOnDemand)
+        try store.write { try User(id: "u1", name: "Ada").save(to: &$0) }
+        #expect(try store.read { User.query(in: $0).count() } == 1)
+        try cluster.stopServer()
+        #expect(throws: (any Error).self) { try store.read { User.query(in: $0).resolve().map(\.id) } }
+        try cluster.startServer()
+        #expect(try store.read { User.query(in: $0).resolve().map(\.id) } == ["u1"])
+    }
+
     @Test func openingWhatIsNotAStoreIsATypedErrorThatChangesNothing() throws {
         guard let cluster = try PostgresDialectTests.cluster() else { return }
         defer { cluster.stop() }

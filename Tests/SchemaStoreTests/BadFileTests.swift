@@ -165,4 +165,30 @@ import Testing
             return path == url.path && entity == "User" && reason.contains("sleeping")
         }
     }
+
+    /// Reading on demand, a damaged row is met by the query that reads it: inside
+    /// `store.read`, that query's failure is thrown (the process goes on), while reads that
+    /// do not touch the row answer, in the same store.
+    @Test func onDemandAReadOfADamagedRowThrowsInsideARead() throws {
+        let folder = try TemporaryFolder()
+        let url = try storeFile(in: folder)
+        do {
+            let database = try SQLiteDatabase(path: url.path)
+            try database.execute("UPDATE \"User\" SET status = 'sleeping' WHERE id = 'u1'")
+            database.close()
+        }
+        let store = try Store(.file(url), schema: ChatModelsSchema.self, options: .init(readOnly: true, residency: .onDemand))
+        #expect(store.readsOnDemand)
+        #expect {
+            try store.read { context in User.query(in: context).resolve().map(\.id) }
+        } throws: { error in
+            guard case .unreadableRow(_, let entity, let reason) = error as? StoreError else { return false }
+            return entity == "User" && reason.contains("sleeping")
+        }
+        // What `body` threw comes first; a read that fails nothing returns its answer.
+        struct Mine: Error {}
+        #expect(throws: Mine.self) { try store.read { _ in throw Mine() } }
+        let chats = try store.read { context in Chat.query(in: context).count() }
+        #expect(chats == Chat.query(in: store.context).count())
+    }
 }

@@ -79,6 +79,24 @@ final class OnDemandReading: @unchecked Sendable {
         }
     }
 
+    /// A context on a snapshot of its own, whose failed reads go to `failures` (see
+    /// ``Store/read(_:)``); throws when the database cannot be read now.
+    func context(reportingTo failures: ReadFailures) throws -> Context {
+        try lock.withLock {
+            guard !schemaChanged else { return Context() }
+            let connection = try poolLock.withLock { idle.popLast() } ?? connect()
+            let snapshot = try OnDemandSnapshot(backend: connection, layout: layout, links: links, failures: failures) { [weak self] connection, statistics in
+                self?.recycle(connection, statistics)
+            }
+            if try snapshot.recordedFingerprint() != fingerprint {
+                schemaChanged = true
+                self.snapshot = nil
+                return Context()
+            }
+            return Context(reader: snapshot)
+        }
+    }
+
     /// The snapshot of the file as it is now (shared with the contexts taken since the last
     /// commit).
     func currentSnapshot() throws -> OnDemandSnapshot {

@@ -28,14 +28,17 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
 
     /// Given back the connection and the statistics when the snapshot ends.
     private let end: @Sendable (any SnapshotConnection, OnDemandStatistics) -> Void
+    /// For the snapshot of a ``Store/read(_:)`` scope: where failed reads go.
+    private let failures: ReadFailures?
 
     /// A snapshot on `backend` (a read-only connection, not in a transaction), which `end`
     /// gets back when the snapshot ends.
-    init(backend: any SnapshotConnection, layout: StoreLayout, links: LinkLookup,
+    init(backend: any SnapshotConnection, layout: StoreLayout, links: LinkLookup, failures: ReadFailures? = nil,
          end: @escaping @Sendable (any SnapshotConnection, OnDemandStatistics) -> Void) throws {
         self.layout = layout
         self.links = links
         self.backend = backend
+        self.failures = failures
         self.end = end
         do {
             try backend.beginSnapshot()
@@ -58,11 +61,11 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
     // MARK: ContextReader
 
     func materialize<Entity: EntityModelProtocol>(_ list: QueryList<Entity>, in context: Context) -> (QueryList<Entity>, Context) {
-        reading { try plan(list) }
+        reading(else: (list, Context())) { try plan(list) }
     }
 
     func materialize<Entity: EntityModelProtocol>(_ query: Query<Entity>, in context: Context) -> Context {
-        reading {
+        reading(else: Context()) {
             guard let entity = layout.persisterByTable[ObjectIdentifier(Entity.self)], let id = query.namedID,
                   let stored = (id as? any StorableValue)?.storedValue else { return try whole() }
             var loader = SubgraphLoader(layout: layout, links: links, backend: backend)
@@ -74,7 +77,7 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
     }
 
     func count<Entity: EntityModelProtocol>(_ list: QueryList<Entity>, in context: Context) -> Int? {
-        reading {
+        reading(else: 0) {
             guard let entity = layout.persisterByTable[ObjectIdentifier(Entity.self)], list.readsAll, list.isPlainFilterSortLimit,
                   list.limitCount == nil, list.offsetCount == 0 else { return nil }
             let compiled = filter(of: list, PredicateCompiler(entity: entity))
@@ -85,11 +88,11 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
     }
 
     func materializeEverything(in context: Context) -> Context {
-        reading { try whole() }
+        reading(else: Context()) { try whole() }
     }
 
     func count<Entity: EntityModelProtocol>(of type: Entity.Type, in context: Context) -> Int {
-        reading {
+        reading(else: 0) {
             guard let entity = layout.persisterByTable[ObjectIdentifier(Entity.self)] else { return try whole().count(of: type) }
             return try backend.integer(SQLSelect(output: .count, table: entity.tableName))
         }
@@ -97,9 +100,9 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
 
     // MARK: Planning
 
-    /// The SQL this snapshot runs first for `list`, and SQLite's plan for it (`explain()`).
+    /// The SQL this snapshot runs first for `list`, and the database's plan for it (`explain()`).
     func sql<Entity: EntityModelProtocol>(for list: QueryList<Entity>) -> (select: SQLSelect, plan: [String])? {
-        reading {
+        reading(else: nil) {
             guard let entity = layout.persisterByTable[ObjectIdentifier(Entity.self)] else { return nil }
             let select = candidates(list, entity: entity)?.0 ?? list.linkOrigin.flatMap { joined(list, entity: entity, origin: $0) }
             guard let select else { return nil }
@@ -271,14 +274,17 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
         try lock.withLock { try backend.lastCommit() ?? 0 }
     }
 
-    /// Runs `body` on the connection. Queries do not throw: a snapshot whose file cannot be
-    /// read any more (an I/O error under a held read transaction, a row that no longer
-    /// decodes) stops the process with the error rather than answering wrongly.
-    private func reading<Result>(_ body: () throws -> Result) -> Result {
+    /// Runs `body` on the connection. Queries do not throw: a snapshot whose database cannot
+    /// be read any more (an I/O error under a held read transaction, a row that no longer
+    /// decodes, a server gone) stops the process with the error rather than answering
+    /// wrongly, unless it belongs to an open ``Store/read(_:)`` scope, which keeps the error
+    /// and throws it at its end; the query then answers `fallback`, which nobody sees.
+    private func reading<Result>(else fallback: @autoclosure () -> Result, _ body: () throws -> Result) -> Result {
         lock.withLock {
             do {
                 return try body()
             } catch {
+                if let failures, failures.record(error) { return fallback() }
                 preconditionFailure("SchemaStore: reading \(backend.location) failed: \(error)")
             }
         }

@@ -46,7 +46,8 @@ struct SubgraphLoader {
         var new: [[StoredValue]] = []
         for (row, key) in zip(rows, keys) where seen.insert(key).inserted { new.append(row) }
         readKeys[entity.table] = seen
-        _ = try entity.loadRows(new, into: &context)
+        // A row that no longer decodes is reported naming its entity, as loading a graph does.
+        _ = try backend.reading(entity.entityName) { try entity.loadRows(new, into: &context) }
         return keys
     }
 

@@ -263,6 +263,42 @@ public final class Store: @unchecked Sendable {
         return stateLock.withLock { current }
     }
 
+    /// Runs `body` on a snapshot of the store and returns what it returns; throws instead
+    /// of answering wrongly when a read fails.
+    ///
+    /// A store reading on demand reads lazily, as queries run, and a query cannot throw:
+    /// through ``context``, a read that fails (a file damaged under a held snapshot, a row
+    /// that no longer decodes) stops the process rather than answer wrongly. Inside `read`,
+    /// the snapshot is the scope's own: such a failure is kept, and `read` throws it when
+    /// `body` returns, whatever `body` computed. Throws at once when the store cannot be
+    /// read now. A resident store's reads cannot fail: `body` runs on ``context``.
+    ///
+    /// ```swift
+    /// let recent = try store.read { context in
+    ///     Message.query(in: context).sorted(by: \.timestamp.desc).limit(20).resolve()
+    /// }
+    /// ```
+    public func read<Result>(_ body: (Context) throws -> Result) throws -> Result {
+        guard let onDemand, !isResident else { return try body(context) }
+        let failures = ReadFailures()
+        let context: Context
+        do {
+            context = try onDemand.context(reportingTo: failures)
+        } catch {
+            _ = failures.close()
+            throw error
+        }
+        let result: Result
+        do {
+            result = try body(context)
+        } catch {
+            _ = failures.close()
+            throw error
+        }
+        if let failure = failures.close() { throw failure }
+        return result
+    }
+
     /// Runs `body` on the latest graph and commits its changes: to the file in one
     /// transaction, then as the new current graph. If `body` or the commit throws, nothing
     /// changes. Blocks while another write runs.
