@@ -19,6 +19,9 @@ import Testing
             case 0:
                 pending.append("DELETE \(index)", [])
                 appended.append("DELETE \(index)")
+            case 1, 2:
+                pending.appendListValue(head: "DELETE FROM C WHERE owner IN", .integer(Int64(index)))
+                appended.append("C \(index)")
             default:
                 let table = ["A", "B"][Int.random(in: 0..<2, using: &random)]
                 let key = Int64.random(in: 0..<40, using: &random)
@@ -30,6 +33,12 @@ import Testing
         var replayed: [String] = []
         var merged = 0
         for (sql, parameters) in pending.statements() {
+            if sql.hasPrefix("DELETE FROM C WHERE owner IN (") {
+                #expect(sql == "DELETE FROM C WHERE owner IN (" + parameters.indices.map { "$\($0 + 1)" }.joined(separator: ", ") + ")")
+                for case .integer(let index) in parameters { replayed.append("C \(index)") }
+                if parameters.count > 1 { merged += 1 }
+                continue
+            }
             guard sql.hasPrefix("INSERT INTO ") else {
                 replayed.append(sql)
                 continue

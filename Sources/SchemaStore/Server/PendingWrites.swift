@@ -11,6 +11,8 @@ struct PendingWrites {
     private struct Rows {
         let head: String
         let tail: String
+        /// A list of single values (`head ($1, $2, ...)`, a `DELETE ... IN`) rather than rows.
+        var isList = false
         /// Per column, what follows its placeholder (a cast, where PostgreSQL cannot infer the type).
         let casts: [String]
         var rows: [[StoredValue]]
@@ -49,7 +51,7 @@ struct PendingWrites {
     /// conflict key, nil when there is none.
     mutating func appendRow(head: String, tail: String, casts: [String] = [], _ values: [StoredValue], key: StoredValue?) {
         count += 1
-        if let rows = open, rows.head == head, rows.tail == tail, rows.rows.count < Self.rowsPerStatement,
+        if let rows = open, !rows.isList, rows.head == head, rows.tail == tail, rows.rows.count < Self.rowsPerStatement,
            key.map({ !rows.keys.contains($0) }) ?? true {
             open!.rows.append(values)
             if let key { open!.keys.insert(key) }
@@ -57,6 +59,18 @@ struct PendingWrites {
         }
         close()
         open = Rows(head: head, tail: tail, casts: casts, rows: [values], keys: key.map { [$0] } ?? [])
+    }
+
+    /// A value of `head (...)` (`DELETE FROM "Chat.messages" WHERE owner IN`), merged with
+    /// the values just before it of the same head.
+    mutating func appendListValue(head: String, _ value: StoredValue) {
+        count += 1
+        if let rows = open, rows.isList, rows.head == head, rows.rows.count < Self.rowsPerStatement {
+            open!.rows.append([value])
+            return
+        }
+        close()
+        open = Rows(head: head, tail: "", isList: true, casts: [], rows: [[value]], keys: [])
     }
 
     mutating func removeAll() {
@@ -71,6 +85,9 @@ struct PendingWrites {
             switch write {
             case .statement(let sql, let parameters):
                 return (sql, parameters)
+            case .rows(let rows) where rows.isList:
+                let values = rows.rows.indices.map { "$\($0 + 1)" }.joined(separator: ", ")
+                return ("\(rows.head) (\(values))", rows.rows.map { $0[0] })
             case .rows(let rows):
                 let width = rows.rows[0].count
                 let values = rows.rows.indices.map { row in

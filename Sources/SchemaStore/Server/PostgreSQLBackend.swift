@@ -447,6 +447,13 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
         if pending.count >= 20_000 { try flush() }
     }
 
+    /// A value of a `DELETE ... IN` list, sent with the next batch, merged with the deletes
+    /// just before it from the same table.
+    fileprivate func delete(head: String, _ value: StoredValue) throws {
+        pending.appendListValue(head: head, value)
+        if pending.count >= 20_000 { try flush() }
+    }
+
     /// A row to insert, sent with the next batch, merged with the rows before it of the same
     /// statement (``PendingWrites``).
     fileprivate func insert(head: String, tail: String = "", casts: [String] = [], _ values: [StoredValue], key: StoredValue?) throws {
@@ -483,7 +490,7 @@ private struct PostgreSQLTransaction: StoreTransaction {
     }
 
     func removeLinks(_ link: LinkLayout, owner: StoredValue) throws {
-        try backend.run("DELETE FROM \(quoted(link.name)) WHERE owner = $1", [owner])
+        try backend.delete(head: "DELETE FROM \(quoted(link.name)) WHERE owner IN", owner)
     }
 
     func removeLink(_ link: LinkLayout, owner: StoredValue, target: StoredValue) throws {

@@ -44,7 +44,15 @@ struct ChangeWriter {
             let slot = ChangeSet.Slot(table: link.owner, slot: link.slot)
             if link.isToMany {
                 guard let order = changes.toManyOrder[slot], let lists = changes.toMany[slot] else { continue }
-                for key in order where !(try writePackSlot(link, key)) { try writeList(link, key, lists[key]!) }
+                // The replaced lists of user entities lose their old links first, one after
+                // another (a server database merges such deletes into one statement); each
+                // owner's links are its own, so this order writes the same rows.
+                var cleared = Set<Int32>()
+                for key in order where lists[key]!.isReplaced && !isPackOwner(link, key) {
+                    try transaction.removeLinks(link, owner: ownerID(link, key))
+                    cleared.insert(key)
+                }
+                for key in order where !(try writePackSlot(link, key)) { try writeList(link, key, lists[key]!, cleared: cleared.contains(key)) }
             } else if let keys = changes.toOne[slot] {
                 for key in keys where !(try writePackSlot(link, key)) { try writeLink(link, key) }
             }
@@ -143,10 +151,10 @@ struct ChangeWriter {
 
     /// A replaced list is written again whole; otherwise removals are deleted and the
     /// appended keys still present are the list's tail (appends only ever go to the end).
-    private func writeList(_ link: LinkLayout, _ key: Int32, _ change: ChangeSet.ListChange) throws {
+    private func writeList(_ link: LinkLayout, _ key: Int32, _ change: ChangeSet.ListChange, cleared: Bool) throws {
         let owner = ownerID(link, key)
         if change.isReplaced {
-            try transaction.removeLinks(link, owner: owner)
+            if !cleared { try transaction.removeLinks(link, owner: owner) }
             let targets = context.linkedKeys(link.owner, link.slot, of: key)
             try transaction.appendLinks(link, owner: owner, targets: targets.map { targetID(link, $0) })
             return
@@ -158,6 +166,12 @@ struct ChangeWriter {
         guard surviving > 0 else { return }
         let tail = context.lastLinkedKeys(link.owner, link.slot, of: key, count: surviving)
         try transaction.appendLinks(link, owner: owner, targets: tail.map { targetID(link, $0) })
+    }
+
+    /// Whether `key` is a pack entity, whose slots ``writePackSlot(_:_:)`` writes.
+    private func isPackOwner(_ link: LinkLayout, _ key: Int32) -> Bool {
+        guard let layers else { return false }
+        return layers.packEntity(link.ownerEntity, id: ownerID(link, key)) != nil
     }
 
     private func ownerID(_ link: LinkLayout, _ key: Int32) -> StoredValue {
