@@ -157,3 +157,95 @@ enum PostgresBenchmark {
         }
     }
 }
+
+/// `schemastore-bench postgres-load [processes...]`: N processes (1, 2, 4 by default) share
+/// one PostgreSQL database for a few seconds, each a store running a mix of reads (the newest
+/// 20 messages of a random chat, with their authors) and writes (a new message into a random
+/// chat), 4 reads per write. Prints, per N, the operations per second of all processes
+/// together and the median and p99 latency of reads and of writes. Each process is this
+/// executable again (`postgres-load-child`).
+enum PostgresLoadBenchmark {
+    static let seconds = 3.0
+    static let chats = 100
+
+    static func run(processCounts: [Int]) throws {
+        guard let cluster = try TemporaryPostgresCluster.start() else {
+            print(TemporaryPostgresCluster.missingServer)
+            return
+        }
+        defer { cluster.stop() }
+        print("PostgreSQL stores under load: \(seconds) s per run, 4 reads per write")
+        for processes in processCounts {
+            let name = "load\(processes)"
+            let configuration = try cluster.createDatabase(name)
+            let store = try Store(.postgres(configuration), schema: BenchModelsSchema.self)
+            try store.write { context in
+                for id in 0..<chats { try User(id: id, name: "user\(id)", age: 20).save(to: &context) }
+                for id in 0..<chats {
+                    try Chat(id: id, title: "chat\(id)", users: .ids([id]), messages: .relation((0..<10).map { index in
+                        Message(id: id * 10 + index, text: "message \(index)", timestamp: index, author: .id(id))
+                    })).save(to: &context)
+                }
+            }
+            store.close()
+            let children = try (0..<processes).map { index -> (Process, Pipe) in
+                let process = Process()
+                process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+                process.arguments = ["postgres-load-child", cluster.socketFolder, name, "\(index)"]
+                let pipe = Pipe()
+                process.standardOutput = pipe
+                try process.run()
+                return (process, pipe)
+            }
+            var reads: [Double] = [], writes: [Double] = []
+            for (process, pipe) in children {
+                let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                process.waitUntilExit()
+                for line in output.split(separator: "\n") {
+                    let parts = line.split(separator: " ")
+                    guard parts.count == 2, let value = Double(parts[1]) else { continue }
+                    if parts[0] == "r" { reads.append(value) } else if parts[0] == "w" { writes.append(value) }
+                }
+            }
+            reads.sort()
+            writes.sort()
+            func percentile(_ values: [Double], _ fraction: Double) -> String {
+                values.isEmpty ? "-" : String(format: "%.2f", values[min(values.count - 1, Int(Double(values.count) * fraction))])
+            }
+            let throughput = Double(reads.count + writes.count) / seconds
+            print("\(processes) process(es): \(Int(throughput)) ops/s; reads p50 \(percentile(reads, 0.5)) ms, p99 \(percentile(reads, 0.99)) ms; "
+                  + "writes p50 \(percentile(writes, 0.5)) ms, p99 \(percentile(writes, 0.99)) ms (\(reads.count) reads, \(writes.count) writes)")
+        }
+    }
+
+    /// One process of the load: prints `r <ms>` or `w <ms>` per operation.
+    static func child(socket: String, database: String, index: Int) throws {
+        let store = try Store(.postgres(PostgresConnection.Configuration(host: socket, database: database, user: "schemagen")),
+                              schema: BenchModelsSchema.self)
+        var random = SplitMix64(seed: UInt64(index + 1))
+        var lines: [String] = []
+        let end = Date().addingTimeInterval(seconds)
+        var written = 0
+        while Date() < end {
+            let chat = Int.random(in: 0..<chats, using: &random)
+            if Int.random(in: 0..<5, using: &random) == 0 {
+                let id = 1_000_000 * (index + 1) + written
+                written += 1
+                let time = try OnDemandBenchmark.milliseconds {
+                    try store.write { context in
+                        try Message(id: id, text: "from \(index)", timestamp: id, chat: .id(chat), author: .id(chat)).save(to: &context)
+                    }
+                }
+                lines.append("w \(time)")
+            } else {
+                let time = OnDemandBenchmark.milliseconds {
+                    let messages = Chat.query(chat, in: store.context).related(\.$messages).sorted(by: \.timestamp.desc).limit(20)
+                        .with(\.$author).resolve()
+                    precondition(!messages.isEmpty)
+                }
+                lines.append("r \(time)")
+            }
+        }
+        print(lines.joined(separator: "\n"))
+    }
+}

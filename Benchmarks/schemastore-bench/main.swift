@@ -57,6 +57,16 @@ if CommandLine.arguments.dropFirst().first == "ondemand-fill" {
     print("filled in \(seconds) s")
     exit(0)
 }
+if CommandLine.arguments.dropFirst().first == "postgres-load" {
+    let counts = CommandLine.arguments.dropFirst(2).compactMap { Int($0) }
+    try PostgresLoadBenchmark.run(processCounts: counts.isEmpty ? [1, 2, 4] : counts)
+    exit(0)
+}
+if CommandLine.arguments.dropFirst().first == "postgres-load-child" {
+    let arguments = CommandLine.arguments
+    try PostgresLoadBenchmark.child(socket: arguments[2], database: arguments[3], index: Int(arguments[4]) ?? 0)
+    exit(0)
+}
 if CommandLine.arguments.dropFirst().first == "postgres" {
     let sizes = CommandLine.arguments.dropFirst(2).compactMap { Int($0) }
     try PostgresBenchmark.run(sizes: sizes.isEmpty ? [10_000, 100_000] : sizes, rounds: 3)

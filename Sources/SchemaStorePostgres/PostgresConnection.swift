@@ -54,6 +54,9 @@ public final class PostgresConnection: @unchecked Sendable {
             throw PostgresError.cannotConnect(host: configuration.host, database: configuration.database,
                                               reason: Self.redacted(reason, password: configuration.password))
         }
+        // The server's notices ("index ... does not exist, skipping") would go to the
+        // process's standard error: a library keeps quiet.
+        PQsetNoticeProcessor(handle, { _, _ in }, nil)
     }
 
     deinit { close() }
