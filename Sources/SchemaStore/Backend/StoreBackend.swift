@@ -69,6 +69,13 @@ protocol StoreBackend: AnyObject, Sendable {
     /// The targets of `owner` in a link table, in order.
     func targets(_ link: LinkLayout, owner: StoredValue) throws -> [StoredValue]
 
+    /// ``row(_:id:)`` for several ids: the stored columns of each that has a row, by id.
+    func rows(_ entity: any AnyEntityPersister, ids: [StoredValue]) throws -> [StoredValue: [StoredValue]]
+
+    /// ``targets(_:owner:)`` for several owners: each owner's targets, in order (none for an
+    /// owner without links).
+    func targets(_ link: LinkLayout, owners: [StoredValue]) throws -> [StoredValue: [StoredValue]]
+
     /// The soft-deleted archive of `id` of entity `name` as JSON, nil when there is none.
     func archive(name: String, id: StoredValue) throws -> Data?
 
@@ -109,6 +116,19 @@ protocol StoreTransaction {
 
 extension StoreBackend {
     var countsOwnCommits: Bool { false }
+
+    /// One read per id: right where a read costs no round trip (SQLite).
+    func rows(_ entity: any AnyEntityPersister, ids: [StoredValue]) throws -> [StoredValue: [StoredValue]] {
+        var rows: [StoredValue: [StoredValue]] = [:]
+        for id in ids { rows[id] = try row(entity, id: id) }
+        return rows
+    }
+
+    func targets(_ link: LinkLayout, owners: [StoredValue]) throws -> [StoredValue: [StoredValue]] {
+        var targets: [StoredValue: [StoredValue]] = [:]
+        for owner in owners { targets[owner] = try self.targets(link, owner: owner) }
+        return targets
+    }
 
     func commitListener(_ onCommit: @escaping @Sendable () -> Void) -> CommitListener? { nil }
 

@@ -109,19 +109,32 @@ extension Store {
         do {
             (_, changes) = try context.trackingChanges { context in
                 var done = Set<CommitLog.Entry>()
-                // Rows first, so that links find every entity they name.
-                for (_, entry) in entries where entry.kind == .row && done.insert(entry).inserted {
+                // Rows first, so that links find every entity they name; each table's rows
+                // read together (one query on a server), applied in log order.
+                let rowEntries = entries.map(\.entry).filter { $0.kind == .row && done.insert($0).inserted }
+                var stored: [String: [StoredValue: [StoredValue]]] = [:]
+                for (name, group) in Dictionary(grouping: rowEntries, by: \.name) {
+                    guard let entity = layout.entityByName[name] else { continue }
+                    stored[name] = try backend.rows(entity, ids: group.map(\.id))
+                }
+                for entry in rowEntries {
                     guard let entity = layout.entityByName[entry.name] else { continue }
-                    try entity.refreshRow(try backend.row(entity, id: entry.id), id: entry.id, in: &context)
+                    try entity.refreshRow(stored[entry.name]?[entry.id], id: entry.id, in: &context)
                 }
                 for (_, entry) in entries where entry.kind == .archive && done.insert(entry).inserted {
                     guard let archive = layout.archivesByName[entry.name] else { continue }
                     try archive.refresh(try backend.archive(name: entry.name, id: entry.id), id: entry.id, in: &context)
                 }
-                for (_, entry) in entries where entry.kind == .link && done.insert(entry).inserted {
+                let linkEntries = entries.map(\.entry).filter { $0.kind == .link && done.insert($0).inserted }
+                var linked: [String: [StoredValue: [StoredValue]]] = [:]
+                for (name, group) in Dictionary(grouping: linkEntries, by: \.name) {
+                    guard let link = layout.linkByName[name] else { continue }
+                    linked[name] = try backend.targets(link, owners: group.map(\.id))
+                }
+                for entry in linkEntries {
                     guard let link = layout.linkByName[entry.name] else { continue }
                     let owner = try link.ownerEntity.loadKey(entry.id, into: &context)
-                    let targets = try backend.targets(link, owner: entry.id).map { try link.targetEntity.loadKey($0, into: &context) }
+                    let targets = try (linked[entry.name]?[entry.id] ?? []).map { try link.targetEntity.loadKey($0, into: &context) }
                     // A stored inverse has log entries of its own (both ends of a change are
                     // written); only a derived one is kept in step here, as loading does.
                     context.setLinks(link.owner, link.slot, of: owner, to: targets, targetTable: link.target, inverse: link.derivedInverse)
