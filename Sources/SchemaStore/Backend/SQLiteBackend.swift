@@ -176,26 +176,14 @@ final class SQLiteBackend: StoreBackend, @unchecked Sendable {
 
     /// The recorded metadata; nil for an empty file. Throws for a file that is not a store.
     private func readMetadata() throws -> StoreMetadata? {
-        let tables = try database.strings("SELECT name FROM sqlite_master WHERE type = 'table'")
-        guard tables.contains(StoreMetadataKey.table) else {
-            guard tables.isEmpty else {
-                throw StoreError.notAStore(path: location, reason: "it holds tables (\(tables.sorted().prefix(5).joined(separator: ", "))) but no schemagen:meta table")
+        try StoreMetadata.read(tables: Set(try database.strings("SELECT name FROM sqlite_master WHERE type = 'table'")), values: {
+            var values: [String: String] = [:]
+            let statement = try database.statement("SELECT key, value FROM \(Self.metaTable)")
+            while try statement.step() {
+                if case .text(let key) = statement.value(at: 0), case .text(let value) = statement.value(at: 1) { values[key] = value }
             }
-            return nil
-        }
-        var values: [String: String] = [:]
-        let statement = try database.statement("SELECT key, value FROM \(Self.metaTable)")
-        while try statement.step() {
-            if case .text(let key) = statement.value(at: 0), case .text(let value) = statement.value(at: 1) { values[key] = value }
-        }
-        do {
-            guard let metadata = try StoreMetadata(values) else {
-                throw StoreError.notAStore(path: location, reason: "its schemagen:meta table records no format")
-            }
-            return metadata
-        } catch is DecodingError {
-            throw StoreError.corrupt(path: location, reason: "its recorded schema shape cannot be read")
-        }
+            return values
+        }, path: location)
     }
 
     private func recordMetadata(_ layout: StoreLayout, history: [String]) throws {

@@ -23,6 +23,26 @@ struct StoreMetadata: Sendable {
         history = try values[Key.history].map { try JSONDecoder().decode([String].self, from: Data($0.utf8)) } ?? [fingerprint]
     }
 
+    /// What a database records, given its tables and (read only when it has the metadata
+    /// table) the metadata table's rows; nil for an empty database. Throws for a database
+    /// that is not a store, or whose recorded shape cannot be read.
+    static func read(tables: Set<String>, values: () throws -> [String: String], path: String) throws -> StoreMetadata? {
+        guard tables.contains(Key.table) else {
+            guard tables.isEmpty else {
+                throw StoreError.notAStore(path: path, reason: "it holds tables (\(tables.sorted().prefix(5).joined(separator: ", "))) but no schemagen:meta table")
+            }
+            return nil
+        }
+        do {
+            guard let metadata = try StoreMetadata(try values()) else {
+                throw StoreError.notAStore(path: path, reason: "its schemagen:meta table records no format")
+            }
+            return metadata
+        } catch is DecodingError {
+            throw StoreError.corrupt(path: path, reason: "its recorded schema shape cannot be read")
+        }
+    }
+
     /// The values to record for `layout`, after `history`.
     static func values(for layout: StoreLayout, format: Int, history: [String]) -> [(String, String)] {
         let encoder = JSONEncoder()

@@ -168,25 +168,13 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
     /// The recorded metadata; nil for an empty database. Throws for a database holding
     /// other tables: it is not a store, and nothing is written to it.
     private func readMetadata() throws -> StoreMetadata? {
-        let tables = try tableNames()
-        guard tables.contains(StoreMetadataKey.table) else {
-            guard tables.isEmpty else {
-                throw StoreError.notAStore(path: location, reason: "it holds tables (\(tables.sorted().prefix(5).joined(separator: ", "))) but no schemagen:meta table")
+        try StoreMetadata.read(tables: try tableNames(), values: {
+            var values: [String: String] = [:]
+            for row in try execute("SELECT key, value FROM \(Self.metaTable)") {
+                if case .text(let key) = row[0], case .text(let value) = row[1] { values[key] = value }
             }
-            return nil
-        }
-        var values: [String: String] = [:]
-        for row in try execute("SELECT key, value FROM \(Self.metaTable)") {
-            if case .text(let key) = row[0], case .text(let value) = row[1] { values[key] = value }
-        }
-        do {
-            guard let metadata = try StoreMetadata(values) else {
-                throw StoreError.notAStore(path: location, reason: "its schemagen:meta table records no format")
-            }
-            return metadata
-        } catch is DecodingError {
-            throw StoreError.corrupt(path: location, reason: "its recorded schema shape cannot be read")
-        }
+            return values
+        }, path: location)
     }
 
     private func recordMetadata(_ layout: StoreLayout, history: [String]) throws {
