@@ -22,6 +22,18 @@ import Testing
         .field("language", of: LadderV5.Book.self) { row in try row.value("title", as: String.self) == "Poems" ? "fr" : "en" },
     ]
 
+    struct Unparsable: Error {}
+
+    /// v5's migrations, the second failing on the second book, after the writers and a first
+    /// book were migrated.
+    static let failingV5Migrations: [Migration] = [
+        v5Migrations[0],
+        .field("language", of: LadderV5.Book.self) { row in
+            if try row.value("title", as: String.self) == "Engines" { throw Unparsable() }
+            return "en"
+        },
+    ]
+
     static func seedV1(_ url: URL) throws {
         try seedV1(.file(url))
     }
@@ -208,21 +220,13 @@ import Testing
     /// with the old schema stops writing once another migrated the database, and the old
     /// schema no longer opens it.
     @Test func onPostgreSQLAFailedMigrationChangesNothingAndOldCodeStopsWriting() throws {
-        struct Unparsable: Error {}
         guard let place = try LadderPlace(.postgres) else { return }
         let location = place.location
         try Self.seedV1(location)
         try Store(location, schema: LadderV4Schema.self).close()
         let before = LibraryDump.v4(try Store(location, schema: LadderV4Schema.self).context)
-        let failing: [Migration] = [
-            Self.v5Migrations[0],
-            .field("language", of: LadderV5.Book.self) { row in
-                if try row.value("title", as: String.self) == "Engines" { throw Unparsable() }
-                return "en"
-            },
-        ]
         #expect {
-            _ = try Store(location, schema: LadderV5Schema.self, migrations: failing)
+            _ = try Store(location, schema: LadderV5Schema.self, migrations: Self.failingV5Migrations)
         } throws: { error in
             guard case StoreError.migrationFailed(_, let reason) = error else { return false }
             return reason.contains("Book.language") && reason.contains("\"b2\"") && reason.contains("Unparsable")
@@ -283,20 +287,11 @@ import Testing
     }
 
     @Test func aMigrationThatThrowsHalfwayLeavesTheFileByteIdentical() throws {
-        struct Unparsable: Error {}
         let folder = try TemporaryFolder()
         let (url, bytes) = try v4File(in: folder)
         let before = LibraryDump.v4(try Store(.file(url), schema: LadderV4Schema.self, options: .init(readOnly: true)).context)
-        let failing: [Migration] = [
-            Self.v5Migrations[0],
-            .field("language", of: LadderV5.Book.self) { row in
-                // Fails on the second book, after the writers and a first book were migrated.
-                if try row.value("title", as: String.self) == "Engines" { throw Unparsable() }
-                return "en"
-            },
-        ]
         #expect {
-            _ = try Store(.file(url), schema: LadderV5Schema.self, migrations: failing)
+            _ = try Store(.file(url), schema: LadderV5Schema.self, migrations: Self.failingV5Migrations)
         } throws: { error in
             guard case StoreError.migrationFailed(_, let reason) = error else { return false }
             return reason.contains("Book.language") && reason.contains("\"b2\"") && reason.contains("Unparsable")
