@@ -7,11 +7,17 @@ import Testing
 
 /// Every bad file gets a thrown ``StoreError`` naming it, and is left as it was.
 @Suite struct BadFileTests {
-    private func storeFile(in folder: TemporaryFolder) throws -> URL {
+    /// A seeded store file, then changed behind the store's back by `sql`, if given.
+    private func storeFile(in folder: TemporaryFolder, changing sql: String? = nil) throws -> URL {
         let url = folder.file()
         let store = try Store(.file(url), schema: ChatModelsSchema.self)
         try store.write { try StoreTests.seed(&$0) }
         store.close()
+        if let sql {
+            let database = try SQLiteDatabase(path: url.path)
+            defer { database.close() }
+            try database.execute(sql)
+        }
         return url
     }
 
@@ -89,12 +95,7 @@ import Testing
 
     @Test func aFileFromANewerFormat() throws {
         let folder = try TemporaryFolder()
-        let url = try storeFile(in: folder)
-        do {
-            let database = try SQLiteDatabase(path: url.path)
-            try database.execute("UPDATE \"schemagen:meta\" SET value = '99' WHERE key = 'format'")
-            database.close()
-        }
+        let url = try storeFile(in: folder, changing: "UPDATE \"schemagen:meta\" SET value = '99' WHERE key = 'format'")
         #expect(throws: StoreError.newerFormat(path: url.path, format: 99, supported: SQLiteBackend.format)) {
             try Store(.file(url), schema: ChatModelsSchema.self)
         }
@@ -152,12 +153,7 @@ import Testing
 
     @Test func anUnreadableRowNamesTheEntity() throws {
         let folder = try TemporaryFolder()
-        let url = try storeFile(in: folder)
-        do {
-            let database = try SQLiteDatabase(path: url.path)
-            try database.execute("UPDATE \"User\" SET status = 'sleeping' WHERE id = 'u1'")
-            database.close()
-        }
+        let url = try storeFile(in: folder, changing: "UPDATE \"User\" SET status = 'sleeping' WHERE id = 'u1'")
         #expect {
             try Store(.file(url), schema: ChatModelsSchema.self, options: .init(residency: .resident))
         } throws: { error in
@@ -171,12 +167,7 @@ import Testing
     /// do not touch the row answer, in the same store.
     @Test func onDemandAReadOfADamagedRowThrowsInsideARead() throws {
         let folder = try TemporaryFolder()
-        let url = try storeFile(in: folder)
-        do {
-            let database = try SQLiteDatabase(path: url.path)
-            try database.execute("UPDATE \"User\" SET status = 'sleeping' WHERE id = 'u1'")
-            database.close()
-        }
+        let url = try storeFile(in: folder, changing: "UPDATE \"User\" SET status = 'sleeping' WHERE id = 'u1'")
         let store = try Store(.file(url), schema: ChatModelsSchema.self, options: .init(readOnly: true, residency: .onDemand))
         #expect(store.readsOnDemand)
         #expect {
