@@ -80,12 +80,8 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
         connection.close()
         pending.removeAll()
         connection = try server.connect()
-        reconnections += 1
         return connection
     }
-
-    /// How many times the backend opened a new connection after losing one.
-    private(set) var reconnections = 0
 
     /// Sends the pending writes.
     private func flush() throws {
@@ -405,27 +401,28 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
     func rows(_ entity: any AnyEntityPersister, ids: [StoredValue]) throws -> [StoredValue: [StoredValue]] {
         let columns = entity.columns.map { quoted($0.name) }.joined(separator: ", ")
         var rows: [StoredValue: [StoredValue]] = [:]
-        for start in stride(from: 0, to: ids.count, by: PendingWrites.rowsPerStatement) {
-            let batch = Array(ids[start..<min(start + PendingWrites.rowsPerStatement, ids.count)])
-            let list = batch.indices.map { "$\($0 + 1)" }.joined(separator: ", ")
-            for row in try execute("SELECT \(columns) FROM \(quoted(entity.tableName)) WHERE \(quoted(entity.columns[0].name)) IN (\(list))", batch) {
-                rows[row[0]] = Self.typed(row, entity.columns.map(\.type))
-            }
+        try forEachRow(in: ids, { "SELECT \(columns) FROM \(quoted(entity.tableName)) WHERE \(quoted(entity.columns[0].name)) IN (\($0))" }) { row in
+            rows[row[0]] = Self.typed(row, entity.columns.map(\.type))
         }
         return rows
     }
 
     func targets(_ link: LinkLayout, owners: [StoredValue]) throws -> [StoredValue: [StoredValue]] {
+        let order = link.isToMany ? "owner, position" : "owner"
         var targets: [StoredValue: [StoredValue]] = [:]
-        for start in stride(from: 0, to: owners.count, by: PendingWrites.rowsPerStatement) {
-            let batch = Array(owners[start..<min(start + PendingWrites.rowsPerStatement, owners.count)])
-            let list = batch.indices.map { "$\($0 + 1)" }.joined(separator: ", ")
-            let order = link.isToMany ? "owner, position" : "owner"
-            for row in try execute("SELECT owner, target FROM \(quoted(link.name)) WHERE owner IN (\(list)) ORDER BY \(order)", batch) {
-                targets[row[0], default: []].append(row[1])
-            }
+        try forEachRow(in: owners, { "SELECT owner, target FROM \(quoted(link.name)) WHERE owner IN (\($0)) ORDER BY \(order)" }) { row in
+            targets[row[0], default: []].append(row[1])
         }
         return targets
+    }
+
+    /// Runs the query `sql` makes of a placeholder list (`$1, $2, ...`) for each 1,000 of
+    /// `values`, bound to them, passing each row to `body`.
+    private func forEachRow(in values: [StoredValue], _ sql: (String) -> String, _ body: ([StoredValue]) -> Void) throws {
+        for start in stride(from: 0, to: values.count, by: PendingWrites.rowsPerStatement) {
+            let batch = Array(values[start..<min(start + PendingWrites.rowsPerStatement, values.count)])
+            for row in try execute(sql(batch.indices.map { "$\($0 + 1)" }.joined(separator: ", ")), batch) { body(row) }
+        }
     }
 
     func archive(name: String, id: StoredValue) throws -> Data? {
@@ -474,10 +471,6 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
     fileprivate func insert(head: String, tail: String = "", casts: [String] = [], _ values: [StoredValue], key: StoredValue?) throws {
         pending.appendRow(head: head, tail: tail, casts: casts, values, key: key)
         if pending.count >= 20_000 { try flush() }
-    }
-
-    fileprivate func value(_ sql: String, _ parameters: [StoredValue]) throws -> Int64 {
-        try integer(sql, parameters)
     }
 }
 
