@@ -114,9 +114,11 @@ let package = Package(
         .testTarget(name: "GeneratedCodeTests", dependencies: ["SchemaRuntime", "SchemaStore", "DeterministicRandom"], plugins: ["SchemaGenPlugin"]),
         .testTarget(name: "EndToEndTests", dependencies: []),
         .testTarget(name: "SchemaStoreTests", dependencies: ["SchemaStore", "ChatModels", "CatalogModels", "DeterministicRandom"]),
-        .testTarget(name: "SchemaStorePostgresTests", dependencies: ["SchemaStore", "SchemaStorePostgres", "PostgresTestSupport", "ChatModels", "DeterministicRandom"]),
+        .testTarget(name: "SchemaStorePostgresTests", dependencies: ["SchemaStore", "SchemaStorePostgres", "PostgresTestSupport", "ChatModels", "ChatWorkloads", "DeterministicRandom"]),
         // A throwaway PostgreSQL cluster for the tests that need a server (docs/PostgreSQL.md).
         .target(name: "PostgresTestSupport", dependencies: ["SchemaStorePostgres"], path: "Tests/PostgresTestSupport"),
+        // Random writes to a chat graph, shared by the tests and their child processes.
+        .target(name: "ChatWorkloads", dependencies: ["SchemaRuntime", "ChatModels", "DeterministicRandom"], path: "Tests/ChatWorkloads"),
         // Six versions of one schema, each compiled by the plugin into its own module: the
         // evolution tests open one store file with each in turn.
         .testTarget(
@@ -125,7 +127,8 @@ let package = Package(
         ),
         // Commits numbered writes until killed, to a file or to PostgreSQL: the crash-safety
         // and multi-process tests' child process.
-        .executableTarget(name: "store-crash-helper", dependencies: ["SchemaStore", "SchemaStorePostgres", "ChatModels"], path: "Tests/StoreCrashHelper"),
+        .executableTarget(name: "store-crash-helper", dependencies: ["SchemaStore", "SchemaStorePostgres", "ChatModels", "ChatWorkloads", "DeterministicRandom"],
+                          path: "Tests/StoreCrashHelper"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,4 +1,5 @@
 import ChatModels
+import ChatWorkloads
 import DeterministicRandom
 import Foundation
 import SchemaRuntime
@@ -8,8 +9,9 @@ import PostgresTestSupport
 import Testing
 
 /// Several processes on one PostgreSQL database (`store-crash-helper` children): writers
-/// killed with SIGKILL mid-write lose nothing they reported and leave nothing in part, and
-/// four writers at once lose no update and each sees every other's commits.
+/// killed with SIGKILL mid-write lose nothing they reported and leave nothing in part, four
+/// writers at once lose no update and each sees every other's commits, and random writes
+/// from four processes leave what running them one after another in commit order leaves.
 @Suite(.serialized) struct PostgresProcessTests {
     static let helper: URL = {
         var directory = Bundle.main.bundleURL
@@ -20,12 +22,13 @@ import Testing
         return directory.appendingPathComponent("store-crash-helper")
     }()
 
-    static func start(_ arguments: [String]) throws -> (Process, Pipe) {
+    static func start(_ arguments: [String], input: Pipe? = nil) throws -> (Process, Pipe) {
         let output = Pipe()
         let process = Process()
         process.executableURL = helper
         process.arguments = arguments
         process.standardOutput = output
+        if let input { process.standardInput = input }
         try process.run()
         return (process, output)
     }
@@ -87,6 +90,117 @@ import Testing
         #expect(store.context.find(User.self, id: "counter")?.age == writers * writes)
         let messages = Set(store.context.ids(of: Message.self))
         #expect(messages == Set((0..<writers).flatMap { writer in (0..<writes).map { "w\(writer)-\($0)" } }))
+    }
+
+    /// Reads `pipe` until a line `line` (or the end); the lines read.
+    static func lines(_ pipe: Pipe, until line: String) -> [String] {
+        var data = Data()
+        while !String(decoding: data, as: UTF8.self).split(separator: "\n").contains(Substring(line)) {
+            let chunk = pipe.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            data.append(chunk)
+        }
+        return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+    }
+
+    /// Four processes each run random writes on one database at once (the same few ids, so
+    /// they collide: unique emails that throw, usernames that upsert, cascades, list edits),
+    /// each write numbered by the commit it made (`CommitMarker`). Afterwards the numbers are
+    /// exactly 1...n (no two writes ran on the same state), the database holds what running
+    /// the committed writes one after another in that order leaves, each write that threw
+    /// throws the same error when replayed where it ran, and every process's observers saw
+    /// every commit.
+    @Test func randomWritesFromFourProcessesEqualASerialReplayInCommitOrder() throws {
+        guard let cluster = try PostgresDialectTests.cluster() else { return }
+        defer { cluster.stop() }
+        try #require(FileManager.default.isExecutableFile(atPath: Self.helper.path), "store-crash-helper was not built next to the tests")
+        let configuration = try PostgresStoreTests.database(cluster, "replay")
+        let store = try Store(.postgres(configuration), schema: ChatModelsSchema.self)
+        let writers = 4, writes = 40, seed: UInt64 = 29
+        let inputs = (0..<writers).map { _ in Pipe() }
+        let children = try (0..<writers).map { writer in
+            try Self.start(["random", cluster.socketFolder, "replay", "\(writer)", "\(writes)", "\(seed)"], input: inputs[writer])
+        }
+        // All observing before anyone writes, then all at once.
+        var reports = children.map { Self.lines($0.1, until: "ready") }
+        for input in inputs { input.fileHandleForWriting.write(Data("go\n".utf8)) }
+        for writer in 0..<writers { reports[writer] += Self.lines(children[writer].1, until: "done") }
+        try store.write { try Chat(id: "end").save(to: &$0) }
+        for (writer, (process, pipe)) in children.enumerated() {
+            reports[writer] += Self.output(pipe)
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0, "writer \(writer) failed: \(reports[writer].suffix(3))")
+        }
+
+        // What each writer reported: its commits' numbers, where its failed writes ran, and the markers it observed.
+        var reported: [Int: (writer: Int, index: Int)] = [:]
+        var failed: [Int: [(writer: Int, index: Int, error: String)]] = [:]
+        for (writer, lines) in reports.enumerated() {
+            for line in lines {
+                let words = line.split(separator: " ", maxSplits: 3).map(String.init)
+                if words.first == "ok", words.count == 3, let number = Int(words[1]), let index = Int(words[2]) {
+                    #expect(reported[number] == nil, "commit \(number) reported twice")
+                    reported[number] = (writer, index)
+                } else if words.first == "failed", words.count == 4, let seen = Int(words[1]), let index = Int(words[2]) {
+                    failed[seen, default: []].append((writer, index, words[3]))
+                }
+            }
+        }
+        let commits = CommitMarker.commits(in: store.context)
+        let count = CommitMarker.last(in: store.context)
+        #expect(Set(commits.keys) == Set(1..<(count + 1)), "the commit numbers are not 1...\(count): two writes ran on one state")
+        #expect(count == writers * writes - failed.values.map(\.count).reduce(0, +), "a write neither committed nor failed")
+        for (number, write) in reported {
+            #expect(commits[number].map { $0 == write } == true, "reported commit \(number) is not the one stored")
+        }
+
+        // The replay: one store, the same writes one at a time, in commit order.
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pg-replay-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("replay.store")
+        let replay = try Store(.file(file), schema: ChatModelsSchema.self, options: Store.Options(residency: .resident))
+        let planned = (0..<writers).map { writer in
+            var random = SplitMix64(seed: seed &+ UInt64(writer))
+            return (0..<writes).map { _ in RandomChatWrite.next(&random) }
+        }
+        for number in 0...count {
+            if number > 0, let (writer, index) = commits[number] {
+                let write = planned[writer][index]
+                #expect(throws: Never.self, "commit \(number): \(write)") {
+                    try replay.write { context in
+                        try write.apply(&context)
+                        try CommitMarker.save(number, writer: writer, index: index, to: &context)
+                    }
+                }
+            }
+            for (writer, index, error) in failed[number] ?? [] {
+                let write = planned[writer][index]
+                let result = Result { try replay.write { context in try write.apply(&context) } }
+                #expect(result.failureDescription == error, "after commit \(number): \(write) failed with \(error)")
+            }
+        }
+        try replay.write { try Chat(id: "end").save(to: &$0) }
+        replay.close()
+        let reopened = try Store(.postgres(configuration), schema: ChatModelsSchema.self, options: Store.Options(residency: .resident))
+        let replayed = try Store(.file(file), schema: ChatModelsSchema.self, options: Store.Options(residency: .resident))
+        #expect(try ChatGraphText.of(reopened.context) == ChatGraphText.of(replayed.context))
+        #expect(failed.values.contains { $0.contains { $0.error.contains("email") } }, "no write collided on a unique email")
+
+        // Every process's observers saw every commit (several may arrive as one change set).
+        let markers = Set((1..<(count + 1)).map { "a\($0)" })
+        for (writer, lines) in reports.enumerated() {
+            let observed = lines.first { $0.hasPrefix("observed ") }.map { Set($0.dropFirst("observed ".count).split(separator: ",").map(String.init)) }
+            #expect(observed == markers, "writer \(writer) observed \(observed.map { markers.subtracting($0).sorted() } ?? []) missing")
+        }
+    }
+}
+
+private extension Result {
+    /// The error's description, nil for a success.
+    var failureDescription: String? {
+        if case .failure(let error) = self { return "\(error)" }
+        return nil
     }
 }
 

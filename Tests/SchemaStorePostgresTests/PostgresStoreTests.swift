@@ -1,4 +1,5 @@
 import ChatModels
+import ChatWorkloads
 import DeterministicRandom
 import Foundation
 import SchemaRuntime
@@ -13,56 +14,6 @@ import Testing
     /// A fresh database on `cluster`, and where it is.
     static func database(_ cluster: TemporaryPostgresCluster, _ name: String) throws -> PostgresConnection.Configuration {
         try cluster.createDatabase(name)
-    }
-
-    /// Every stored entity with its links as ids, in storage order, as sorted-key JSON: two
-    /// stores holding the same graph give the same text.
-    static func snapshot(_ context: Context) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        var parts: [String] = []
-        parts.append(String(decoding: try encoder.encode(User.query(in: context).with(.ids).resolve()), as: UTF8.self))
-        parts.append(String(decoding: try encoder.encode(Chat.query(in: context).with(.ids).resolve()), as: UTF8.self))
-        parts.append(String(decoding: try encoder.encode(Message.query(in: context).with(.ids).resolve()), as: UTF8.self))
-        parts.append(String(decoding: try encoder.encode(Attachment.query(in: context).with(.ids).resolve()), as: UTF8.self))
-        return parts.joined(separator: "\n")
-    }
-
-    /// One random write over few ids: saves with links, unique keys that collide (usernames
-    /// upsert, emails throw), edits of to-many lists, deletes that cascade.
-    static func randomWrite(_ random: inout SplitMix64) -> (String, (inout Context) throws -> Void) {
-        let user = "u\(Int.random(in: 0..<6, using: &random))", chat = "c\(Int.random(in: 0..<3, using: &random))"
-        let message = "m\(Int.random(in: 0..<10, using: &random))", other = "u\(Int.random(in: 0..<6, using: &random))"
-        let number = Int.random(in: 0..<4, using: &random)
-        switch Int.random(in: 0..<7, using: &random) {
-        case 0:
-            return ("save user \(user) username n\(number)", { context in
-                try User(id: user, name: "name \(number)", username: "n\(number)", age: number).save(to: &context)
-            })
-        case 1:
-            return ("save user \(user) email e\(number)", { context in
-                try User(id: user, name: "mail \(number)", email: "e\(number)@x").save(to: &context)
-            })
-        case 2:
-            return ("save chat \(chat) users \(user), \(other)", { context in
-                try Chat(id: chat, title: number == 0 ? nil : "t\(number)", users: .ids([user, other])).save(to: &context)
-            })
-        case 3:
-            return ("save message \(message) in \(chat) by \(user)", { context in
-                try Message(id: message, text: "text \(number) ünïcødé", timestamp: number, tags: number > 1 ? ["a", "b"] : [],
-                            author: .id(user), chat: .id(chat), viewedBy: .ids([other])).save(to: &context)
-            })
-        case 4:
-            return ("append viewer \(other) to \(message)", { context in
-                guard var found = context.find(Message.self, id: message) else { return }
-                found.$viewedBy = .appending(ids: [other])
-                try found.save(to: &context)
-            })
-        case 5:
-            return ("delete chat \(chat)", { context in try Chat.delete(id: chat, from: &context) })
-        default:
-            return ("delete message \(message)", { context in try Message.delete(id: message, from: &context) })
-        }
     }
 
     /// The differential test: each random write goes to a SQLite file store and to a
@@ -87,9 +38,9 @@ import Testing
         var random = SplitMix64(seed: seed)
         var failures = 0, mostMessages = 0
         for step in 0..<120 {
-            let (name, write) = Self.randomWrite(&random)
-            let expected = Result { try sqlite.write(write) }
-            let actual = Result { try postgres!.write(write) }
+            let write = RandomChatWrite.next(&random), name = write.description
+            let expected = Result { try sqlite.write(write.apply) }
+            let actual = Result { try postgres!.write(write.apply) }
             switch (expected, actual) {
             case (.success, .success): break
             case (.failure(let left), .failure(let right)):
@@ -98,7 +49,7 @@ import Testing
             default:
                 Issue.record("step \(step) \(name): SQLite \(expected), PostgreSQL \(actual)")
             }
-            #expect(try Self.snapshot(postgres!.context) == Self.snapshot(sqlite.context), "step \(step) \(name)")
+            #expect(try ChatGraphText.of(postgres!.context) == ChatGraphText.of(sqlite.context), "step \(step) \(name)")
             mostMessages = max(mostMessages, Message.query(in: postgres!.context).count())
             if step % 30 == 29 {
                 // Both opened again: a loaded graph lists entities in storage order, which
@@ -107,7 +58,7 @@ import Testing
                 postgres = try Store(.postgres(configuration), schema: ChatModelsSchema.self, options: options)
                 sqlite.close()
                 sqlite = try Store(.file(file), schema: ChatModelsSchema.self, options: options)
-                #expect(try Self.snapshot(postgres!.context) == Self.snapshot(sqlite.context), "reopened after step \(step)")
+                #expect(try ChatGraphText.of(postgres!.context) == ChatGraphText.of(sqlite.context), "reopened after step \(step)")
             }
         }
         #expect(failures > 0, "no write collided on a unique email")
@@ -152,7 +103,7 @@ import Testing
         #expect(second.commitNotificationsReceived > 0)
         // A third store opened now loads the same graph.
         let third = try Store(.postgres(configuration), schema: ChatModelsSchema.self)
-        #expect(try Self.snapshot(third.context) == Self.snapshot(first.context))
+        #expect(try ChatGraphText.of(third.context) == ChatGraphText.of(first.context))
     }
 
     /// The server restarts under two stores: a write while it is down throws a typed error
@@ -182,7 +133,7 @@ import Testing
             #expect(Set(store.context.ids(of: User.self)) == ["u1", "u3", "u4"])
         }
         let reopened = try Store(.postgres(configuration), schema: ChatModelsSchema.self)
-        #expect(try Self.snapshot(reopened.context) == Self.snapshot(first.context))
+        #expect(try ChatGraphText.of(reopened.context) == ChatGraphText.of(first.context))
     }
 
     /// The server drops a store's connection in the middle of a write (as a network failure

@@ -1,4 +1,6 @@
 import ChatModels
+import ChatWorkloads
+import DeterministicRandom
 import Foundation
 import SchemaStore
 import SchemaStorePostgres
@@ -17,6 +19,14 @@ import SchemaStorePostgres
 // "<writer>-<n>". Then waits (up to 30 s) until its store shows the age `expected total`,
 // committed by every writer together, and prints "saw <total>": the multi-process test runs
 // several at once on one database.
+//
+// store-crash-helper random <socket folder> <database> <writer> <writes> <seed>
+//
+// Runs `writes` random writes (`RandomChatWrite`, drawn from seed + writer), each marked with
+// its commit number (`CommitMarker`), once it read "go" (after printing "ready"), printing "ok <number> <write>" for each commit and
+// "failed <last number seen> <write> <error>" for each write that threw. Then prints "done",
+// waits (up to 60 s) until its change stream reports chat "end" (which the test saves once
+// every writer is done), and prints "observed <marker ids>", every marker its observers saw.
 let arguments = CommandLine.arguments
 
 func fail(_ message: String, code: Int32) -> Never {
@@ -64,6 +74,55 @@ func increments(_ location: Store.Location, writer: String, count: Int, expected
     fail("never saw \(expected): \(store.context.find(User.self, id: "counter")?.age ?? 0)", code: 2)
 }
 
+/// The markers a store's change stream reported, until it reported chat "end".
+final class ObservedMarkers: @unchecked Sendable {
+    private let lock = NSLock()
+    private var ids: Set<String> = []
+    private let ended = DispatchSemaphore(value: 0)
+
+    func add(_ changes: StoreChanges) {
+        lock.withLock { ids.formUnion(changes.changes(Attachment.self)?.inserted ?? []) }
+        if changes.changes(Chat.self)?.inserted.contains("end") == true { ended.signal() }
+    }
+
+    /// The markers seen, once the end was seen (nil if not within `timeout` seconds).
+    func waitForEnd(timeout: TimeInterval) -> Set<String>? {
+        guard ended.wait(timeout: .now() + timeout) == .success else { return nil }
+        return lock.withLock { ids }
+    }
+}
+
+func randomWrites(_ location: Store.Location, writer: Int, count: Int, seed: UInt64) throws {
+    let store = try Store(location, schema: ChatModelsSchema.self)
+    let observed = ObservedMarkers()
+    let changes = store.changes()
+    Task.detached {
+        for await change in changes { observed.add(change) }
+    }
+    // Every writer's store open before any writes: commits made before a store opened are
+    // in its first graph, not in its change stream.
+    FileHandle.standardOutput.write(Data("ready\n".utf8))
+    guard readLine() == "go" else { fail("expected go", code: 64) }
+    var random = SplitMix64(seed: seed &+ UInt64(writer))
+    for index in 0..<count {
+        let write = RandomChatWrite.next(&random)
+        var seen = -1
+        do {
+            try store.write { context in
+                seen = CommitMarker.last(in: context)
+                try write.apply(&context)
+                try CommitMarker.save(seen + 1, writer: writer, index: index, to: &context)
+            }
+            FileHandle.standardOutput.write(Data("ok \(seen + 1) \(index)\n".utf8))
+        } catch {
+            FileHandle.standardOutput.write(Data("failed \(seen) \(index) \(error)\n".utf8))
+        }
+    }
+    FileHandle.standardOutput.write(Data("done\n".utf8))
+    guard let ids = observed.waitForEnd(timeout: 60) else { fail("never observed the end", code: 2) }
+    FileHandle.standardOutput.write(Data("observed \(ids.sorted().joined(separator: ","))\n".utf8))
+}
+
 do {
     switch arguments.dropFirst().first {
     case "postgres" where arguments.count == 6:
@@ -72,6 +131,9 @@ do {
     case "increment" where arguments.count == 7:
         guard let count = Int(arguments[5]), let expected = Int(arguments[6]) else { fail("bad numbers", code: 64) }
         try increments(postgres(arguments[2], arguments[3]), writer: arguments[4], count: count, expected: expected)
+    case "random" where arguments.count == 7:
+        guard let writer = Int(arguments[4]), let count = Int(arguments[5]), let seed = UInt64(arguments[6]) else { fail("bad numbers", code: 64) }
+        try randomWrites(postgres(arguments[2], arguments[3]), writer: writer, count: count, seed: seed)
     default:
         guard arguments.count == 4, let first = Int(arguments[2]), let count = Int(arguments[3]) else {
             fail("usage: store-crash-helper <store path> <first write> <writes>", code: 64)
