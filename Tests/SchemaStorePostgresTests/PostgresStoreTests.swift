@@ -30,8 +30,7 @@ import Testing
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let file = folder.appendingPathComponent("chat.store")
-        var options = Store.Options(residency: residency)
-        options.serverReadsOnDemand = true
+        let options = Store.Options(residency: residency)
         var sqlite = try Store(.file(file), schema: ChatModelsSchema.self, options: options)
         var postgres: Store? = try Store(.postgres(configuration), schema: ChatModelsSchema.self, options: options)
         #expect(postgres!.readsOnDemand == (residency == .onDemand))
@@ -162,16 +161,14 @@ import Testing
         #expect(Set(store.context.ids(of: User.self)) == ["u1", "u3"])
     }
 
-    /// A store reading on demand (gated for servers) whose server is down: `read` throws,
-    /// the process goes on, and reads work again once the server is back.
+    /// A store reading on demand whose server is down: `read` throws, the process goes on,
+    /// and reads work again once the server is back.
     @Test func onDemandReadsOfAServerThatIsDownThrowInsideARead() throws {
         guard let cluster = try PostgresDialectTests.cluster() else { return }
         defer { cluster.stop() }
         var configuration = try Self.database(cluster, "down")
         configuration.connectTimeout = 2
-        var options = Store.Options()
-        options.serverReadsOnDemand = true
-        let store = try Store(.postgres(configuration), schema: ChatModelsSchema.self, options: options)
+        let store = try Store(.postgres(configuration), schema: ChatModelsSchema.self, options: Store.Options(residency: .onDemand))
         #expect(store.readsOnDemand)
         try store.write { try User(id: "u1", name: "Ada").save(to: &$0) }
         #expect(try store.read { User.query(in: $0).count() } == 1)
@@ -179,6 +176,52 @@ import Testing
         #expect(throws: (any Error).self) { try store.read { User.query(in: $0).resolve().map(\.id) } }
         try cluster.startServer()
         #expect(try store.read { User.query(in: $0).resolve().map(\.id) } == ["u1"])
+    }
+
+    /// The schema's ordered, hash and unique indexes, and each link table's index by target,
+    /// are PostgreSQL indexes: created at open, made again when their definition changed,
+    /// dropped once the schema no longer declares them; queries on demand use them.
+    @Test func theSchemasIndexesAreServerIndexesThatQueriesUse() throws {
+        guard let cluster = try PostgresDialectTests.cluster() else { return }
+        defer { cluster.stop() }
+        let configuration = try Self.database(cluster, "indexes")
+        let connection = try PostgresConnection(configuration)
+        defer { connection.close() }
+        func managed() throws -> [String: String] {
+            var indexes: [String: String] = [:]
+            for row in try connection.execute("SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = current_schema()") {
+                if case .text(let name) = row[0], case .text(let definition) = row[1], name.contains(":index:") || name.hasSuffix(":target") {
+                    indexes[name] = definition
+                }
+            }
+            return indexes
+        }
+        var store: Store? = try Store(.postgres(configuration), schema: ChatModelsSchema.self, options: Store.Options(residency: .onDemand))
+        let created = try managed()
+        #expect(created["Message:index:timestampOrdered"]?.contains("\"timestamp\" DESC NULLS LAST") == true, "\(created)")
+        #expect(created["User:index:nameAgeOrdered"]?.contains("NORMALIZE(name, NFC)") == true, "\(created.keys.sorted())")
+        #expect(created.keys.contains("Message.author:target") && created.keys.contains("Chat.users:target"))
+
+        try store!.write { context in
+            try User(id: "u1", name: "Ada").save(to: &context)
+            for chat in 0..<20 {
+                try Chat(id: "c\(chat)", messages: .relation((0..<200).map { index in
+                    Message(id: "m\(chat)-\(index)", text: "hello", timestamp: chat * 1_000 + index, author: .id("u1"))
+                })).save(to: &context)
+            }
+        }
+        try connection.execute("ANALYZE")
+        let newest = store!.explainSQL(Message.query(in: store!.context).sorted(by: \.timestamp.desc).limit(20))
+        #expect(newest?.plan.contains { $0.contains("Message:index:timestampOrdered") } == true, "\(newest?.plan ?? [])")
+        #expect(Message.query(in: store!.context).sorted(by: \.timestamp.desc).limit(2).resolve().map(\.id) == ["m19-199", "m19-198"])
+
+        // An index the schema no longer declares goes; one defined otherwise is made again.
+        store = nil
+        try connection.execute("CREATE INDEX \"User:index:gone\" ON \"User\" (age)")
+        try connection.execute("DROP INDEX \"Message:index:timestampOrdered\"")
+        try connection.execute("CREATE INDEX \"Message:index:timestampOrdered\" ON \"Message\" (\"timestamp\")")
+        store = try Store(.postgres(configuration), schema: ChatModelsSchema.self)
+        #expect(try managed() == created)
     }
 
     @Test func openingWhatIsNotAStoreIsATypedErrorThatChangesNothing() throws {

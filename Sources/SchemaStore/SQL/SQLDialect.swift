@@ -17,6 +17,8 @@ protocol SQLDialect: Sendable {
     /// An `ORDER BY` term; NULL sorts before every value ascending, after every value
     /// descending, as nil does in queries.
     func orderTerm(_ expression: String, descending: Bool) -> String
+    /// A column of an index, ordered as ``orderTerm(_:descending:)`` orders it.
+    func indexTerm(_ expression: String, descending: Bool) -> String
     func boolean(_ value: Bool) -> String
     /// The function deciding text conditions as the runtime does, if the database has one.
     var textFunction: String? { get }
@@ -32,6 +34,7 @@ struct SQLiteDialect: SQLDialect {
     var storageOrderColumn: String { "rowid" }
     // SQLite sorts NULL first ascending and last descending already.
     func orderTerm(_ expression: String, descending: Bool) -> String { expression + (descending ? " DESC" : " ASC") }
+    func indexTerm(_ expression: String, descending: Bool) -> String { expression + (descending ? " DESC" : "") }
     func boolean(_ value: Bool) -> String { value ? "1" : "0" }
     var textFunction: String? { SQLiteTextFunction.name }
 }
@@ -49,6 +52,9 @@ struct PostgreSQLDialect: SQLDialect {
     func swiftOrdered(_ text: String) -> String { "(normalize(\(text), NFC) COLLATE \"C\")" }
     var storageOrderColumn: String { quote(Self.storageOrder) }
     func orderTerm(_ expression: String, descending: Bool) -> String { expression + (descending ? " DESC NULLS LAST" : " ASC NULLS FIRST") }
+    // Ordered as the queries order (PostgreSQL's default puts NULL the other way), so that
+    // an index serves their sorts.
+    func indexTerm(_ expression: String, descending: Bool) -> String { orderTerm(expression, descending: descending) }
     func boolean(_ value: Bool) -> String { value ? "TRUE" : "FALSE" }
     // Text conditions are checked in Swift: PostgreSQL runs no Swift.
     var textFunction: String? { nil }

@@ -29,7 +29,7 @@ struct SQLIndex: Hashable, Sendable {
     func createStatement(_ dialect: any SQLDialect) -> String {
         let columns = columns.map { column in
             let name = dialect.quote(column.name)
-            return (column.swiftOrdered ? dialect.swiftOrdered(name) : name) + (column.descending ? " DESC" : "")
+            return dialect.indexTerm(column.swiftOrdered ? dialect.swiftOrdered(name) : name, descending: column.descending)
         }
         return "CREATE INDEX \(dialect.quote(name)) ON \(dialect.quote(table)) (\(columns.joined(separator: ", ")))"
     }

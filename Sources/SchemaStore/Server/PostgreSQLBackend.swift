@@ -133,6 +133,7 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
             case .readNewer:
                 preconditionFailure("only a read-only open reads a newer store")
             }
+            try syncIndexes(layout)
         }
         return applied
     }
@@ -142,6 +143,9 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
         let names = layout.entities.map { $0.tableName + ":key" } + layout.links.flatMap { [$0.name + ":key", $0.name + ":order"] }
         if let long = names.first(where: { $0.utf8.count > Self.identifierLimit }) {
             throw StoreError.cannotOpen(path: location, reason: "PostgreSQL keeps names of at most \(Self.identifierLimit) bytes, and the table '\(long)' has a longer one: shorten the entity or relation name")
+        }
+        if let long = Self.wantedIndexes(layout).keys.sorted().first(where: { $0.utf8.count > Self.identifierLimit }) {
+            throw StoreError.cannotOpen(path: location, reason: "PostgreSQL keeps names of at most \(Self.identifierLimit) bytes, and the index '\(long)' has a longer one: shorten the entity, relation or index name")
         }
     }
 

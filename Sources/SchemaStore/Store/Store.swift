@@ -67,16 +67,21 @@ public final class Store: @unchecked Sendable {
         case never
     }
 
-    /// Where a file store's queries run (docs/Persistence.md, "Resident or on demand").
+    /// Where a store's queries run (docs/Persistence.md, "Resident or on demand").
     public enum Residency: Sendable, Hashable {
         /// The whole graph in memory, loaded at open and kept up to date: every query runs
         /// in memory. Opening and memory grow with the stored rows; for small stores and tests.
+        /// The default for stores on a server.
         case resident
-        /// SQLite answers the queries (the default for file stores): opening reads only the
-        /// file's metadata, each ``Store/context`` is a snapshot of the file read through SQL,
+        /// The database answers the queries (the default for file stores): opening reads only
+        /// the metadata, each ``Store/context`` is a snapshot of the database read through SQL,
         /// and memory holds what queries read. A write's closure runs on a context that reads
         /// the rows and links its saves, deletes and queries touch. Observers learn of commits
-        /// from the file's log.
+        /// from the database's log.
+        ///
+        /// On a server, read with ``Store/read(_:)``, which throws when the server fails
+        /// mid-read: a context taken from ``Store/context`` reads lazily and its queries cannot
+        /// throw, so a server failing under one stops the process (docs/PostgreSQL.md).
         case onDemand
     }
 
@@ -90,21 +95,25 @@ public final class Store: @unchecked Sendable {
         /// ``StoreError/readOnly(path:)``. A file written by a newer schema opens this way when
         /// the part this code knows is intact; one needing a migration does not.
         public var readOnly: Bool
-        /// Where queries run, for a file store without packs (other stores are resident).
-        /// On demand by default.
-        public var residency: Residency
-        /// Lets a store on a server read on demand too (tests only, for now): a query reads
-        /// lazily and cannot throw, so a server failing in the middle of one would stop the
-        /// process; until contexts report such failures, server stores are resident.
-        @_spi(SchemaStoreTesting) public var serverReadsOnDemand = false
+        /// Where queries run, for a store on a file or a server without packs (other stores
+        /// are resident). Nil (the default) is the location's default: on demand for a file,
+        /// resident for a server.
+        public var residency: Residency?
 
         public init(durability: Durability = .normal, lockTimeout: TimeInterval = 5, migration: MigrationPolicy = .automatic,
-                    readOnly: Bool = false, residency: Residency = .onDemand) {
+                    readOnly: Bool = false, residency: Residency? = nil) {
             self.durability = durability
             self.lockTimeout = lockTimeout
             self.migration = migration
             self.readOnly = readOnly
             self.residency = residency
+        }
+
+        /// Where queries run for a store at `location`: ``residency``, or the location's default.
+        func residency(at location: Location) -> Residency {
+            if let residency { return residency }
+            if case .server = location { return .resident }
+            return .onDemand
         }
     }
 
@@ -169,8 +178,7 @@ public final class Store: @unchecked Sendable {
         }
         let library = try packsDirectory.map { try PackLibrary(directory: $0, schema: schema) }
         let backend = try Self.backend(for: location, options: options)
-        var readsOnDemand = packsDirectory == nil && options.residency == .onDemand
-        if case .server = location, !options.serverReadsOnDemand { readsOnDemand = false }
+        let readsOnDemand = packsDirectory == nil && options.residency(at: location) == .onDemand
         let onDemandConnect = readsOnDemand ? Self.snapshotConnections(location, options: options) : nil
         var onDemand: OnDemandReading?
         do {
@@ -227,7 +235,7 @@ public final class Store: @unchecked Sendable {
         case .sqliteMemory: try SQLiteBackend(path: ":memory:", durability: options.durability, lockTimeout: options.lockTimeout)
         case .file(let url):
             try SQLiteBackend(path: url.path, durability: options.durability, lockTimeout: options.lockTimeout, readOnly: options.readOnly,
-                              createsSQLIndexes: options.residency == .onDemand)
+                              createsSQLIndexes: options.residency(at: location) == .onDemand)
         case .server(let server): try PostgreSQLBackend(server, readOnly: options.readOnly)
         }
     }
