@@ -64,14 +64,13 @@ enum PostgresBenchmark {
         if mode == "hand SQL" {
             let configuration = try cluster.createDatabase(name)
             let commit = try handWritten(graph, configuration)
-            return [("first commit", commit), ("single write", try handWrittenSingleWrites(configuration))]
+            return [("first commit", commit), ("single write", try handWrittenSingleWrites(configuration))] + (try handWrittenFirstScreen(configuration))
         }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pg-bench-\(name)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let location: Store.Location = mode == "sqlite"
-            ? .file(folder.appendingPathComponent("bench.store"))
-            : .postgres(try cluster.createDatabase(name))
+        let server = mode == "sqlite" ? nil : try cluster.createDatabase(name)
+        let location: Store.Location = server.map { .postgres($0) } ?? .file(folder.appendingPathComponent("bench.store"))
         let options = Store.Options(residency: .resident)
         var store: Store? = try Store(location, schema: BenchModelsSchema.self, options: options)
         let commit = try OnDemandBenchmark.milliseconds {
@@ -91,7 +90,49 @@ enum PostgresBenchmark {
             })
         }
         writes.sort()
+        store = nil
         return [("first commit", commit), ("open (load the graph)", open), ("single write", writes[writes.count / 2])]
+            // (A file written resident has no SQL indexes yet; the on-demand figures of files are OnDemandBenchmark's.)
+            + (try server.map { try onDemandReads($0) } ?? [])
+    }
+
+    /// A store reading on demand: its open, then the first screen (the newest 20 messages of
+    /// a chat, with their authors) five times, in `read` scopes: the first, and the median of
+    /// the others.
+    private static func onDemandReads(_ configuration: PostgresConnection.Configuration) throws -> [(String, Double)] {
+        try analyze(configuration)
+        let location = Store.Location.postgres(configuration)
+        var store: Store?
+        let open = try OnDemandBenchmark.milliseconds {
+            store = try Store(location, schema: BenchModelsSchema.self, options: Store.Options(residency: .onDemand))
+        }
+        var screens: [Double] = []
+        for _ in 0..<5 {
+            screens.append(try OnDemandBenchmark.milliseconds {
+                let messages = try store!.read { context in
+                    Chat.query(0, in: context).related(\.$messages).sorted(by: \.timestamp.desc).limit(20).with(\.$author).resolve()
+                }
+                precondition(messages.count == 20 && messages.allSatisfy { $0.author != nil })
+            })
+        }
+        return [("on demand: open", open), ("on demand: first screen", screens[0]), ("on demand: first screen again", screens.dropFirst().sorted()[2])]
+    }
+
+    /// The first screen by hand: one join; the first, and the median of four more.
+    private static func handWrittenFirstScreen(_ configuration: PostgresConnection.Configuration) throws -> [(String, Double)] {
+        try analyze(configuration)
+        let connection = try PostgresConnection(configuration)
+        defer { connection.close() }
+        var screens: [Double] = []
+        for _ in 0..<5 {
+            screens.append(try OnDemandBenchmark.milliseconds {
+                let rows = try connection.execute("""
+                    SELECT m.id, m.text, m.timestamp, u.id, u.name, u.age FROM "Message" m JOIN "Chat.messages" l ON l.target = m.id                     JOIN "Message.author" a ON a.owner = m.id JOIN "User" u ON u.id = a.target                     WHERE l.owner = $1 ORDER BY m.timestamp DESC LIMIT 20
+                    """, [.integer(0)])
+                precondition(rows.count == 20)
+            })
+        }
+        return [("on demand: first screen", screens[0]), ("on demand: first screen again", screens.dropFirst().sorted()[2])]
     }
 
     /// The same rows by hand: one transaction of multi-row inserts.
@@ -144,6 +185,13 @@ enum PostgresBenchmark {
         }
         writes.sort()
         return writes[writes.count / 2]
+    }
+
+    /// Gathers the planner's statistics, as autovacuum would after a large load.
+    private static func analyze(_ configuration: PostgresConnection.Configuration) throws {
+        let connection = try PostgresConnection(configuration)
+        defer { connection.close() }
+        try connection.execute("ANALYZE")
     }
 
     private static func insert(into table: String, _ rows: [[StoredValue]], _ connection: PostgresConnection) throws {

@@ -139,7 +139,10 @@ import Testing
         let age = Int.random(in: 0..<5, using: &random)
         let predicate: EntityPredicate<User>
         let description: String
-        switch Int.random(in: 0..<8, using: &random) {
+        // A username some user has (the index-th), or none; nil usernames are != every one.
+        let index = Int.random(in: 0..<60, using: &random)
+        let username = "\(names[index % names.count].precomposedStringWithCanonicalMapping)\(index)"
+        switch Int.random(in: 0..<11, using: &random) {
         case 0: (predicate, description) = (\.name == name, "name == \(name)")
         case 1: (predicate, description) = (\.name < name || \.age == age, "name < \(name) || age == \(age)")
         case 2: (predicate, description) = (!(\.name >= name) && \.age != age, "!(name >= \(name)) && age != \(age)")
@@ -147,6 +150,9 @@ import Testing
         case 4: (predicate, description) = (\.username <= composed, "username <= \(composed)")
         case 5: (predicate, description) = (\.status == .away || \.status != .active && \.age >= age, "status")
         case 6: (predicate, description) = (\.name != name && \.age > age, "name != \(name) && age > \(age)")
+        case 7: (predicate, description) = (\.username != username, "username != \(username)")
+        case 8: (predicate, description) = (!(\.username == username) && \.age != age, "!(username == \(username)) && age != \(age)")
+        case 9: (predicate, description) = (\.username == username || \.email == nil, "username == \(username) || email nil")
         default: (predicate, description) = (\.age <= age, "age <= \(age)")
         }
         var query = User.query(in: context).filter(predicate)

@@ -178,6 +178,32 @@ import Testing
         #expect(try store.read { User.query(in: $0).resolve().map(\.id) } == ["u1"])
     }
 
+    /// A snapshot whose connection the server dropped in the middle of a `read` never goes
+    /// on reading on a new connection (which would see later commits): the read throws, and
+    /// the next one reads the database as it is.
+    @Test func aReadWhoseConnectionWasLostThrowsRatherThanReadAnotherState() throws {
+        guard let cluster = try PostgresDialectTests.cluster() else { return }
+        defer { cluster.stop() }
+        let configuration = try Self.database(cluster, "lostsnapshot")
+        let store = try Store(.postgres(configuration), schema: ChatModelsSchema.self, options: Store.Options(residency: .onDemand))
+        let other = try Store(.postgres(configuration), schema: ChatModelsSchema.self)
+        try store.write { try User(id: "u1", name: "Ada").save(to: &$0) }
+        let admin = try PostgresConnection(cluster.configuration())
+        defer { admin.close() }
+        var counts: [Int] = []
+        #expect(throws: (any Error).self) {
+            try store.read { context in
+                counts.append(User.query(in: context).count())
+                try other.write { try User(id: "u2", name: "Grace").save(to: &$0) }
+                try admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()",
+                                  [.text("lostsnapshot")])
+                counts.append(User.query(in: context).count())
+            }
+        }
+        #expect(counts.first == 1 && counts.dropFirst().allSatisfy { $0 != 2 }, "\(counts)")
+        #expect(try store.read { User.query(in: $0).count() } == 2)
+    }
+
     /// The schema's ordered, hash and unique indexes, and each link table's index by target,
     /// are PostgreSQL indexes: created at open, made again when their definition changed,
     /// dropped once the schema no longer declares them; queries on demand use them.

@@ -10,6 +10,9 @@ protocol SQLDialect: Sendable {
     func placeholder(_ index: Int) -> String
     /// `lhs` equals `rhs`, NULL equal to NULL; never NULL itself.
     func identical(_ lhs: String, _ rhs: String) -> String
+    /// `lhs` equals `value`, a bound value that is not NULL: the same answers as
+    /// ``identical(_:_:)``, spelled so that an index on `lhs` serves it.
+    func identical(_ lhs: String, nonNullValue value: String) -> String
     /// `text` as compared in Swift's string order.
     func swiftOrdered(_ text: String) -> String
     /// The column recording the order in which rows were first stored.
@@ -30,6 +33,8 @@ struct SQLiteDialect: SQLDialect {
     func quote(_ identifier: String) -> String { "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
     func placeholder(_ index: Int) -> String { "?" }
     func identical(_ lhs: String, _ rhs: String) -> String { "\(lhs) IS \(rhs)" }
+    // SQLite's `IS` uses indexes as `=` does.
+    func identical(_ lhs: String, nonNullValue value: String) -> String { "\(lhs) IS \(value)" }
     func swiftOrdered(_ text: String) -> String { "\(text) COLLATE \(quote(SQLiteCollation.name))" }
     var storageOrderColumn: String { "rowid" }
     // SQLite sorts NULL first ascending and last descending already.
@@ -48,6 +53,10 @@ struct PostgreSQLDialect: SQLDialect {
     func quote(_ identifier: String) -> String { "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
     func placeholder(_ index: Int) -> String { "$\(index)" }
     func identical(_ lhs: String, _ rhs: String) -> String { "\(lhs) IS NOT DISTINCT FROM \(rhs)" }
+    // PostgreSQL uses no index for `IS NOT DISTINCT FROM`, but does for `=`. Alone, `=` would
+    // be NULL for a NULL `lhs`, and NOT of it NULL too (false where `!=` must be true): the
+    // second term makes it false, never NULL.
+    func identical(_ lhs: String, nonNullValue value: String) -> String { "(\(lhs) = \(value) AND \(lhs) IS NOT NULL)" }
     // Parenthesized: the same spelling serves in expressions and in expression indexes.
     func swiftOrdered(_ text: String) -> String { "(normalize(\(text), NFC) COLLATE \"C\")" }
     var storageOrderColumn: String { quote(Self.storageOrder) }

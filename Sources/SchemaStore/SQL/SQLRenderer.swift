@@ -53,6 +53,8 @@ struct SQLRenderer {
             return dialect.boolean(value)
         case .compare(let lhs, let op, let rhs):
             return "\(render(lhs)) \(op.rawValue) \(render(rhs))"
+        case .identical(let lhs, let rhs) where rhs.isNonNullValue:
+            return dialect.identical(render(lhs), nonNullValue: render(rhs))
         case .identical(let lhs, let rhs):
             return dialect.identical(render(lhs), render(rhs))
         case .isNull(let operand):
@@ -85,5 +87,16 @@ struct SQLRenderer {
     private mutating func bind(_ value: StoredValue) -> String {
         bindings.append(value)
         return dialect.placeholder(bindings.count)
+    }
+}
+
+private extension SQLExpression {
+    /// Whether this is a bound value that is not NULL (as it is, or in Swift's string order).
+    var isNonNullValue: Bool {
+        switch self {
+        case .value(let value): value != .null
+        case .swiftOrdered(let operand): operand.isNonNullValue
+        default: false
+        }
     }
 }

@@ -7,16 +7,6 @@ import Foundation
 extension PostgreSQLBackend: SnapshotConnection {
     var dialect: any SQLDialect { PostgreSQLDialect() }
 
-    func beginSnapshot() throws {
-        try execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
-        // The snapshot is taken by the transaction's first query, now rather than later.
-        try execute("SELECT 1")
-    }
-
-    func endSnapshot() {
-        _ = try? execute("ROLLBACK")
-    }
-
     func rows(_ select: SQLSelect, _ body: ([StoredValue]) throws -> Void) throws {
         let sql = SQLRenderer.render(select, in: dialect)
         for row in try execute(sql.text, sql.bindings) { try body(row) }
@@ -31,7 +21,9 @@ extension PostgreSQLBackend: SnapshotConnection {
     }
 
     func currentFingerprint() throws -> String? {
-        try recordedFingerprint()
+        // Read by the snapshot's first query (beginSnapshot).
+        if let snapshotFingerprint { return snapshotFingerprint }
+        return try recordedFingerprint()
     }
 
     func archiveIDs(name: String) throws -> [StoredValue] {

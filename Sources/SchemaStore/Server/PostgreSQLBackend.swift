@@ -37,8 +37,12 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
     /// The connection, replaced by a new one when it is found gone (``liveConnection()``).
     private var connection: any ServerConnection
     private let readOnly: Bool
-    /// Whether a transaction is open on the connection (reads inside it join it).
+    /// Whether a transaction is open on the connection (reads inside it join it), a write's
+    /// or a snapshot's.
     private var inTransaction = false
+    /// In a snapshot, the fingerprint its first query read (nil outside one).
+    private(set) var snapshotFingerprint: String??
+    static let fingerprintQuery = "SELECT value FROM \(metaTable) WHERE key = $1"
     /// A write transaction's statements not sent yet: they go in batches (``flush()``),
     /// before any statement that reads and before the commit.
     private var pending = PendingWrites()
@@ -328,6 +332,31 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
     /// writer commits before this one, so its own number follows without another read.
     private var lastCommitRead: Int64?
 
+    /// Starts a read-only snapshot (``SnapshotConnection/beginSnapshot()``): `BEGIN` and the
+    /// transaction's first query, which takes the snapshot, in one round trip. That query
+    /// reads the recorded fingerprint, which the snapshot's reader asks for first. Until
+    /// ``endSnapshot()``, a lost connection fails every read: the snapshot went with it,
+    /// and a new connection would read another state.
+    func beginSnapshot() throws {
+        let statements: [(String, [StoredValue])] = [("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", []),
+                                                     (Self.fingerprintQuery, [.text(StoreMetadataKey.fingerprint)])]
+        let rows: [[StoredValue]]
+        do {
+            rows = try liveConnection().executeBatch(statements)
+        } catch where !connection.isConnected {
+            // An idle connection the server dropped: a new one, as between transactions.
+            rows = try liveConnection().executeBatch(statements)
+        }
+        inTransaction = true
+        if case .text(let fingerprint)? = rows.first?.first { snapshotFingerprint = .some(fingerprint) } else { snapshotFingerprint = .some(nil) }
+    }
+
+    func endSnapshot() {
+        _ = try? execute("ROLLBACK")
+        inTransaction = false
+        snapshotFingerprint = nil
+    }
+
     func readTransaction<Result>(_ body: () throws -> Result) throws -> Result {
         guard !inTransaction else { return try body() }
         try execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
@@ -356,7 +385,7 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
     }
 
     func recordedFingerprint() throws -> String? {
-        let rows = try execute("SELECT value FROM \(Self.metaTable) WHERE key = $1", [.text(StoreMetadataKey.fingerprint)])
+        let rows = try execute(Self.fingerprintQuery, [.text(StoreMetadataKey.fingerprint)])
         if case .text(let fingerprint)? = rows.first?.first { return fingerprint }
         return nil
     }
