@@ -113,7 +113,7 @@ let package = Package(
         // Applies the build plugin to AllConstructs.schema and uses the generated types.
         .testTarget(name: "GeneratedCodeTests", dependencies: ["SchemaRuntime", "SchemaStore", "DeterministicRandom"], plugins: ["SchemaGenPlugin"]),
         .testTarget(name: "EndToEndTests", dependencies: []),
-        .testTarget(name: "SchemaStoreTests", dependencies: ["SchemaStore", "ChatModels", "CatalogModels", "DeterministicRandom"]),
+        .testTarget(name: "SchemaStoreTests", dependencies: ["SchemaStore", "ChatModels", "ChatWorkloads", "CatalogModels", "DeterministicRandom"]),
         .testTarget(name: "SchemaStorePostgresTests", dependencies: ["SchemaStore", "SchemaStorePostgres", "PostgresTestSupport", "ChatModels", "ChatWorkloads", "DeterministicRandom"]),
         // A throwaway PostgreSQL cluster for the tests that need a server (docs/PostgreSQL.md).
         .target(name: "PostgresTestSupport", dependencies: ["SchemaStorePostgres"], path: "Tests/PostgresTestSupport"),

@@ -32,7 +32,7 @@ public struct RandomChatWrite: Sendable, CustomStringConvertible {
             }
         case 3:
             return RandomChatWrite(description: "save message \(message) in \(chat) by \(user)") { context in
-                try Message(id: message, text: "text \(number) ünïcødé", timestamp: number, tags: number > 1 ? ["a", "b"] : [],
+                try Message(id: message, text: ["hello", "bye ünïcødé", "reply with hello", "HeLLo 1"][number], timestamp: number, tags: number > 1 ? ["a", "b"] : [],
                             author: .id(user), chat: .id(chat), viewedBy: .ids([other])).save(to: &context)
             }
         case 4:

@@ -35,7 +35,9 @@ import Testing
         var postgres: Store? = try Store(.postgres(configuration), schema: ChatModelsSchema.self, options: options)
         #expect(postgres!.readsOnDemand == (residency == .onDemand))
         var random = SplitMix64(seed: seed)
-        var failures = 0, mostMessages = 0
+        // Queries drawn apart, so that they do not change the writes a seed makes.
+        var queryRandom = SplitMix64(seed: seed &* 31 &+ 7)
+        var failures = 0, mostMessages = 0, queries = 0
         for step in 0..<120 {
             let write = RandomChatWrite.next(&random), name = write.description
             let expected = Result { try sqlite.write(write.apply) }
@@ -49,6 +51,17 @@ import Testing
                 Issue.record("step \(step) \(name): SQLite \(expected), PostgreSQL \(actual)")
             }
             #expect(try ChatGraphText.of(postgres!.context) == ChatGraphText.of(sqlite.context), "step \(step) \(name)")
+            // Random queries answer alike, order included (save times differ between the two).
+            for _ in 0..<6 {
+                let (query, answer) = RandomChatQuery.next(&queryRandom)
+                guard !query.hasPrefix("save times"), !query.hasPrefix("updated since") else { continue }
+                let expected = answer(sqlite.context)
+                let actual = residency == .onDemand ? try postgres!.read { answer($0) } : answer(postgres!.context)
+                if actual != expected {
+                    Issue.record("step \(step) \(query)\n  PostgreSQL: \(actual.prefix(400))\n  SQLite:     \(expected.prefix(400))")
+                }
+                queries += 1
+            }
             mostMessages = max(mostMessages, Message.query(in: postgres!.context).count())
             if step % 30 == 29 {
                 // Both opened again: a loaded graph lists entities in storage order, which
@@ -61,6 +74,7 @@ import Testing
             }
         }
         #expect(failures > 0, "no write collided on a unique email")
+        #expect(queries > 500)
         #expect(mostMessages > 3, "the writes never stored several messages")
     }
 
@@ -202,6 +216,65 @@ import Testing
         }
         #expect(counts.first == 1 && counts.dropFirst().allSatisfy { $0 != 2 }, "\(counts)")
         #expect(try store.read { User.query(in: $0).count() } == 2)
+    }
+
+    /// Ranked full-text `matches` on a server read on demand: candidates and BM25 statistics
+    /// come from postings every writer keeps (filled from the rows when the tables are made),
+    /// and the ranking equals a resident store's, ties included, through inserts, updates and
+    /// deletes. Nothing reads the whole graph.
+    @Test(arguments: [1, 2] as [UInt64])
+    func rankedMatchesOnDemandEqualAResidentStores(seed: UInt64) throws {
+        guard let cluster = try PostgresDialectTests.cluster() else { return }
+        defer { cluster.stop() }
+        let configuration = try Self.database(cluster, "fulltext\(seed)")
+        var random = SplitMix64(seed: seed)
+        let early = try Store(.postgres(configuration), schema: ChatModelsSchema.self)
+        try early.write { context in
+            try User(id: "u", name: "U").save(to: &context)
+            try Chat(id: "c", title: "C").save(to: &context)
+            for index in 0..<40 { try Message(id: "m\(index)", text: RandomText.next(&random), author: .id("u"), chat: .id("c")).save(to: &context) }
+        }
+        early.close()
+        // Postings gone (a database from before them): the next writer's open fills them from the rows.
+        let admin = try PostgresConnection(configuration)
+        defer { admin.close() }
+        for row in try admin.execute("SELECT tablename FROM pg_tables WHERE schemaname = current_schema() AND tablename LIKE '%:fts:%'") {
+            if case .text(let name) = row[0] { try admin.execute("DROP TABLE \"\(name)\"") }
+        }
+        let writer = try Store(.postgres(configuration), schema: ChatModelsSchema.self, options: Store.Options(residency: .onDemand))
+        let reader = try Store(.postgres(configuration), schema: ChatModelsSchema.self, options: Store.Options(readOnly: true, residency: .onDemand))
+        for round in 0..<5 {
+            if round > 0 {
+                try writer.write { context in
+                    for _ in 0..<15 {
+                        let id = "m\(Int.random(in: 0..<60, using: &random))"
+                        if Int.random(in: 0..<4, using: &random) == 0 {
+                            try Message(id: id, text: "").delete(from: &context)
+                        } else {
+                            try Message(id: id, text: RandomText.next(&random), author: .id("u"), chat: .id("c")).save(to: &context)
+                        }
+                    }
+                }
+            }
+            let resident = try Store(.postgres(configuration), schema: ChatModelsSchema.self, options: Store.Options(readOnly: true, residency: .resident))
+            for _ in 0..<8 {
+                let query = RandomText.query(&random)
+                let limit = Int.random(in: 1...12, using: &random)
+                let listed = (0..<20).map { _ in "m\(Int.random(in: 0..<60, using: &random))" }
+                for list in [Message.query().filter(.string(\.text, matches: query)),
+                             Message.query().filter(.string(\.text, matches: query)).limit(limit),
+                             Message.query().filter(.string(\.text, matches: query) && \.timestamp == 0),
+                             Chat.query("c").related(\.$messages).filter(.string(\.text, matches: query)).limit(limit),
+                             Message.query(listed).filter(.string(\.text, matches: query))] {
+                    let expected = list.resolve(in: resident.context).map(\.id)
+                    #expect(try reader.read { list.resolve(in: $0).map(\.id) } == expected, "round \(round): \(query)")
+                }
+            }
+            resident.close()
+        }
+        let statistics = reader.onDemandStatistics
+        #expect(statistics.fullTextReads > 0, "\(statistics)")
+        #expect(statistics.wholeGraphReads == 0, "\(statistics)")
     }
 
     /// The schema's ordered, hash and unique indexes, and each link table's index by target,

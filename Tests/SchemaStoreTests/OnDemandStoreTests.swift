@@ -1,4 +1,5 @@
 import ChatModels
+import ChatWorkloads
 import DeterministicRandom
 import Foundation
 @_spi(SchemaStoreTesting) import SchemaStore
@@ -274,13 +275,6 @@ extension OnDemandStoreTests {
 /// writer keeps in SQL, and the ranking equals a resident store's, ties included, through
 /// inserts, updates and deletes.
 @Suite struct OnDemandFullTextTests {
-    static let vocabulary = ["alpha", "beta", "gamma", "delta", "omega", "swift", "store", "query"]
-
-    static func text(_ random: inout SplitMix64) -> String {
-        (0..<Int.random(in: 1...9, using: &random)).map { _ in vocabulary[Int.random(in: 0..<vocabulary.count, using: &random)] }
-            .joined(separator: Bool.random(using: &random) ? " " : ", ")
-    }
-
     @Test(arguments: [1, 2] as [UInt64])
     func rankedMatchesEqualAResidentStores(seed: UInt64) throws {
         var random = SplitMix64(seed: seed)
@@ -291,7 +285,7 @@ extension OnDemandStoreTests {
         try early.write { context in
             try User(id: "u", name: "U").save(to: &context)
             try Chat(id: "c", title: "C").save(to: &context)
-            for index in 0..<40 { try Message(id: "m\(index)", text: Self.text(&random), author: .id("u"), chat: .id("c")).save(to: &context) }
+            for index in 0..<40 { try Message(id: "m\(index)", text: RandomText.next(&random), author: .id("u"), chat: .id("c")).save(to: &context) }
         }
         early.close()
         let writer = try Store(.file(url), schema: ChatModelsSchema.self, options: .init(residency: .onDemand))
@@ -303,15 +297,14 @@ extension OnDemandStoreTests {
                     if Int.random(in: 0..<4, using: &random) == 0 {
                         try Message(id: id, text: "").delete(from: &context)
                     } else {
-                        try Message(id: id, text: Self.text(&random), author: .id("u"), chat: .id("c")).save(to: &context)
+                        try Message(id: id, text: RandomText.next(&random), author: .id("u"), chat: .id("c")).save(to: &context)
                     }
                 }
             }
             let resident = try Store(.file(url), schema: ChatModelsSchema.self, options: .init(readOnly: true))
             let onDemand = reader.context
             for _ in 0..<8 {
-                let words = (0..<Int.random(in: 1...2, using: &random)).map { _ in Self.vocabulary[Int.random(in: 0..<Self.vocabulary.count, using: &random)] }
-                let query = words.joined(separator: " ")
+                let query = RandomText.query(&random)
                 let limit = Int.random(in: 1...12, using: &random)
                 let listed = (0..<20).map { _ in "m\(Int.random(in: 0..<60, using: &random))" }
                 for list in [Message.query().filter(.string(\.text, matches: query)),

@@ -80,7 +80,7 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
         reading(else: 0) {
             guard let entity = layout.persisterByTable[ObjectIdentifier(Entity.self)], list.readsAll, list.isPlainFilterSortLimit,
                   list.limitCount == nil, list.offsetCount == 0 else { return nil }
-            let compiled = filter(of: list, PredicateCompiler(entity: entity))
+            let compiled = filter(of: list, PredicateCompiler(entity: entity, dialect: backend.dialect))
             guard compiled.isExact else { return nil }
             counters.counts += 1
             return try backend.integer(SQLSelect(output: .count, table: entity.tableName, filter: compiled.filter))
@@ -114,7 +114,7 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
         guard let entity = layout.persisterByTable[ObjectIdentifier(Entity.self)] else { return (list, try whole()) }
         var loader = SubgraphLoader(layout: layout, links: links, backend: backend)
         if let (ids, statistics) = try fullTextCandidates(list, entity: entity) {
-            let keys = try loader.loadRows(entity, ids: ids, filter: filter(of: list, PredicateCompiler(entity: entity)).filter)
+            let keys = try loader.loadRows(entity, ids: ids, filter: filter(of: list, PredicateCompiler(entity: entity, dialect: backend.dialect)).filter)
             try loader.follow(list.readReach, from: keys, of: entity.table)
             counters.record(loader)
             // Ranked against the whole table, as a resident full-text index would rank them.
@@ -148,13 +148,13 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
             // The owner's links, whole, then the linked rows the filter may keep: the list
             // reads them through the links, in link order.
             let keys = try loader.loadLinked(origin.slot, of: origin.id, owner: owner, target: entity,
-                                             filter: filter(of: list, PredicateCompiler(entity: entity)).filter)
+                                             filter: filter(of: list, PredicateCompiler(entity: entity, dialect: backend.dialect)).filter)
             try loader.follow(list.readReach, from: keys, of: entity.table)
             counters.record(loader)
             return (list, ranking(loader.context))
         }
         if let ids = list.listedIDs, !ranked || statistics != nil, let stored = storedValues(ids) {
-            let keys = try loader.loadRows(entity, ids: stored, filter: filter(of: list, PredicateCompiler(entity: entity)).filter)
+            let keys = try loader.loadRows(entity, ids: stored, filter: filter(of: list, PredicateCompiler(entity: entity, dialect: backend.dialect)).filter)
             try loader.follow(list.readReach, from: keys, of: entity.table)
             counters.record(loader)
             // The list names its rows by id, in its own order.
@@ -205,7 +205,7 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
     /// as Swift does, nothing else shaping the result).
     private func candidates<Entity: EntityModelProtocol>(_ list: QueryList<Entity>, entity: any AnyEntityPersister) -> (SQLSelect, ordered: Bool)? {
         guard list.readsAll, !ranks(list) else { return nil }
-        let compiler = PredicateCompiler(entity: entity)
+        let compiler = PredicateCompiler(entity: entity, dialect: backend.dialect)
         let compiled = filter(of: list, compiler)
         let storage = SQLOrderTerm(expression: .storageOrder(), descending: false)
         var select = SQLSelect(output: .columns(entity.columns.map { .column($0.name) }), table: entity.tableName,
@@ -224,7 +224,7 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
     private func joined<Entity: EntityModelProtocol>(_ list: QueryList<Entity>, entity: any AnyEntityPersister,
                                                      origin: RelatedOrigin) -> SQLSelect? {
         guard case .stored(let link) = links.source(of: origin.slot, in: origin.table), link.isToMany, list.isPlainFilterSortLimit,
-              case let compiler = PredicateCompiler(entity: entity, qualified: true),
+              case let compiler = PredicateCompiler(entity: entity, qualified: true, dialect: backend.dialect),
               case let compiled = filter(of: list, compiler), compiled.isExact,
               let order = compiler.order(list.sortFields) else { return nil }
         let table = entity.tableName

@@ -201,7 +201,7 @@ final class OnDemandWrite: ContextFaulter, ContextReader, @unchecked Sendable {
         // full-text index ranks as over the whole table.
         var filter = SQLExpression.boolean(true)
         if !list.ranksByRelevance, let predicate = list.filterPredicate {
-            filter = PredicateCompiler(entity: entity).compile(predicate.structure).filter
+            filter = PredicateCompiler(entity: entity, dialect: backend.dialect).compile(predicate.structure).filter
         }
         var ids: [StoredValue] = []
         countStatement()

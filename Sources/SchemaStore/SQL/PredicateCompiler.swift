@@ -31,7 +31,9 @@ struct PredicateCompiler {
     /// Whether the database decides text conditions (``SQLDialect/textFunction``).
     private let textFunction: Bool
 
-    init(entity: any AnyEntityPersister, qualified: Bool = false, dialect: any SQLDialect = SQLiteDialect()) {
+    /// A compiler for the database `dialect` reads: what it can decide in SQL depends on it
+    /// (a text condition needs the runtime's text function).
+    init(entity: any AnyEntityPersister, qualified: Bool = false, dialect: any SQLDialect) {
         textFunction = dialect.textFunction != nil
         var columns: [AnyKeyPath: FieldColumn] = [:], descending: [AnyKeyPath: FieldColumn] = [:]
         for field in entity.fieldColumns {

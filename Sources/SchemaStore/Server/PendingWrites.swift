@@ -61,16 +61,16 @@ struct PendingWrites {
         open = Rows(head: head, tail: tail, casts: casts, rows: [values], keys: key.map { [$0] } ?? [])
     }
 
-    /// A value of `head (...)` (`DELETE FROM "Chat.messages" WHERE owner IN`), merged with
-    /// the values just before it of the same head.
-    mutating func appendListValue(head: String, _ value: StoredValue) {
+    /// A value of `head (...) tail` (`DELETE FROM "Chat.messages" WHERE owner IN`), merged
+    /// with the values just before it of the same head and tail.
+    mutating func appendListValue(head: String, tail: String = "", _ value: StoredValue) {
         count += 1
-        if let rows = open, rows.isList, rows.head == head, rows.rows.count < Self.rowsPerStatement {
+        if let rows = open, rows.isList, rows.head == head, rows.tail == tail, rows.rows.count < Self.rowsPerStatement {
             open!.rows.append([value])
             return
         }
         close()
-        open = Rows(head: head, tail: "", isList: true, casts: [], rows: [[value]], keys: [])
+        open = Rows(head: head, tail: tail, isList: true, casts: [], rows: [[value]], keys: [])
     }
 
     mutating func removeAll() {
@@ -87,7 +87,7 @@ struct PendingWrites {
                 return (sql, parameters)
             case .rows(let rows) where rows.isList:
                 let values = rows.rows.indices.map { "$\($0 + 1)" }.joined(separator: ", ")
-                return ("\(rows.head) (\(values))", rows.rows.map { $0[0] })
+                return ("\(rows.head) (\(values))\(rows.tail)", rows.rows.map { $0[0] })
             case .rows(let rows):
                 let width = rows.rows[0].count
                 let values = rows.rows.indices.map { row in

@@ -34,15 +34,4 @@ extension PostgreSQLBackend: SnapshotConnection {
             return id
         }
     }
-
-    /// PostgreSQL stores keep no full-text postings yet: ranked matches read their table.
-    func hasFullText(_ index: FullTextLayout) throws -> Bool { false }
-
-    func fullTextIDs(_ index: FullTextLayout, of entity: any AnyEntityPersister, tokens: [String]) throws -> [StoredValue] {
-        throw StoreError.database(path: location, reason: "no full-text postings on PostgreSQL")
-    }
-
-    func fullTextStatistics(_ index: FullTextLayout, tokens: [String]) throws -> FullTextStatistics {
-        throw StoreError.database(path: location, reason: "no full-text postings on PostgreSQL")
-    }
 }

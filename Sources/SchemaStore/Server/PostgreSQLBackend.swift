@@ -37,6 +37,8 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
     /// The connection, replaced by a new one when it is found gone (``liveConnection()``).
     private var connection: any ServerConnection
     private let readOnly: Bool
+    /// A write's full-text changes, by index (its terms table), until its totals are added.
+    var fullTextChanges: [String: FullTextChanges] = [:]
     /// Whether a transaction is open on the connection (reads inside it join it), a write's
     /// or a snapshot's.
     private var inTransaction = false
@@ -138,6 +140,8 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
                 preconditionFailure("only a read-only open reads a newer store")
             }
             try syncIndexes(layout)
+            // Postings describe rows as they were before a migration: made again then.
+            try syncFullText(layout, rebuild: applied != nil)
         }
         return applied
     }
@@ -316,6 +320,7 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
         defer {
             inTransaction = false
             lastCommitRead = nil
+            fullTextChanges.removeAll()
         }
         do {
             try body(PostgreSQLTransaction(backend: self))
@@ -487,21 +492,21 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
     // MARK: Writes
 
     /// A write whose answer nothing waits for: sent with the next batch.
-    fileprivate func run(_ sql: String, _ parameters: [StoredValue]) throws {
+    func run(_ sql: String, _ parameters: [StoredValue]) throws {
         pending.append(sql, parameters)
         if pending.count >= 20_000 { try flush() }
     }
 
     /// A value of a `DELETE ... IN` list, sent with the next batch, merged with the deletes
     /// just before it from the same table.
-    fileprivate func delete(head: String, _ value: StoredValue) throws {
-        pending.appendListValue(head: head, value)
+    func delete(head: String, tail: String = "", _ value: StoredValue) throws {
+        pending.appendListValue(head: head, tail: tail, value)
         if pending.count >= 20_000 { try flush() }
     }
 
     /// A row to insert, sent with the next batch, merged with the rows before it of the same
     /// statement (``PendingWrites``).
-    fileprivate func insert(head: String, tail: String = "", casts: [String] = [], _ values: [StoredValue], key: StoredValue?) throws {
+    func insert(head: String, tail: String = "", casts: [String] = [], _ values: [StoredValue], key: StoredValue?) throws {
         pending.appendRow(head: head, tail: tail, casts: casts, values, key: key)
         if pending.count >= 20_000 { try flush() }
     }
@@ -592,12 +597,16 @@ private struct PostgreSQLTransaction: StoreTransaction {
         return commit
     }
 
-    /// Full-text postings are not kept on PostgreSQL yet: a resident store ranks in memory.
-    func fullTextIndexesPresent(_ layout: StoreLayout) throws -> Set<String> { [] }
-
-    func updateFullText(_ index: FullTextLayout, id: StoredValue, text: String?) throws -> (documents: Int, length: Int) {
-        preconditionFailure("PostgreSQL stores keep no full-text postings (fullTextIndexesPresent is empty)")
+    /// Every writer's open makes the tables of every full-text index (``syncFullText``).
+    func fullTextIndexesPresent(_ layout: StoreLayout) throws -> Set<String> {
+        Set(layout.entities.flatMap(\.fullTextIndexes).map(\.termsTable))
     }
 
-    func addToFullTextTotals(_ index: FullTextLayout, documents: Int, length: Int) throws {}
+    func updateFullText(_ index: FullTextLayout, id: StoredValue, text: String?) throws -> (documents: Int, length: Int) {
+        backend.fullTextChanges[index.termsTable, default: FullTextChanges()].update(id: id, text: text)
+    }
+
+    func addToFullTextTotals(_ index: FullTextLayout, documents: Int, length: Int) throws {
+        try backend.writeFullText(index, addedDocuments: documents, addedLength: length)
+    }
 }

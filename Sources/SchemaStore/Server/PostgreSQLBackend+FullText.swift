@@ -1,0 +1,149 @@
+@_spi(SchemaStore) import SchemaRuntime
+
+/// One write's changes to one full-text index: the entities whose postings go (every entity
+/// written or deleted), and the texts indexed again. Sent together when the write adds the
+/// index's totals (``PostgreSQLBackend/writeFullText(_:addedDocuments:addedLength:)``), so
+/// that a write of many entities sends a few large statements rather than several per entity.
+struct FullTextChanges {
+    var removed: [StoredValue] = []
+    var added: [(id: StoredValue, terms: [(String, Int32)], length: Int)] = []
+
+    /// Records that entity `id` now has `text` (nil: no longer indexed); returns what it adds
+    /// to the totals (what it removes is taken from them in SQL).
+    mutating func update(id: StoredValue, text: String?) -> (documents: Int, length: Int) {
+        removed.append(id)
+        guard let text else { return (0, 0) }
+        let (terms, length) = FullTextStatistics.terms(of: text)
+        added.append((id, terms, length))
+        return (1, length)
+    }
+}
+
+/// Full-text postings on PostgreSQL: the tables of ``FullTextLayout`` (postings by term and
+/// id, each entity's length and terms, the totals), with PostgreSQL's types, so that a store
+/// reading on demand finds a ranked `matches` query's candidates and BM25 statistics in SQL,
+/// with the runtime's tokenizer, as a SQLite file's readers do.
+extension PostgreSQLBackend {
+    /// The name PostgreSQL keeps for the full-text table `name`: itself when it fits in
+    /// ``identifierLimit`` bytes, else `:fts:` and a 64-bit FNV-1a hash of it (still managed:
+    /// ``FullTextLayout/isManaged(_:)``).
+    static func fullTextTable(_ name: String) -> String {
+        guard name.utf8.count > identifierLimit else { return name }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in name.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        let hex = String(hash, radix: 16)
+        let suffix = name.hasSuffix(":terms") ? ":terms" : name.hasSuffix(":documents") ? ":documents" : ":totals"
+        return ":fts:" + String(repeating: "0", count: 16 - hex.count) + hex + suffix
+    }
+
+    private static func createStatements(_ index: FullTextLayout, idType: StoredType) -> [String] {
+        let id = columnType(idType)
+        let (terms, documents, totals) = (quoted(fullTextTable(index.termsTable)), quoted(fullTextTable(index.documentsTable)),
+                                          quoted(fullTextTable(index.totalsTable)))
+        return [
+            "CREATE TABLE \(terms) (term text NOT NULL, id \(id) NOT NULL, count bigint NOT NULL, PRIMARY KEY (term, id))",
+            "CREATE TABLE \(documents) (id \(id) PRIMARY KEY, length bigint NOT NULL, terms text NOT NULL)",
+            "CREATE TABLE \(totals) (documents bigint NOT NULL, length bigint NOT NULL)",
+            "INSERT INTO \(totals) (documents, length) VALUES (0, 0)",
+        ]
+    }
+
+    /// Makes the database's full-text tables those the schema's indexes want: creates and
+    /// fills the missing ones from the rows (O(rows × tokens), once), drops the ones no index
+    /// wants. With `rebuild` (the rows were migrated), every one is made again. Called in
+    /// every writer's opening transaction.
+    func syncFullText(_ layout: StoreLayout, rebuild: Bool) throws {
+        var present: Set<String> = []
+        for row in try execute("SELECT tablename FROM pg_tables WHERE schemaname = current_schema()") {
+            if case .text(let name) = row[0], FullTextLayout.isManaged(name) { present.insert(name) }
+        }
+        var wanted: [(entity: any AnyEntityPersister, position: Int, index: FullTextLayout)] = []
+        for entity in layout.entities {
+            for (position, index) in entity.fullTextIndexes.enumerated() { wanted.append((entity, position, index)) }
+        }
+        let kept = rebuild ? [] : Set(wanted.flatMap { $0.index.tables.map(Self.fullTextTable) }).intersection(present)
+        for name in present.sorted() where !kept.contains(name) { try execute("DROP TABLE \(quoted(name))") }
+        for (entity, position, index) in wanted where !index.tables.map(Self.fullTextTable).allSatisfy(kept.contains) {
+            for name in index.tables.map(Self.fullTextTable) where kept.contains(name) { try execute("DROP TABLE \(quoted(name))") }
+            for statement in Self.createStatements(index, idType: entity.idType) { try execute(statement) }
+            var changes = FullTextChanges()
+            var documents = 0, length = 0
+            try loadRows(entity) { values in
+                let added = changes.update(id: values[0], text: try entity.indexedTexts(ofRow: values)[position])
+                documents += added.documents
+                length += added.length
+            }
+            // Nothing to remove from tables just made.
+            changes.removed = []
+            fullTextChanges[index.termsTable] = changes
+            try writeFullText(index, addedDocuments: documents, addedLength: length)
+        }
+    }
+
+    /// Sends a write's changes to `index` (``fullTextChanges``): the postings, lengths and
+    /// totals of the entities written or deleted go, in SQL (their terms are read there),
+    /// then the new ones are inserted, many rows per statement; the totals gain what was
+    /// added. Nothing waits for an answer: the statements go with the write's next batch.
+    func writeFullText(_ index: FullTextLayout, addedDocuments: Int, addedLength: Int) throws {
+        guard let changes = fullTextChanges.removeValue(forKey: index.termsTable) else { return }
+        let terms = quoted(Self.fullTextTable(index.termsTable)), documents = quoted(Self.fullTextTable(index.documentsTable))
+        let totals = quoted(Self.fullTextTable(index.totalsTable))
+        let separator = Int(FullTextLayout.termSeparator.unicodeScalars.first!.value)
+        // Each statement: the documents of up to 1,000 ids go, their postings (found by key,
+        // from the terms each document lists) and their share of the totals with them.
+        for id in changes.removed {
+            try delete(head: "WITH gone AS (DELETE FROM \(documents) WHERE id IN", tail: """
+                 RETURNING id, length, terms), \
+                postings AS (DELETE FROM \(terms) t USING gone WHERE t.id = gone.id AND t.term = ANY (string_to_array(gone.terms, chr(\(separator))))) \
+                UPDATE \(totals) SET documents = documents - (SELECT count(*) FROM gone), length = length - (SELECT coalesce(sum(length), 0) FROM gone)
+                """, id)
+        }
+        for (id, counts, _) in changes.added {
+            for (term, count) in counts {
+                try insert(head: "INSERT INTO \(terms) (term, id, count)", [.text(term), id, .integer(Int64(count))], key: nil)
+            }
+        }
+        for (id, counts, length) in changes.added {
+            let joined = counts.map(\.0).joined(separator: String(FullTextLayout.termSeparator))
+            try insert(head: "INSERT INTO \(documents) (id, length, terms)", [id, .integer(Int64(length)), .text(joined)], key: nil)
+        }
+        if addedDocuments != 0 || addedLength != 0 {
+            try run("UPDATE \(totals) SET documents = documents + $1, length = length + $2", [.integer(Int64(addedDocuments)), .integer(Int64(addedLength))])
+        }
+    }
+
+    // MARK: Reading
+
+    func hasFullText(_ index: FullTextLayout) throws -> Bool {
+        let names = index.tables.map { StoredValue.text(Self.fullTextTable($0)) }
+        let rows = try execute("SELECT count(*) FROM pg_tables WHERE schemaname = current_schema() AND tablename IN ($1, $2, $3)", names)
+        return rows.first?.first == .integer(Int64(names.count))
+    }
+
+    /// The ids of the entities of `entity` whose indexed text holds every one of `tokens`,
+    /// in storage order: one intersection of posting ranges. Every token is a bound value.
+    func fullTextIDs(_ index: FullTextLayout, of entity: any AnyEntityPersister, tokens: [String]) throws -> [StoredValue] {
+        let terms = quoted(Self.fullTextTable(index.termsTable))
+        let postings = tokens.indices.map { "SELECT id FROM \(terms) WHERE term = $\($0 + 1)" }.joined(separator: " INTERSECT ")
+        let id = quoted(entity.columns[0].name)
+        let sql = "SELECT \(id) FROM \(quoted(entity.tableName)) WHERE \(id) IN (\(postings)) ORDER BY \(Self.orderColumn)"
+        return try execute(sql, tokens.map(StoredValue.text)).map { Self.typed($0, [entity.idType])[0] }
+    }
+
+    /// The statistics BM25 needs for `tokens` over the whole index, in one statement: the
+    /// totals, and the number of entities holding each token (O(those entities)).
+    func fullTextStatistics(_ index: FullTextLayout, tokens: [String]) throws -> FullTextStatistics {
+        let distinct = Array(Set(tokens)).sorted()
+        let terms = quoted(Self.fullTextTable(index.termsTable))
+        let counts = distinct.indices.map { ", (SELECT count(*) FROM \(terms) WHERE term = $\($0 + 1))" }.joined()
+        let rows = try execute("SELECT documents, length\(counts) FROM \(quoted(Self.fullTextTable(index.totalsTable)))", distinct.map(StoredValue.text))
+        guard let row = rows.first, case .integer(let documents) = row[0], case .integer(let length) = row[1] else {
+            throw StoreError.corrupt(path: location, reason: "the totals of full-text index \(index.indexName) are missing")
+        }
+        var frequencies: [String: Int] = [:]
+        for (offset, token) in distinct.enumerated() {
+            if case .integer(let number) = row[2 + offset] { frequencies[token] = Int(number) }
+        }
+        return FullTextStatistics(documents: Int(documents), totalLength: Int(length), documentFrequency: frequencies)
+    }
+}
