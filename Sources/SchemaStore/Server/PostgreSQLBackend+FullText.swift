@@ -121,12 +121,16 @@ extension PostgreSQLBackend {
     }
 
     /// The ids of the entities of `entity` whose indexed text holds every one of `tokens`,
-    /// in storage order: one intersection of posting ranges. Every token is a bound value.
+    /// in storage order: one intersection of posting ranges, then each id's storage order
+    /// looked up by key. O(postings of the tokens + matches × log n): a join would do as
+    /// well, but PostgreSQL's estimate of an intersection is far too large, and it then
+    /// chooses to scan the whole table. Every token is a bound value.
     func fullTextIDs(_ index: FullTextLayout, of entity: any AnyEntityPersister, tokens: [String]) throws -> [StoredValue] {
         let terms = quoted(Self.fullTextTable(index.termsTable))
         let postings = tokens.indices.map { "SELECT id FROM \(terms) WHERE term = $\($0 + 1)" }.joined(separator: " INTERSECT ")
-        let id = quoted(entity.columns[0].name)
-        let sql = "SELECT \(id) FROM \(quoted(entity.tableName)) WHERE \(id) IN (\(postings)) ORDER BY \(Self.orderColumn)"
+        let id = quoted(entity.columns[0].name), table = quoted(entity.tableName)
+        // An id without a row (none should be) sorts last, and loading its row finds none.
+        let sql = "SELECT found.id FROM (\(postings)) AS found(id) ORDER BY (SELECT \(Self.orderColumn) FROM \(table) WHERE \(id) = found.id)"
         return try execute(sql, tokens.map(StoredValue.text)).map { Self.typed($0, [entity.idType])[0] }
     }
 
