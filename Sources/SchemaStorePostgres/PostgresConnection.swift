@@ -35,9 +35,14 @@ public final class PostgresConnection: @unchecked Sendable {
     /// configuration's timeout for a server that is down or refuses the credentials.
     public init(_ configuration: Configuration) throws {
         self.configuration = configuration
-        var keys = ["host", "port", "dbname", "user", "connect_timeout", "application_name"]
+        // Over TCP, a server that vanished (a network partition, a machine gone) is noticed
+        // within about a minute rather than when the system gives up (hours): keepalives
+        // probe an idle connection, and unacknowledged data fails after 60 s. A slow but
+        // live server acknowledges, so long statements are not cut. (Unix sockets ignore both.)
+        var keys = ["host", "port", "dbname", "user", "connect_timeout", "application_name",
+                    "keepalives", "keepalives_idle", "keepalives_interval", "keepalives_count", "tcp_user_timeout"]
         var values = [configuration.host, "\(configuration.port)", configuration.database, configuration.user,
-                      "\(max(configuration.connectTimeout, 1))", "SchemaStore"]
+                      "\(max(configuration.connectTimeout, 1))", "SchemaStore", "1", "30", "10", "3", "60000"]
         if let password = configuration.password {
             keys.append("password")
             values.append(password)

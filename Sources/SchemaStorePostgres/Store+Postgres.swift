@@ -21,6 +21,11 @@ private final class StoreConnection: ServerConnection {
 
     func waitForNotifications(timeout: Double) throws -> [String] { try connection.waitForNotifications(timeout: timeout) }
 
+    func serverCode(of error: any Error) -> String? {
+        if case .statementFailed(_, _, let state, _)? = error as? PostgresError { return state }
+        return nil
+    }
+
     func close() { connection.close() }
 }
 

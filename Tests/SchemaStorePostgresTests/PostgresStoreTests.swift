@@ -192,6 +192,41 @@ import Testing
         #expect(try store.read { User.query(in: $0).resolve().map(\.id) } == ["u1"])
     }
 
+    /// A writer waits for another store's write at most its lock timeout, then fails with
+    /// `StoreError.locked` naming the database, having written nothing; it writes once the
+    /// other is done.
+    @Test func aWriterWaitingLongerThanItsLockTimeoutFailsWithLocked() throws {
+        guard let cluster = try PostgresDialectTests.cluster() else { return }
+        defer { cluster.stop() }
+        let configuration = try Self.database(cluster, "locked")
+        let holder = try Store(.postgres(configuration), schema: ChatModelsSchema.self)
+        let waiter = try Store(.postgres(configuration), schema: ChatModelsSchema.self, options: Store.Options(lockTimeout: 0.3))
+        let inside = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0), done = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            try? holder.write { context in
+                try User(id: "held", name: "held").save(to: &context)
+                inside.signal()
+                release.wait()
+            }
+            done.signal()
+        }
+        inside.wait()
+        // Let go after 5 s whatever happens, so that a waiter that never times out fails the test rather than hangs it.
+        DispatchQueue.global().asyncAfter(deadline: .now() + 5) { release.signal() }
+        let start = Date()
+        do {
+            try waiter.write { try User(id: "waiting", name: "w").save(to: &$0) }
+            Issue.record("wrote while another store held the write lock")
+        } catch StoreError.locked(let path) {
+            #expect(path == configuration.description)
+        }
+        #expect(Date().timeIntervalSince(start) < 3)
+        release.signal()
+        done.wait()
+        try waiter.write { try User(id: "after", name: "a").save(to: &$0) }
+        #expect(Set(waiter.context.ids(of: User.self)) == ["held", "after"])
+    }
+
     /// A snapshot whose connection the server dropped in the middle of a `read` never goes
     /// on reading on a new connection (which would see later commits): the read throws, and
     /// the next one reads the database as it is.

@@ -49,12 +49,18 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
     /// before any statement that reads and before the commit.
     private var pending = PendingWrites()
 
-    init(_ server: ServerLocation, readOnly: Bool) throws {
+    init(_ server: ServerLocation, readOnly: Bool, lockTimeout: TimeInterval) throws {
         location = server.description
         self.server = server
         connection = try server.connect()
         self.readOnly = readOnly
+        self.lockTimeout = lockTimeout
     }
+
+    /// How long a write waits for the write lock before it fails with ``StoreError/locked(path:)``.
+    private let lockTimeout: TimeInterval
+    /// PostgreSQL's code for a lock not granted within `lock_timeout`.
+    private static let lockNotAvailable = "55P03"
 
     @discardableResult
     func execute(_ sql: String, _ parameters: [StoredValue] = []) throws -> [[StoredValue]] {
@@ -312,6 +318,9 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
         _ = try liveConnection()
         // Sent with the transaction's first read (the store's catch-up), in one round trip.
         pending.append("BEGIN ISOLATION LEVEL READ COMMITTED", [])
+        // Waiting for the lock ends after the store's lock timeout (a number, not a value
+        // from outside: SET takes no parameters).
+        pending.append("SET LOCAL lock_timeout = \(max(Int(lockTimeout * 1000), 1))", [])
         // One writer at a time across every process; reads after this see every commit
         // made before it (READ COMMITTED takes a new snapshot per statement).
         pending.append("SELECT pg_advisory_xact_lock($1)", [.integer(Self.writeLock)])
@@ -329,6 +338,8 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
         } catch {
             pending.removeAll()
             if connection.isConnected { _ = try? execute("ROLLBACK") }
+            // Another writer held the lock for longer than the timeout: nothing was written.
+            if connection.serverCode(of: error) == Self.lockNotAvailable { throw StoreError.locked(path: location) }
             throw error
         }
     }

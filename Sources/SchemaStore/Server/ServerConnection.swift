@@ -24,6 +24,9 @@ public protocol ServerConnection: AnyObject {
     func listen(_ channel: String) throws
     /// The notifications' payloads that arrived, waiting up to `timeout` seconds for one.
     func waitForNotifications(timeout: Double) throws -> [String]
+    /// The server's code for the failure `error` of a statement (PostgreSQL's SQLSTATE:
+    /// `55P03`, a lock not granted in time); nil for another failure (a lost connection).
+    func serverCode(of error: any Error) -> String?
     func close()
 }
 

@@ -87,8 +87,8 @@ public final class Store: @unchecked Sendable {
 
     public struct Options: Sendable {
         public var durability: Durability
-        /// How long opening and each write wait for another store writing the same file (in
-        /// this process or another) before failing with ``StoreError/locked(path:)``.
+        /// How long opening and each write wait for another store writing the same file or
+        /// database (in this process or another) before failing with ``StoreError/locked(path:)``.
         public var lockTimeout: TimeInterval
         public var migration: MigrationPolicy
         /// Opens the file without writing to it (or locking it): writes throw
@@ -225,7 +225,7 @@ public final class Store: @unchecked Sendable {
             let lockTimeout = options.lockTimeout
             return { try SQLiteBackend(path: url.path, durability: .normal, lockTimeout: lockTimeout, readOnly: true) }
         case .server(let server):
-            return { try PostgreSQLBackend(server, readOnly: true) }
+            return { try PostgreSQLBackend(server, readOnly: true, lockTimeout: options.lockTimeout) }
         }
     }
 
@@ -236,7 +236,7 @@ public final class Store: @unchecked Sendable {
         case .file(let url):
             try SQLiteBackend(path: url.path, durability: options.durability, lockTimeout: options.lockTimeout, readOnly: options.readOnly,
                               createsSQLIndexes: options.residency(at: location) == .onDemand)
-        case .server(let server): try PostgreSQLBackend(server, readOnly: options.readOnly)
+        case .server(let server): try PostgreSQLBackend(server, readOnly: options.readOnly, lockTimeout: options.lockTimeout)
         }
     }
 
