@@ -227,6 +227,44 @@ import Testing
         #expect(Set(waiter.context.ids(of: User.self)) == ["held", "after"])
     }
 
+    /// Reads on demand share a bounded pool of connections: with all of them held by reads
+    /// in progress, another read waits up to the lock timeout and then throws (a typed
+    /// error, no connection opened past the bound); once one is given back, reads go on.
+    @Test func readsShareABoundedPoolOfConnections() throws {
+        guard let cluster = try PostgresDialectTests.cluster() else { return }
+        defer { cluster.stop() }
+        let configuration = try Self.database(cluster, "pool")
+        let store = try Store(.postgres(configuration), schema: ChatModelsSchema.self,
+                              options: Store.Options(lockTimeout: 0.3, residency: .onDemand, maximumReadConnections: 2))
+        try store.write { try User(id: "u1", name: "Ada").save(to: &$0) }
+        let inside = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0), done = DispatchGroup()
+        for _ in 0..<2 {
+            DispatchQueue.global().async(group: done) {
+                _ = try? store.read { context in
+                    let count = User.query(in: context).count()
+                    inside.signal()
+                    release.wait()
+                    return count
+                }
+            }
+        }
+        inside.wait()
+        inside.wait()
+        #expect(store.readConnectionCount == 2)
+        do {
+            _ = try store.read { User.query(in: $0).count() }
+            Issue.record("a third read ran while both connections were held")
+        } catch StoreError.database(let path, let reason) {
+            #expect(path == configuration.description && reason.contains("2 connections"), "\(reason)")
+        }
+        #expect(store.readConnectionCount == 2)
+        release.signal()
+        release.signal()
+        done.wait()
+        #expect(try store.read { User.query(in: $0).count() } == 1)
+        #expect(store.readConnectionCount <= 2)
+    }
+
     /// A snapshot whose connection the server dropped in the middle of a `read` never goes
     /// on reading on a new connection (which would see later commits): the read throws, and
     /// the next one reads the database as it is.

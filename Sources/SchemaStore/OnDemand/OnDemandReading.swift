@@ -18,9 +18,16 @@ final class OnDemandReading: @unchecked Sendable {
     private let probe: any SnapshotConnection
     /// Guards `snapshot`, `version` and `isClosed`.
     private let lock = NSLock()
-    /// Guards `idle`, `poolClosed` and `finished`. Apart from `lock`: a snapshot may end (and
-    /// give its connection back) on any thread, also one holding `lock`.
-    private let poolLock = NSLock()
+    /// Guards `idle`, `openConnections`, `poolClosed` and `finished`, and wakes a read waiting
+    /// for a connection. Apart from `lock`: a snapshot may end (and give its connection back)
+    /// on any thread, also one holding `lock`.
+    private let pool = NSCondition()
+    /// The most connections snapshots hold at once (a server's), nil for no bound (a file).
+    private let connectionLimit: Int?
+    /// How long a ``Store/read(_:)`` waits for a connection when all are in use.
+    private let connectionWait: TimeInterval
+    /// Connections opened for snapshots and not closed yet (held or idle).
+    private var openConnections = 0
     /// The last snapshot handed out, while a context holds it: weak, so that a snapshot no
     /// context holds ends its read transaction at once and never pins the write-ahead log.
     private weak var snapshot: OnDemandSnapshot?
@@ -41,11 +48,14 @@ final class OnDemandReading: @unchecked Sendable {
 
     /// Reads the database at `path` (a file, or a server's description) through
     /// connections `connect` opens.
-    init(path: String, layout: StoreLayout, connect: @escaping () throws -> any SnapshotConnection) throws {
+    init(path: String, layout: StoreLayout, connectionLimit: Int? = nil, connectionWait: TimeInterval = 5,
+         connect: @escaping () throws -> any SnapshotConnection) throws {
         self.path = path
         self.layout = layout
         self.links = LinkLookup(layout)
         self.connect = connect
+        self.connectionLimit = connectionLimit.map { max($0, 1) }
+        self.connectionWait = connectionWait
         probe = try connect()
         // A first snapshot now: a file that cannot be read fails the open, not a query.
         // Not held: it ends at once and leaves its connection for the next.
@@ -58,8 +68,9 @@ final class OnDemandReading: @unchecked Sendable {
     /// readable and close their connections when they end.
     func close() {
         lock.withLock { isClosed = true }
-        let connections = poolLock.withLock {
+        let connections = pool.withLock {
             poolClosed = true
+            openConnections -= idle.count
             defer { idle.removeAll() }
             return idle
         }
@@ -82,11 +93,18 @@ final class OnDemandReading: @unchecked Sendable {
     /// A context on a snapshot of its own, whose failed reads go to `failures` (see
     /// ``Store/read(_:)``); throws when the database cannot be read now.
     func context(reportingTo failures: ReadFailures) throws -> Context {
-        try lock.withLock {
-            guard !schemaChanged else { return Context() }
-            let connection = try poolLock.withLock { idle.popLast() } ?? connect()
-            let snapshot = try OnDemandSnapshot(backend: connection, layout: layout, links: links, failures: failures) { [weak self] connection, statistics in
-                self?.recycle(connection, statistics)
+        // Waiting for a connection holds no lock a snapshot ending needs.
+        guard !lock.withLock({ schemaChanged }) else { return Context() }
+        let connection = try takeConnection(waiting: true)
+        return try lock.withLock {
+            let snapshot: OnDemandSnapshot
+            do {
+                snapshot = try OnDemandSnapshot(backend: connection, layout: layout, links: links, failures: failures) { [weak self] connection, statistics in
+                    self?.recycle(connection, statistics)
+                }
+            } catch {
+                connectionClosed()
+                throw error
             }
             if try snapshot.recordedFingerprint() != fingerprint {
                 schemaChanged = true
@@ -110,9 +128,17 @@ final class OnDemandReading: @unchecked Sendable {
         guard !schemaChanged else { return nil }
         let now = isClosed ? nil : try probe.externalCommitCounter()
         if let snapshot, now == version, !isClosed { return snapshot }
-        let connection = try poolLock.withLock { idle.popLast() } ?? connect()
-        let next = try OnDemandSnapshot(backend: connection, layout: layout, links: links) { [weak self] connection, statistics in
-            self?.recycle(connection, statistics)
+        // Never waits: a context cannot throw, and contexts taken between two commits share
+        // this snapshot, so these are few.
+        let connection = try takeConnection(waiting: false)
+        let next: OnDemandSnapshot
+        do {
+            next = try OnDemandSnapshot(backend: connection, layout: layout, links: links) { [weak self] connection, statistics in
+                self?.recycle(connection, statistics)
+            }
+        } catch {
+            connectionClosed()
+            throw error
         }
         // Another store migrated the file since it opened (the first snapshot records what it had).
         if version != nil, try next.recordedFingerprint() != fingerprint {
@@ -125,20 +151,64 @@ final class OnDemandReading: @unchecked Sendable {
         return next
     }
 
+    /// A connection for a new snapshot: an idle one, else a new one while fewer than the
+    /// limit are open. At the limit, `waiting` waits for a snapshot to give one back, up to
+    /// the wait, then throws; otherwise it opens one over the limit.
+    private func takeConnection(waiting: Bool) throws -> any SnapshotConnection {
+        let deadline = Date().addingTimeInterval(connectionWait)
+        pool.lock()
+        while idle.isEmpty, waiting, let limit = connectionLimit, openConnections >= limit {
+            guard pool.wait(until: deadline) else {
+                pool.unlock()
+                throw StoreError.database(path: path, reason: """
+                    all \(limit) connections of this store's reads were in use for \(connectionWait) s \
+                    (Options.maximumReadConnections, Options.lockTimeout)
+                    """)
+            }
+        }
+        if let connection = idle.popLast() {
+            pool.unlock()
+            return connection
+        }
+        openConnections += 1
+        pool.unlock()
+        do {
+            return try connect()
+        } catch {
+            connectionClosed()
+            throw error
+        }
+    }
+
+    /// One connection fewer: closed, or never opened.
+    private func connectionClosed() {
+        pool.withLock {
+            openConnections -= 1
+            pool.signal()
+        }
+    }
+
     /// Takes back the connection of an ended snapshot, and what it did.
     private func recycle(_ connection: any SnapshotConnection, _ statistics: OnDemandStatistics) {
-        let kept: Bool = poolLock.withLock {
+        let kept: Bool = pool.withLock {
             finished.add(statistics)
-            guard !poolClosed, idle.count < Self.idleLimit else { return false }
+            defer { pool.signal() }
+            guard !poolClosed, idle.count < Self.idleLimit else {
+                openConnections -= 1
+                return false
+            }
             idle.append(connection)
             return true
         }
         if !kept { connection.close() }
     }
 
+    /// How many connections the snapshots hold or keep idle.
+    var connectionCount: Int { pool.withLock { openConnections } }
+
     /// Adds what a write did to reach what it touched.
     func recordWrite(statements: Int) {
-        poolLock.withLock {
+        pool.withLock {
             finished.writes += 1
             finished.writeStatements += statements
         }
@@ -147,7 +217,7 @@ final class OnDemandReading: @unchecked Sendable {
     /// What the snapshots taken so far did.
     var statistics: OnDemandStatistics {
         let live = lock.withLock { snapshot }
-        var total = poolLock.withLock { finished }
+        var total = pool.withLock { finished }
         if let live { total.add(live.statistics) }
         return total
     }

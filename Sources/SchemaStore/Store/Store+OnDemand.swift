@@ -4,7 +4,8 @@ import Foundation
 /// A store opened ``Store/Residency/onDemand``: SQL answers its queries, and its writes
 /// read what they touch (``OnDemandWrite``).
 extension Store {
-    /// Whether the store reads through SQL (``Residency/onDemand`` for a file store without packs).
+    /// Whether the store reads through SQL (``Residency/onDemand`` for a store on a file or a
+    /// server, without packs).
     public var readsOnDemand: Bool {
         onDemand != nil && !isResident
     }
@@ -17,8 +18,13 @@ extension Store {
         onDemand?.statistics ?? OnDemandStatistics()
     }
 
+    /// How many connections the store's on-demand snapshots hold or keep idle (for tests).
+    @_spi(SchemaStoreTesting)
+    public var readConnectionCount: Int { onDemand?.connectionCount ?? 0 }
+
     /// The SQL an on-demand store runs first for `query` (the rows it reads, with bound
-    /// values as `?`) and SQLite's plan for it (`EXPLAIN QUERY PLAN`); nil for a resident
+    /// values as placeholders) and the database's plan for it (SQLite's `EXPLAIN QUERY PLAN`,
+    /// PostgreSQL's `EXPLAIN`); nil for a resident
     /// store, or a query SQL does not narrow (it runs on the whole graph).
     public func explainSQL<Entity: EntityModelProtocol>(_ query: QueryList<Entity>) -> (sql: String, plan: [String])? {
         guard readsOnDemand, let onDemand, let (text, plan) = onDemand.sql(for: query) else { return nil }

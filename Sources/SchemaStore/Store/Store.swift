@@ -99,14 +99,21 @@ public final class Store: @unchecked Sendable {
         /// are resident). Nil (the default) is the location's default: on demand for a file,
         /// resident for a server.
         public var residency: Residency?
+        /// For a store on a server reading on demand: the most connections its snapshots hold
+        /// at once (each ``Store/read(_:)`` takes one for its duration, and contexts taken
+        /// between two commits share one). A `read` finding them all in use waits up to
+        /// ``lockTimeout`` for one, then throws ``StoreError/database(path:reason:)``. Besides
+        /// these, a store keeps a connection for its writes and one that listens for commits.
+        public var maximumReadConnections: Int
 
         public init(durability: Durability = .normal, lockTimeout: TimeInterval = 5, migration: MigrationPolicy = .automatic,
-                    readOnly: Bool = false, residency: Residency? = nil) {
+                    readOnly: Bool = false, residency: Residency? = nil, maximumReadConnections: Int = 8) {
             self.durability = durability
             self.lockTimeout = lockTimeout
             self.migration = migration
             self.readOnly = readOnly
             self.residency = residency
+            self.maximumReadConnections = maximumReadConnections
         }
 
         /// Where queries run for a store at `location`: ``residency``, or the location's default.
@@ -196,7 +203,10 @@ public final class Store: @unchecked Sendable {
             } else if let onDemandConnect, let backend {
                 // Nothing read: queries read through SQL snapshots (OnDemandReading).
                 current = Context()
-                onDemand = try OnDemandReading(path: backend.location, layout: layout, connect: onDemandConnect)
+                var connectionLimit: Int?
+                if case .server = location { connectionLimit = options.maximumReadConnections }
+                onDemand = try OnDemandReading(path: backend.location, layout: layout, connectionLimit: connectionLimit,
+                                               connectionWait: options.lockTimeout, connect: onDemandConnect)
             } else {
                 current = try backend.map { try Self.loadGraph(layout: layout, backend: $0) } ?? Context()
             }
