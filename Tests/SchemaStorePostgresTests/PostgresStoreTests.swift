@@ -192,6 +192,30 @@ import Testing
         #expect(try store.read { User.query(in: $0).resolve().map(\.id) } == ["u1"])
     }
 
+    /// A store reading on demand observes another store's commits without a graph: its
+    /// change stream reports them (read from the commit log once notified) and a live query
+    /// runs again, on the server, for each one that changes its result.
+    @Test func aStoreReadingOnDemandObservesAnotherStoresCommits() async throws {
+        guard let cluster = try PostgresDialectTests.cluster() else { return }
+        defer { cluster.stop() }
+        let configuration = try Self.database(cluster, "observeondemand")
+        let writer = try Store(.postgres(configuration), schema: ChatModelsSchema.self)
+        let observer = try Store(.postgres(configuration), schema: ChatModelsSchema.self, options: Store.Options(residency: .onDemand))
+        #expect(observer.readsOnDemand)
+        var changes = observer.changes().makeAsyncIterator()
+        var live = observer.observe(User.query().filter(\.age >= 18).sorted(by: \.name)).makeAsyncIterator()
+        #expect(await live.next()?.map(\.id) == [])
+        _ = try await writer.write { context in
+            try User(id: "u1", name: "Zoe", age: 30).save(to: &context)
+            try User(id: "u2", name: "Ada", age: 12).save(to: &context)
+        }
+        #expect(await changes.next()?.changes(User.self)?.inserted.sorted() == ["u1", "u2"])
+        #expect(await live.next()?.map(\.id) == ["u1"])
+        _ = try await writer.write { try User(id: "u2", name: "Ada", age: 40).save(to: &$0) }
+        #expect(await changes.next()?.changes(User.self)?.updated == ["u2"])
+        #expect(await live.next()?.map(\.id) == ["u2", "u1"])
+    }
+
     /// A writer waits for another store's write at most its lock timeout, then fails with
     /// `StoreError.locked` naming the database, having written nothing; it writes once the
     /// other is done.
