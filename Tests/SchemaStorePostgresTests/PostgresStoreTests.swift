@@ -216,6 +216,35 @@ import Testing
         #expect(await live.next()?.map(\.id) == ["u2", "u1"])
     }
 
+    /// A snapshot whose connection the server dropped while nothing was committed goes on
+    /// on a new connection, which holds the same state: a context from `store.context` keeps
+    /// answering (it cannot throw), and so does a `read`.
+    @Test func aSnapshotLostWhileNothingWasCommittedGoesOnOnANewConnection() throws {
+        guard let cluster = try PostgresDialectTests.cluster() else { return }
+        defer { cluster.stop() }
+        let configuration = try Self.database(cluster, "resumed")
+        let store = try Store(.postgres(configuration), schema: ChatModelsSchema.self, options: Store.Options(residency: .onDemand))
+        try store.write { context in
+            try User(id: "u1", name: "Ada").save(to: &context)
+            try User(id: "u2", name: "Grace").save(to: &context)
+        }
+        let admin = try PostgresConnection(cluster.configuration())
+        defer { admin.close() }
+        func dropConnections() throws {
+            try admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()", [.text("resumed")])
+        }
+        let context = store.context
+        #expect(User.query(in: context).count() == 2)
+        try dropConnections()
+        #expect(User.query(in: context).sorted(by: \.name).resolve().map(\.id) == ["u1", "u2"])
+        let names = try store.read { context in
+            let first = User.query(in: context).count()
+            try dropConnections()
+            return (first, User.query(in: context).resolve().map(\.name))
+        }
+        #expect(names.0 == 2 && names.1 == ["Ada", "Grace"])
+    }
+
     /// A writer waits for another store's write at most its lock timeout, then fails with
     /// `StoreError.locked` naming the database, having written nothing; it writes once the
     /// other is done.

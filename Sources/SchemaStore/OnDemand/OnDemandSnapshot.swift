@@ -282,7 +282,14 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
     private func reading<Result>(else fallback: @autoclosure () -> Result, _ body: () throws -> Result) -> Result {
         lock.withLock {
             do {
-                return try body()
+                do {
+                    return try body()
+                } catch {
+                    // The same state on a new connection (a server's, lost while nothing
+                    // was committed): the read runs again there.
+                    guard try backend.resumeSnapshot() else { throw error }
+                    return try body()
+                }
             } catch {
                 if let failures, failures.record(error) { return fallback() }
                 preconditionFailure("SchemaStore: reading \(backend.location) failed: \(error)")

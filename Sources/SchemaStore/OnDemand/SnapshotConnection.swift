@@ -12,6 +12,10 @@ protocol SnapshotConnection: StoreBackend {
     /// whatever other connections commit meanwhile.
     func beginSnapshot() throws
     func endSnapshot()
+    /// After a read of the snapshot failed: whether the connection could take up the same
+    /// state again (a server connection lost while nothing was committed), so that the read
+    /// can run again. False where a failure is final (a file).
+    func resumeSnapshot() throws -> Bool
     /// Runs `select`, passing each row's values to `body`.
     func rows(_ select: SQLSelect, _ body: ([StoredValue]) throws -> Void) throws
     /// The database's plan for `select`, one line per step.
@@ -27,6 +31,8 @@ protocol SnapshotConnection: StoreBackend {
 }
 
 extension SnapshotConnection {
+    func resumeSnapshot() throws -> Bool { false }
+
     /// The single integer `select` returns (a count).
     func integer(_ select: SQLSelect) throws -> Int {
         var result = 0

@@ -44,6 +44,11 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
     private var inTransaction = false
     /// In a snapshot, the fingerprint its first query read (nil outside one).
     private(set) var snapshotFingerprint: String??
+    /// In a snapshot, the last commit it holds (0 for none; nil outside one).
+    private var snapshotCommit: Int64?
+    /// Whether the snapshot's connection was lost and the state it read cannot be read again:
+    /// its reads fail until it ends.
+    private var snapshotLost = false
     static let fingerprintQuery = "SELECT value FROM \(metaTable) WHERE key = $1"
     /// A write transaction's statements not sent yet: they go in batches (``flush()``),
     /// before any statement that reads and before the commit.
@@ -64,6 +69,9 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
 
     @discardableResult
     func execute(_ sql: String, _ parameters: [StoredValue] = []) throws -> [[StoredValue]] {
+        if snapshotLost {
+            throw StoreError.database(path: location, reason: "the connection to the server was lost during a read, and commits were made since")
+        }
         if !pending.isEmpty {
             // The pending writes and this statement in one round trip.
             pending.append(sql, parameters)
@@ -350,12 +358,15 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
 
     /// Starts a read-only snapshot (``SnapshotConnection/beginSnapshot()``): `BEGIN` and the
     /// transaction's first query, which takes the snapshot, in one round trip. That query
-    /// reads the recorded fingerprint, which the snapshot's reader asks for first. Until
-    /// ``endSnapshot()``, a lost connection fails every read: the snapshot went with it,
-    /// and a new connection would read another state.
+    /// reads the recorded fingerprint, which the snapshot's reader asks for first, and the
+    /// last commit the snapshot holds (``resumeSnapshot()``). Until ``endSnapshot()``, a lost
+    /// connection fails every read: the snapshot went with it, and a new connection would
+    /// read another state.
     func beginSnapshot() throws {
-        let statements: [(String, [StoredValue])] = [("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", []),
-                                                     (Self.fingerprintQuery, [.text(StoreMetadataKey.fingerprint)])]
+        let statements: [(String, [StoredValue])] = [
+            ("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", []),
+            ("SELECT (\(Self.fingerprintQuery)), (SELECT max(\"commit\") FROM \(Self.commitLogTable))", [.text(StoreMetadataKey.fingerprint)]),
+        ]
         let rows: [[StoredValue]]
         do {
             rows = try liveConnection().executeBatch(statements)
@@ -364,13 +375,38 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
             rows = try liveConnection().executeBatch(statements)
         }
         inTransaction = true
-        if case .text(let fingerprint)? = rows.first?.first { snapshotFingerprint = .some(fingerprint) } else { snapshotFingerprint = .some(nil) }
+        let values = rows.first ?? []
+        if case .text(let fingerprint)? = values.first { snapshotFingerprint = .some(fingerprint) } else { snapshotFingerprint = .some(nil) }
+        if values.count > 1, case .integer(let commit) = values[1] { snapshotCommit = commit } else { snapshotCommit = 0 }
+    }
+
+    /// After the snapshot's connection was lost: opens a new one and a new snapshot there,
+    /// and keeps it when it holds the same last commit as the lost one, so the same state
+    /// (every write is a logged commit); returns whether it did. Otherwise every read of the
+    /// snapshot keeps failing: its state is gone.
+    func resumeSnapshot() throws -> Bool {
+        guard inTransaction, !snapshotLost, !connection.isConnected, let lost = snapshotCommit else { return false }
+        inTransaction = false
+        do {
+            try beginSnapshot()
+        } catch {
+            inTransaction = true
+            snapshotLost = true
+            throw error
+        }
+        guard snapshotCommit == lost else {
+            snapshotLost = true
+            return false
+        }
+        return true
     }
 
     func endSnapshot() {
+        snapshotLost = false
         _ = try? execute("ROLLBACK")
         inTransaction = false
         snapshotFingerprint = nil
+        snapshotCommit = nil
     }
 
     func readTransaction<Result>(_ body: () throws -> Result) throws -> Result {
