@@ -57,6 +57,24 @@ import Testing
         let rows = try connection.execute("SELECT $1::bigint, $2::text, $3::double precision, $4::bytea, $5::text",
                                           [.integer(-5), .text(tricky), .real(1.5), .blob(Data([0, 1, 255])), .null])
         #expect(rows == [[.integer(-5), .text(tricky), .real(1.5), .blob(Data([0, 1, 255])), .null]])
+        // Column arrays (many rows in one parameter per column) read back exactly.
+        let texts: [StoredValue] = [.text(tricky), .text("{a,b}"), .text("\\\"\\"), .null, .text(""), .text("NULL"), .text(" é ")]
+        let integers: [StoredValue] = [.integer(.min), .integer(0), .integer(.max), .null, .integer(-1), .integer(7), .integer(42)]
+        let unnested = try connection.execute("SELECT * FROM unnest($1::text[], $2::bigint[])",
+                                              [.text(ServerArrayLiteral.encode(texts)), .text(ServerArrayLiteral.encode(integers))])
+        #expect(unnested == zip(texts, integers).map { [$0, $1] })
+        // Reals read back bit for bit (shortest spellings, PostgreSQL rounding correctly), bytes exactly.
+        var random = SplitMix64(seed: 5)
+        let reals: [StoredValue] = [.real(-0.0), .real(.infinity), .real(-.infinity), .real(.leastNonzeroMagnitude), .real(.greatestFiniteMagnitude),
+                                    .real(0.1), .null] + (0..<200).map { _ in .real(Double(bitPattern: UInt64.random(in: 0..<0x7FF0_0000_0000_0000, using: &random))) }
+        let blobs: [StoredValue] = reals.indices.map { index in index == 6 ? .null : .blob(Data((0..<(index % 9)).map { UInt8(truncatingIfNeeded: $0 * 37 + index) })) }
+        let read = try connection.execute("SELECT * FROM unnest($1::double precision[], $2::bytea[])",
+                                          [.text(ServerArrayLiteral.encode(reals)), .text(ServerArrayLiteral.encode(blobs))])
+        #expect(read.map { $0[1] } == blobs)
+        #expect(read.map { row -> UInt64? in if case .real(let real) = row[0] { real.bitPattern } else { nil } }
+                == reals.map { value -> UInt64? in if case .real(let real) = value { real.bitPattern } else { nil } })
+        let nan = try connection.execute("SELECT * FROM unnest($1::double precision[])", [.text(ServerArrayLiteral.encode([.real(.nan)]))])
+        #expect(nan.count == 1 && { if case .real(let real) = nan[0][0] { real.isNaN } else { false } }())
     }
 
     /// Names whose order and equality only Swift's string comparison gets right: composed and

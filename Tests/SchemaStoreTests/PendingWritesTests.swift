@@ -3,12 +3,13 @@ import SchemaRuntime
 @testable import SchemaStore
 import Testing
 
-/// The PostgreSQL backend's write batching: rows merge into multi-row statements only when
-/// nothing can tell (consecutive, same statement, a conflict key at most once), so running
-/// the merged statements does what running each row's statement in order does.
+/// The PostgreSQL backend's write batching: rows merge into statements of column arrays, and
+/// values into `IN` lists, only when nothing can tell (consecutive, same statement, a
+/// conflict key at most once), so running the merged statements does what running each
+/// row's statement in order does.
 @Suite struct PendingWritesTests {
-    /// Random rows and plain statements; each merged statement is expanded back into rows,
-    /// which must be the appended sequence exactly, in order.
+    /// Random rows, list values and plain statements; each merged statement is expanded back
+    /// into rows, which must be the appended sequence exactly, in order.
     @Test(arguments: [1, 2, 3] as [UInt64])
     func mergedStatementsHoldEveryWriteInOrder(seed: UInt64) {
         var random = SplitMix64(seed: seed)
@@ -22,10 +23,16 @@ import Testing
             case 1, 2:
                 pending.appendListValue(head: "DELETE FROM C WHERE owner IN", .integer(Int64(index)))
                 appended.append("C \(index)")
+            case 3:
+                // Text that needs escaping in an array, and NULL.
+                let text: StoredValue = index % 5 == 0 ? .null : .text("v\"\\ ,{}\(index)")
+                pending.appendColumnRow(head: "INSERT INTO D (k, v) SELECT * FROM ", types: ["bigint", "text"], [.integer(Int64(index)), text], key: nil)
+                appended.append("D \(index) \(text)")
             default:
                 let table = ["A", "B"][Int.random(in: 0..<2, using: &random)]
                 let key = Int64.random(in: 0..<40, using: &random)
-                pending.appendRow(head: "INSERT INTO \(table)", tail: " ON CONFLICT", [.integer(key), .integer(Int64(index))], key: .integer(key))
+                pending.appendColumnRow(head: "INSERT INTO \(table) SELECT * FROM ", types: ["bigint", "bigint"], tail: " ON CONFLICT",
+                                        [.integer(key), .integer(Int64(index))], key: .integer(key))
                 appended.append("\(table) \(key) \(index)")
             }
         }
@@ -35,6 +42,7 @@ import Testing
         for (sql, parameters) in pending.statements() {
             if sql.hasPrefix("DELETE FROM C WHERE owner IN (") {
                 #expect(sql == "DELETE FROM C WHERE owner IN (" + parameters.indices.map { "$\($0 + 1)" }.joined(separator: ", ") + ")")
+                #expect(parameters.count <= PendingWrites.listValuesPerStatement)
                 for case .integer(let index) in parameters { replayed.append("C \(index)") }
                 if parameters.count > 1 { merged += 1 }
                 continue
@@ -44,28 +52,60 @@ import Testing
                 continue
             }
             let table = String(sql.dropFirst("INSERT INTO ".count).prefix(1))
-            #expect(sql.hasSuffix(" ON CONFLICT"))
-            let rows = stride(from: 0, to: parameters.count, by: 2).map { parameters[$0..<$0 + 2] }
-            #expect(rows.count <= PendingWrites.rowsPerStatement)
-            // An upsert may not touch one row twice.
-            #expect(Set(rows.map(\.first!)).count == rows.count, "a key repeats in one statement")
-            if rows.count > 1 { merged += 1 }
-            for row in rows {
-                guard case .integer(let key) = row.first!, case .integer(let index) = row.last! else { continue }
-                replayed.append("\(table) \(key) \(index)")
+            guard parameters.count == 2, case .text(let first) = parameters[0], case .text(let second) = parameters[1] else {
+                Issue.record("not two column arrays: \(sql)")
+                continue
+            }
+            let columns = (Self.elements(first), Self.elements(second))
+            #expect(columns.0.count == columns.1.count && columns.0.count <= PendingWrites.arrayRowsPerStatement)
+            if columns.0.count > 1 { merged += 1 }
+            if table == "D" {
+                #expect(sql == "INSERT INTO D (k, v) SELECT * FROM unnest($1::bigint[], $2::text[])")
+                for (key, text) in zip(columns.0, columns.1) { replayed.append("D \(key!) \(text.map { StoredValue.text($0) } ?? .null)") }
+            } else {
+                #expect(sql == "INSERT INTO \(table) SELECT * FROM unnest($1::bigint[], $2::bigint[]) ON CONFLICT")
+                // An upsert may not touch one row twice.
+                #expect(Set(columns.0).count == columns.0.count, "a key repeats in one statement")
+                for (key, index) in zip(columns.0, columns.1) { replayed.append("\(table) \(key!) \(index!)") }
             }
         }
         #expect(replayed == appended)
         #expect(merged > 50, "rows were hardly merged")
     }
 
-    @Test func placeholdersAreNumberedAcrossRowsWithTheirCasts() {
+    /// The elements of an array literal as PostgreSQL reads it: quoted ones unescaped,
+    /// `NULL` as nil.
+    static func elements(_ literal: String) -> [String?] {
+        var elements: [String?] = []
+        var characters = literal.dropFirst().dropLast()[...]
+        while !characters.isEmpty {
+            if characters.first == "\"" {
+                characters.removeFirst()
+                var element = ""
+                while let character = characters.popFirst(), character != "\"" {
+                    element.append(character == "\\" ? characters.removeFirst() : character)
+                }
+                elements.append(element)
+            } else {
+                let end = characters.firstIndex(of: ",") ?? characters.endIndex
+                let bare = String(characters[..<end])
+                elements.append(bare == "NULL" ? nil : bare)
+                characters = characters[end...]
+            }
+            if characters.first == "," { characters.removeFirst() }
+        }
+        return elements
+    }
+
+    @Test func columnArraysAndListsAreNumberedFromOne() {
         var pending = PendingWrites()
-        pending.appendRow(head: "INSERT INTO t (a, b)", tail: " X", casts: ["", "::bigint"], [.text("x"), .integer(1)], key: nil)
-        pending.appendRow(head: "INSERT INTO t (a, b)", tail: " X", casts: ["", "::bigint"], [.text("y"), .integer(2)], key: nil)
+        pending.appendColumnRow(head: "INSERT INTO t (a, b) SELECT * FROM ", types: ["text", "bigint"], tail: " X", [.text("x"), .integer(1)], key: nil)
+        pending.appendColumnRow(head: "INSERT INTO t (a, b) SELECT * FROM ", types: ["text", "bigint"], tail: " X", [.text("y"), .null], key: nil)
+        pending.appendListValue(head: "DELETE FROM t WHERE a IN", .text("x"))
+        pending.appendListValue(head: "DELETE FROM t WHERE a IN", .text("z"))
         let statements = pending.statements()
-        #expect(statements.map(\.sql) == ["INSERT INTO t (a, b) VALUES ($1, $2::bigint), ($3, $4::bigint) X"])
-        #expect(statements.first?.parameters == [.text("x"), .integer(1), .text("y"), .integer(2)])
+        #expect(statements.map(\.sql) == ["INSERT INTO t (a, b) SELECT * FROM unnest($1::text[], $2::bigint[]) X", "DELETE FROM t WHERE a IN ($1, $2)"])
+        #expect(statements.first?.parameters == [.text("{\"x\",\"y\"}"), .text("{1,NULL}")])
         pending.removeAll()
         #expect(pending.isEmpty && pending.statements().isEmpty)
     }

@@ -1,36 +1,40 @@
 import SchemaRuntime
 
 /// The writes of a PostgreSQL transaction not sent yet. A write's answer is never read, so
-/// writes wait here and go to the server together (``statements()``): rows inserted into one
-/// table one after another become one multi-row `INSERT` (up to ``rowsPerStatement``), and
-/// the statements go in one pipeline. Order is kept: only consecutive rows of one statement
-/// shape merge, and a key already in the merged rows starts a new statement (an upsert may
-/// not touch one row twice).
+/// writes wait here and go to the server together (``statements()``), in one pipeline:
+/// - rows inserted by one statement one after another become one statement whose rows come
+///   as one array per column (`INSERT ... SELECT * FROM unnest($1::bigint[], $2::text[])`,
+///   ``ServerArrayLiteral``), up to ``arrayRowsPerStatement``;
+/// - values of one `DELETE ... IN` one after another become one list, up to ``listValuesPerStatement``.
+///
+/// Order is kept: only consecutive rows of one statement merge, and a key already in the
+/// merged rows starts a new statement (an upsert may not touch one row twice).
 struct PendingWrites {
-    /// `INSERT INTO table (columns)` rows with the same head and tail, merged.
-    private struct Rows {
+    /// Rows of one statement, or values of one list, merged.
+    private struct Merged {
         let head: String
         let tail: String
-        /// A list of single values (`head ($1, $2, ...)`, a `DELETE ... IN`) rather than rows.
-        var isList = false
-        /// Per column, what follows its placeholder (a cast, where PostgreSQL cannot infer the type).
-        let casts: [String]
+        /// Each column's PostgreSQL type, for rows; nil for a list of single values
+        /// (`head ($1, $2, ...) tail`).
+        let arrayTypes: [String]?
         var rows: [[StoredValue]]
         var keys: Set<StoredValue>
     }
 
     private enum Write {
         case statement(sql: String, parameters: [StoredValue])
-        case rows(Rows)
+        case merged(Merged)
     }
 
-    /// PostgreSQL binds at most 65,535 values in one statement; 1,000 rows of a few columns stay far below.
-    static let rowsPerStatement = 1000
+    /// Rows sent as column arrays bind one value per column, whatever their number.
+    static let arrayRowsPerStatement = 10_000
+    /// PostgreSQL binds at most 65,535 values in one statement.
+    static let listValuesPerStatement = 1000
 
     private var writes: [Write] = []
     /// The rows being merged, kept apart from `writes` so that adding one is O(1) (an
     /// element of `writes` would be copied by each change).
-    private var open: Rows?
+    private var open: Merged?
     private(set) var count = 0
 
     var isEmpty: Bool { writes.isEmpty && open == nil }
@@ -42,35 +46,35 @@ struct PendingWrites {
     }
 
     private mutating func close() {
-        if let rows = open { writes.append(.rows(rows)) }
+        if let merged = open { writes.append(.merged(merged)) }
         open = nil
     }
 
-    /// A row of `head VALUES (...) tail` (`INSERT INTO "User" ("id", "name")`, `ON CONFLICT ...`),
-    /// merged with the rows just before it when they share head and tail; `key` is the
-    /// conflict key, nil when there is none.
-    mutating func appendRow(head: String, tail: String, casts: [String] = [], _ values: [StoredValue], key: StoredValue?) {
+    /// A row of `head unnest($1::type[], ...) tail` (head `INSERT INTO "User" ("id", "name")
+    /// SELECT * FROM `), merged with the rows just before it of the same statement; `key` is
+    /// the row's conflict key, nil when there is none.
+    mutating func appendColumnRow(head: String, types: [String], tail: String = "", _ values: [StoredValue], key: StoredValue?) {
         count += 1
-        if let rows = open, !rows.isList, rows.head == head, rows.tail == tail, rows.rows.count < Self.rowsPerStatement,
-           key.map({ !rows.keys.contains($0) }) ?? true {
+        if let merged = open, merged.arrayTypes == types, merged.head == head, merged.tail == tail,
+           merged.rows.count < Self.arrayRowsPerStatement, key.map({ !merged.keys.contains($0) }) ?? true {
             open!.rows.append(values)
             if let key { open!.keys.insert(key) }
             return
         }
         close()
-        open = Rows(head: head, tail: tail, casts: casts, rows: [values], keys: key.map { [$0] } ?? [])
+        open = Merged(head: head, tail: tail, arrayTypes: types, rows: [values], keys: key.map { [$0] } ?? [])
     }
 
     /// A value of `head (...) tail` (`DELETE FROM "Chat.messages" WHERE owner IN`), merged
     /// with the values just before it of the same head and tail.
     mutating func appendListValue(head: String, tail: String = "", _ value: StoredValue) {
         count += 1
-        if let rows = open, rows.isList, rows.head == head, rows.tail == tail, rows.rows.count < Self.rowsPerStatement {
+        if let merged = open, merged.arrayTypes == nil, merged.head == head, merged.tail == tail, merged.rows.count < Self.listValuesPerStatement {
             open!.rows.append([value])
             return
         }
         close()
-        open = Rows(head: head, tail: tail, isList: true, casts: [], rows: [[value]], keys: [])
+        open = Merged(head: head, tail: tail, arrayTypes: nil, rows: [[value]], keys: [])
     }
 
     mutating func removeAll() {
@@ -81,19 +85,18 @@ struct PendingWrites {
 
     /// The statements to send, in order.
     func statements() -> [(sql: String, parameters: [StoredValue])] {
-        (writes + (open.map { [Write.rows($0)] } ?? [])).map { write in
+        (writes + (open.map { [Write.merged($0)] } ?? [])).map { write in
             switch write {
             case .statement(let sql, let parameters):
                 return (sql, parameters)
-            case .rows(let rows) where rows.isList:
-                let values = rows.rows.indices.map { "$\($0 + 1)" }.joined(separator: ", ")
-                return ("\(rows.head) (\(values))\(rows.tail)", rows.rows.map { $0[0] })
-            case .rows(let rows):
-                let width = rows.rows[0].count
-                let values = rows.rows.indices.map { row in
-                    "(" + (1...width).map { "$\(row * width + $0)" + (rows.casts.count >= $0 ? rows.casts[$0 - 1] : "") }.joined(separator: ", ") + ")"
+            case .merged(let merged):
+                guard let types = merged.arrayTypes else {
+                    let values = merged.rows.indices.map { "$\($0 + 1)" }.joined(separator: ", ")
+                    return ("\(merged.head) (\(values))\(merged.tail)", merged.rows.map { $0[0] })
                 }
-                return ("\(rows.head) VALUES \(values.joined(separator: ", "))\(rows.tail)", rows.rows.flatMap { $0 })
+                let arrays = types.indices.map { "$\($0 + 1)::\(types[$0])[]" }.joined(separator: ", ")
+                let parameters = types.indices.map { column in StoredValue.text(ServerArrayLiteral.encode(merged.rows.map { $0[column] })) }
+                return ("\(merged.head)unnest(\(arrays))\(merged.tail)", parameters)
             }
         }
     }

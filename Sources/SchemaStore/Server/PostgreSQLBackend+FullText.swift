@@ -98,14 +98,26 @@ extension PostgreSQLBackend {
                 UPDATE \(totals) SET documents = documents - (SELECT count(*) FROM gone), length = length - (SELECT coalesce(sum(length), 0) FROM gone)
                 """, id)
         }
+        // Many rows per statement, one array per column (ServerArrayLiteral), typed as the
+        // ids are (an entity's ids are all of its id's type).
+        func idType(_ id: StoredValue) -> String {
+            switch id {
+            case .integer: "bigint"
+            case .real: "double precision"
+            case .blob: "bytea"
+            case .text, .null: "text"
+            }
+        }
         for (id, counts, _) in changes.added {
             for (term, count) in counts {
-                try insert(head: "INSERT INTO \(terms) (term, id, count)", [.text(term), id, .integer(Int64(count))], key: nil)
+                try insertColumns(head: "INSERT INTO \(terms) (term, id, count) SELECT * FROM ", types: ["text", idType(id), "bigint"],
+                                  [.text(term), id, .integer(Int64(count))], key: nil)
             }
         }
         for (id, counts, length) in changes.added {
             let joined = counts.map(\.0).joined(separator: String(FullTextLayout.termSeparator))
-            try insert(head: "INSERT INTO \(documents) (id, length, terms)", [id, .integer(Int64(length)), .text(joined)], key: nil)
+            try insertColumns(head: "INSERT INTO \(documents) (id, length, terms) SELECT * FROM ", types: [idType(id), "bigint", "text"],
+                              [id, .integer(Int64(length)), .text(joined)], key: nil)
         }
         if addedDocuments != 0 || addedLength != 0 {
             try run("UPDATE \(totals) SET documents = documents + $1, length = length + $2", [.integer(Int64(addedDocuments)), .integer(Int64(addedLength))])

@@ -504,8 +504,8 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
     /// Runs the query `sql` makes of a placeholder list (`$1, $2, ...`) for each 1,000 of
     /// `values`, bound to them, passing each row to `body`.
     private func forEachRow(in values: [StoredValue], _ sql: (String) -> String, _ body: ([StoredValue]) -> Void) throws {
-        for start in stride(from: 0, to: values.count, by: PendingWrites.rowsPerStatement) {
-            let batch = Array(values[start..<min(start + PendingWrites.rowsPerStatement, values.count)])
+        for start in stride(from: 0, to: values.count, by: PendingWrites.listValuesPerStatement) {
+            let batch = Array(values[start..<min(start + PendingWrites.listValuesPerStatement, values.count)])
             for row in try execute(sql(batch.indices.map { "$\($0 + 1)" }.joined(separator: ", ")), batch) { body(row) }
         }
     }
@@ -551,11 +551,12 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
         if pending.count >= 20_000 { try flush() }
     }
 
-    /// A row to insert, sent with the next batch, merged with the rows before it of the same
-    /// statement (``PendingWrites``).
-    func insert(head: String, tail: String = "", casts: [String] = [], _ values: [StoredValue], key: StoredValue?) throws {
-        pending.appendRow(head: head, tail: tail, casts: casts, values, key: key)
-        if pending.count >= 20_000 { try flush() }
+    /// A row to insert, sent with the rows before it of the same statement as one array per
+    /// column (`types`, PostgreSQL's; ``PendingWrites/appendColumnRow(head:types:tail:_:key:)``):
+    /// `head` ends where `unnest(...)` goes (`INSERT INTO t (a, b) SELECT * FROM `).
+    func insertColumns(head: String, types: [String], tail: String = "", _ values: [StoredValue], key: StoredValue?) throws {
+        pending.appendColumnRow(head: head, types: types, tail: tail, values, key: key)
+        if pending.count >= 50_000 { try flush() }
     }
 }
 
@@ -569,8 +570,9 @@ private struct PostgreSQLTransaction: StoreTransaction {
         let updates = names.dropFirst().map { "\($0) = EXCLUDED.\($0)" }
         // An upsert keeps the row's storage order, as SQLite's keeps its rowid.
         let conflict = updates.isEmpty ? "DO NOTHING" : "DO UPDATE SET \(updates.joined(separator: ", "))"
-        try backend.insert(head: "INSERT INTO \(quoted(entity.tableName)) (\(names.joined(separator: ", ")))",
-                           tail: " ON CONFLICT (\(names[0])) \(conflict)", values, key: values[0])
+        try backend.insertColumns(head: "INSERT INTO \(quoted(entity.tableName)) (\(names.joined(separator: ", "))) SELECT * FROM ",
+                                  types: entity.columns.map { PostgreSQLBackend.columnType($0.type) },
+                                  tail: " ON CONFLICT (\(names[0])) \(conflict)", values, key: values[0])
     }
 
     func deleteRow(_ entity: any AnyEntityPersister, id: StoredValue) throws {
@@ -578,8 +580,9 @@ private struct PostgreSQLTransaction: StoreTransaction {
     }
 
     func setLink(_ link: LinkLayout, owner: StoredValue, target: StoredValue) throws {
-        try backend.insert(head: "INSERT INTO \(quoted(link.name)) (owner, target)", tail: " ON CONFLICT (owner) DO UPDATE SET target = EXCLUDED.target",
-                           [owner, target], key: owner)
+        try backend.insertColumns(head: "INSERT INTO \(quoted(link.name)) (owner, target) SELECT * FROM ",
+                                  types: [PostgreSQLBackend.columnType(link.ownerEntity.idType), PostgreSQLBackend.columnType(link.targetEntity.idType)],
+                                  tail: " ON CONFLICT (owner) DO UPDATE SET target = EXCLUDED.target", [owner, target], key: owner)
     }
 
     func removeLinks(_ link: LinkLayout, owner: StoredValue) throws {
@@ -598,12 +601,12 @@ private struct PostgreSQLTransaction: StoreTransaction {
         let owners = PostgreSQLBackend.columnType(link.ownerEntity.idType), targetType = PostgreSQLBackend.columnType(link.targetEntity.idType)
         let head = """
             INSERT INTO \(table) (owner, position, target) \
-            SELECT added.owner, coalesce((SELECT max(position) FROM \(table) WHERE owner = added.owner), -1) + 1 + added.rank, added.target FROM (
-            """
+            SELECT added.owner, coalesce((SELECT max(position) FROM \(table) WHERE owner = added.owner), -1) + 1 + added.rank, added.target
+            """ + " FROM "
         for (rank, target) in targets.enumerated() {
-            try backend.insert(head: head, tail: ") AS added(owner, rank, target) ORDER BY added.owner, added.rank",
-                               casts: ["::\(owners)", "::bigint", "::\(targetType)"], [owner, .integer(Int64(rank)), target],
-                               key: rank == 0 ? owner : nil)
+            try backend.insertColumns(head: head, types: [owners, "bigint", targetType],
+                                      tail: " AS added(owner, rank, target) ORDER BY added.owner, added.rank",
+                                      [owner, .integer(Int64(rank)), target], key: rank == 0 ? owner : nil)
         }
     }
 
@@ -634,9 +637,10 @@ private struct PostgreSQLTransaction: StoreTransaction {
         // Under the write lock: no other writer numbers a commit meanwhile.
         let commit = try backend.nextCommit()
         for entry in entries {
-            try backend.insert(head: "INSERT INTO \(PostgreSQLBackend.commitLogTable) (\"commit\", kind, name, id, change)",
-                               [.integer(commit), .text(entry.kind.rawValue), .text(entry.name), .text(ServerValueText.encode(entry.id)),
-                                entry.change.map { .text(ServerValueText.encode($0)) } ?? .null], key: nil)
+            try backend.insertColumns(head: "INSERT INTO \(PostgreSQLBackend.commitLogTable) (\"commit\", kind, name, id, change) SELECT * FROM ",
+                                      types: ["bigint", "text", "text", "text", "text"],
+                                      [.integer(commit), .text(entry.kind.rawValue), .text(entry.name), .text(ServerValueText.encode(entry.id)),
+                                       entry.change.map { .text(ServerValueText.encode($0)) } ?? .null], key: nil)
         }
         try backend.run("DELETE FROM \(PostgreSQLBackend.commitLogTable) WHERE \"commit\" <= $1", [.integer(commit - CommitLog.retainedCommits)])
         // Delivered when the transaction commits, to every store listening (CommitListener).
