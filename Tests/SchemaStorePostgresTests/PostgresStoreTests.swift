@@ -355,11 +355,7 @@ import Testing
         let configuration = try Self.database(cluster, "fulltext\(seed)")
         var random = SplitMix64(seed: seed)
         let early = try Store(.postgres(configuration), schema: ChatModelsSchema.self)
-        try early.write { context in
-            try User(id: "u", name: "U").save(to: &context)
-            try Chat(id: "c", title: "C").save(to: &context)
-            for index in 0..<40 { try Message(id: "m\(index)", text: RandomText.next(&random), author: .id("u"), chat: .id("c")).save(to: &context) }
-        }
+        try early.write(RankedMatchWorkload.start(&random))
         early.close()
         // Postings gone (a database from before them): the next writer's open fills them from the rows.
         let admin = try PostgresConnection(configuration)
@@ -370,28 +366,11 @@ import Testing
         let writer = try Store(.postgres(configuration), schema: ChatModelsSchema.self, options: Store.Options(residency: .onDemand))
         let reader = try Store(.postgres(configuration), schema: ChatModelsSchema.self, options: Store.Options(readOnly: true, residency: .onDemand))
         for round in 0..<5 {
-            if round > 0 {
-                try writer.write { context in
-                    for _ in 0..<15 {
-                        let id = "m\(Int.random(in: 0..<60, using: &random))"
-                        if Int.random(in: 0..<4, using: &random) == 0 {
-                            try Message(id: id, text: "").delete(from: &context)
-                        } else {
-                            try Message(id: id, text: RandomText.next(&random), author: .id("u"), chat: .id("c")).save(to: &context)
-                        }
-                    }
-                }
-            }
+            if round > 0 { try writer.write(RankedMatchWorkload.round(&random)) }
             let resident = try Store(.postgres(configuration), schema: ChatModelsSchema.self, options: Store.Options(readOnly: true, residency: .resident))
             for _ in 0..<8 {
-                let query = RandomText.query(&random)
-                let limit = Int.random(in: 1...12, using: &random)
-                let listed = (0..<20).map { _ in "m\(Int.random(in: 0..<60, using: &random))" }
-                for list in [Message.query().filter(.string(\.text, matches: query)),
-                             Message.query().filter(.string(\.text, matches: query)).limit(limit),
-                             Message.query().filter(.string(\.text, matches: query) && \.timestamp == 0),
-                             Chat.query("c").related(\.$messages).filter(.string(\.text, matches: query)).limit(limit),
-                             Message.query(listed).filter(.string(\.text, matches: query))] {
+                let (query, lists) = RankedMatchWorkload.queries(&random)
+                for list in lists {
                     let expected = list.resolve(in: resident.context).map(\.id)
                     #expect(try reader.read { list.resolve(in: $0).map(\.id) } == expected, "round \(round): \(query)")
                 }

@@ -282,37 +282,17 @@ extension OnDemandStoreTests {
         defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
         // Rows written before the postings exist are indexed when a writer opens on demand.
         let early = try Store(.file(url), schema: ChatModelsSchema.self)
-        try early.write { context in
-            try User(id: "u", name: "U").save(to: &context)
-            try Chat(id: "c", title: "C").save(to: &context)
-            for index in 0..<40 { try Message(id: "m\(index)", text: RandomText.next(&random), author: .id("u"), chat: .id("c")).save(to: &context) }
-        }
+        try early.write(RankedMatchWorkload.start(&random))
         early.close()
         let writer = try Store(.file(url), schema: ChatModelsSchema.self, options: .init(residency: .onDemand))
         let reader = try Store(.file(url), schema: ChatModelsSchema.self, options: .init(readOnly: true, residency: .onDemand))
         for round in 0..<6 {
-            try writer.write { context in
-                for _ in 0..<15 {
-                    let id = "m\(Int.random(in: 0..<60, using: &random))"
-                    if Int.random(in: 0..<4, using: &random) == 0 {
-                        try Message(id: id, text: "").delete(from: &context)
-                    } else {
-                        try Message(id: id, text: RandomText.next(&random), author: .id("u"), chat: .id("c")).save(to: &context)
-                    }
-                }
-            }
+            try writer.write(RankedMatchWorkload.round(&random))
             let resident = try Store(.file(url), schema: ChatModelsSchema.self, options: .init(readOnly: true))
             let onDemand = reader.context
             for _ in 0..<8 {
-                let query = RandomText.query(&random)
-                let limit = Int.random(in: 1...12, using: &random)
-                let listed = (0..<20).map { _ in "m\(Int.random(in: 0..<60, using: &random))" }
-                for list in [Message.query().filter(.string(\.text, matches: query)),
-                             Message.query().filter(.string(\.text, matches: query)).limit(limit),
-                             Message.query().filter(.string(\.text, matches: query) && \.timestamp == 0),
-                             // A chat's messages and a list of ids: ranked against the whole table.
-                             Chat.query("c").related(\.$messages).filter(.string(\.text, matches: query)).limit(limit),
-                             Message.query(listed).filter(.string(\.text, matches: query))] {
+                let (query, lists) = RankedMatchWorkload.queries(&random)
+                for list in lists {
                     let expected = list.resolve(in: resident.context).map(\.id)
                     #expect(list.resolve(in: onDemand).map(\.id) == expected, "round \(round): \(query)")
                 }

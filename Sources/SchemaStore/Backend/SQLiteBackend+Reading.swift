@@ -60,15 +60,7 @@ extension SQLiteBackend {
     /// it no longer declares, or declares differently. Called by a writer opening the file,
     /// inside its opening transaction; an index already in place costs nothing.
     func syncIndexes(_ layout: StoreLayout) throws {
-        let dialect = SQLiteDialect()
-        var wanted: [String: String] = [:]
-        for entity in layout.entities {
-            for index in entity.sqlIndexes { wanted[index.name] = index.createStatement(dialect) }
-        }
-        for link in layout.links {
-            let index = SQLIndex.linkTargets(link.name)
-            wanted[index.name] = index.createStatement(dialect)
-        }
+        let wanted = SQLIndex.wanted(by: layout, in: SQLiteDialect())
         let existing = try database.statement("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL")
         var present: [String: String] = [:]
         while try existing.step() {

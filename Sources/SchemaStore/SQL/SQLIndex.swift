@@ -21,6 +21,20 @@ struct SQLIndex: Hashable, Sendable {
         name.contains(":index:") || name.hasSuffix(":target")
     }
 
+    /// Every SQL index `layout` declares (its entities' indexes, each link table's index by
+    /// target), by name, with the statement that creates each in `dialect`.
+    static func wanted(by layout: StoreLayout, in dialect: any SQLDialect) -> [String: String] {
+        var wanted: [String: String] = [:]
+        for entity in layout.entities {
+            for index in entity.sqlIndexes { wanted[index.name] = index.createStatement(dialect) }
+        }
+        for link in layout.links {
+            let index = linkTargets(link.name)
+            wanted[index.name] = index.createStatement(dialect)
+        }
+        return wanted
+    }
+
     /// The index a link table needs to be read backwards (the entities linking to a target).
     static func linkTargets(_ link: String) -> SQLIndex {
         SQLIndex(name: link + ":target", table: link, columns: [Column(name: "target", descending: false, swiftOrdered: false)])

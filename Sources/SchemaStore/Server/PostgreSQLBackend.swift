@@ -166,7 +166,7 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
         if let long = names.first(where: { $0.utf8.count > Self.identifierLimit }) {
             throw StoreError.cannotOpen(path: location, reason: "PostgreSQL keeps names of at most \(Self.identifierLimit) bytes, and the table '\(long)' has a longer one: shorten the entity or relation name")
         }
-        if let long = Self.wantedIndexes(layout).keys.sorted().first(where: { $0.utf8.count > Self.identifierLimit }) {
+        if let long = SQLIndex.wanted(by: layout, in: PostgreSQLDialect()).keys.sorted().first(where: { $0.utf8.count > Self.identifierLimit }) {
             throw StoreError.cannotOpen(path: location, reason: "PostgreSQL keeps names of at most \(Self.identifierLimit) bytes, and the index '\(long)' has a longer one: shorten the entity, relation or index name")
         }
     }
