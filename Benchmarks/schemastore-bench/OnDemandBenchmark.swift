@@ -29,7 +29,7 @@ enum OnDemandBenchmark {
                 }
             }
             for step in ["open", "first screen", "open + first screen", "peak RSS MB", "range of 1000", "range of 1000 again", "count 10%", "count 10% again", "100 chats nested",
-                         "100 chats nested again", "full text 2 words", "write 1 message", "delete 1 message", "write 1 into 20k chat"] {
+                         "100 chats nested again", "100 chats nested, new snapshot", "full text 2 words", "write 1 message", "delete 1 message", "write 1 into 20k chat"] {
                 var line = step.padding(toLength: 22, withPad: " ", startingAt: 0)
                 for mode in modes {
                     let values = results[mode]?[step] ?? []
@@ -135,6 +135,11 @@ enum OnDemandBenchmark {
                     _ = Chat.query(ids, in: context).with(\.$messages) { $0.with(\.$author) }.resolve()
                 }))
             }
+            // On a snapshot of its own (a `read`): nothing read before, on demand (the second
+            // run above reuses what the first read on its snapshot).
+            figures.append(("100 chats nested, new snapshot", try milliseconds {
+                _ = try store.read { Chat.query(ids, in: $0).with(\.$messages) { $0.with(\.$author) }.resolve() }
+            }))
             if total <= 100_000 {
                 figures.append(("full text 2 words", milliseconds {
                     _ = Message.query(in: context).filter(.string(\.text, matches: "word17 word42")).limit(20).resolve()

@@ -271,6 +271,45 @@ extension OnDemandStoreTests {
     }
 }
 
+/// Queries on one snapshot reuse the rows and links earlier ones read (its cache), and answer
+/// as a resident store does whatever those read: linked rows an earlier filter left out are
+/// read when a later query needs them.
+@Suite struct OnDemandSnapshotCacheTests {
+    @Test(arguments: [50_000, 0])
+    func queriesOnOneSnapshotAnswerAsResidentWhatEverEarlierOnesRead(cachedRows: Int) throws {
+        let url = try OnDemandDifferentialTests.temporaryFile()
+        defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
+        let writer = try Store(.file(url), schema: ChatModelsSchema.self, options: .init(residency: .onDemand))
+        try writer.write { context in
+            for user in 0..<3 { try User(id: "u\(user)", name: "User \(user)").save(to: &context) }
+            try Chat(id: "c", title: "C", messages: .relation((0..<30).map { index in
+                Message(id: "m\(index)", text: "text \(index)", timestamp: index, author: .id("u\(index % 3)"))
+            })).save(to: &context)
+        }
+        let reader = try Store(.file(url), schema: ChatModelsSchema.self, options: .init(readOnly: true, residency: .onDemand, cachedRowsPerSnapshot: cachedRows))
+        let resident = try Store(.file(url), schema: ChatModelsSchema.self, options: .init(readOnly: true, residency: .resident))
+        let context = reader.context
+        let queries: [(String, @Sendable (Context) -> String)] = [
+            // A closure SQL cannot say: the chat's links, then the rows the rest of the filter keeps.
+            ("newest, closure", { "\(Chat.query("c", in: $0).related(\.$messages).filter(\.timestamp > 20).filter { $0.text.count > 6 }.resolve().map(\.id))" }),
+            ("oldest, closure", { "\(Chat.query("c", in: $0).related(\.$messages).filter(\.timestamp < 10).filter { $0.text.count > 3 }.resolve().map(\.id))" }),
+            ("newest", { "\(Chat.query("c", in: $0).related(\.$messages).filter(\.timestamp > 20).resolve().map(\.id))" }),
+            ("oldest", { "\(Chat.query("c", in: $0).related(\.$messages).filter(\.timestamp < 10).resolve().map(\.id))" }),
+            ("all", { "\(Chat.query("c", in: $0).related(\.$messages).sorted(by: \.text).resolve().map(\.id))" }),
+            ("nested", { "\(Chat.query(["c"], in: $0).with(\.$messages) { $0.with(\.$author) }.resolve())" }),
+            ("authors", { "\(User.query(in: $0).sorted(by: \.name).resolve().map(\.id))" }),
+        ]
+        for (name, answer) in queries {
+            #expect(answer(context) == answer(resident.context), "\(name)")
+        }
+        // The nested query again: only the chat is read again (its id names it), when the snapshot keeps rows.
+        let before = reader.onDemandStatistics.statements
+        #expect(queries[5].1(context) == queries[5].1(resident.context))
+        let statements = reader.onDemandStatistics.statements - before
+        #expect(cachedRows > 0 ? statements == 1 : statements > 1, "\(statements) statements")
+    }
+}
+
 /// Ranked full-text `matches` on demand: candidates and BM25 statistics come from postings a
 /// writer keeps in SQL, and the ranking equals a resident store's, ties included, through
 /// inserts, updates and deletes.

@@ -28,6 +28,8 @@ final class OnDemandReading: @unchecked Sendable {
     private let connectionWait: TimeInterval
     /// Connections opened for snapshots and not closed yet (held or idle).
     private var openConnections = 0
+    /// How many rows a snapshot keeps from one query for the next (``Store/Options/cachedRowsPerSnapshot``).
+    private let cachedRows: Int
     /// The last snapshot handed out, while a context holds it: weak, so that a snapshot no
     /// context holds ends its read transaction at once and never pins the write-ahead log.
     private weak var snapshot: OnDemandSnapshot?
@@ -48,8 +50,9 @@ final class OnDemandReading: @unchecked Sendable {
 
     /// Reads the database at `path` (a file, or a server's description) through
     /// connections `connect` opens.
-    init(path: String, layout: StoreLayout, connectionLimit: Int? = nil, connectionWait: TimeInterval = 5,
+    init(path: String, layout: StoreLayout, connectionLimit: Int? = nil, connectionWait: TimeInterval = 5, cachedRows: Int = 0,
          connect: @escaping () throws -> any SnapshotConnection) throws {
+        self.cachedRows = cachedRows
         self.path = path
         self.layout = layout
         self.links = LinkLookup(layout)
@@ -99,7 +102,8 @@ final class OnDemandReading: @unchecked Sendable {
         return try lock.withLock {
             let snapshot: OnDemandSnapshot
             do {
-                snapshot = try OnDemandSnapshot(backend: connection, layout: layout, links: links, failures: failures) { [weak self] connection, statistics in
+                snapshot = try OnDemandSnapshot(backend: connection, layout: layout, links: links, failures: failures,
+                                                cachedRows: cachedRows) { [weak self] connection, statistics in
                     self?.recycle(connection, statistics)
                 }
             } catch {
@@ -133,7 +137,7 @@ final class OnDemandReading: @unchecked Sendable {
         let connection = try takeConnection(waiting: false)
         let next: OnDemandSnapshot
         do {
-            next = try OnDemandSnapshot(backend: connection, layout: layout, links: links) { [weak self] connection, statistics in
+            next = try OnDemandSnapshot(backend: connection, layout: layout, links: links, cachedRows: cachedRows) { [weak self] connection, statistics in
                 self?.recycle(connection, statistics)
             }
         } catch {

@@ -22,6 +22,10 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
     private let lock = NSLock()
     /// The whole graph, read on first need by a query SQL cannot narrow.
     private var wholeGraph: Context?
+    /// What the queries so far read, for the next ones (``SubgraphLoader/Cache``), while it
+    /// holds at most `cachedRows` rows; under `lock`.
+    private var cache = SubgraphLoader.Cache()
+    private let cachedRows: Int
     /// What the snapshot did, for tests and ``Store/onDemandStatistics``; under `lock`.
     private var counters = OnDemandStatistics()
     var statistics: OnDemandStatistics { lock.withLock { counters } }
@@ -33,10 +37,11 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
 
     /// A snapshot on `backend` (a read-only connection, not in a transaction), which `end`
     /// gets back when the snapshot ends.
-    init(backend: any SnapshotConnection, layout: StoreLayout, links: LinkLookup, failures: ReadFailures? = nil,
+    init(backend: any SnapshotConnection, layout: StoreLayout, links: LinkLookup, failures: ReadFailures? = nil, cachedRows: Int = 0,
          end: @escaping @Sendable (any SnapshotConnection, OnDemandStatistics) -> Void) throws {
         self.layout = layout
         self.links = links
+        self.cachedRows = cachedRows
         self.backend = backend
         self.failures = failures
         self.end = end
@@ -68,10 +73,10 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
         reading(else: Context()) {
             guard let entity = layout.persisterByTable[ObjectIdentifier(Entity.self)], let id = query.namedID,
                   let stored = (id as? any StorableValue)?.storedValue else { return try whole() }
-            var loader = SubgraphLoader(layout: layout, links: links, backend: backend)
+            var loader = SubgraphLoader(layout: layout, links: links, backend: backend, resuming: cache)
             let keys = try loader.loadRows(entity, ids: [stored])
             try loader.follow(query.readReach, from: keys, of: entity.table)
-            counters.record(loader)
+            record(loader)
             return loader.context
         }
     }
@@ -110,13 +115,20 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
         }
     }
 
+    /// Counts what `loader` did, and keeps what it read for the next query while that stays
+    /// within `cachedRows`.
+    private func record(_ loader: SubgraphLoader) {
+        counters.record(loader)
+        if loader.cache.rows <= cachedRows { cache = loader.cache }
+    }
+
     private func plan<Entity: EntityModelProtocol>(_ list: QueryList<Entity>) throws -> (QueryList<Entity>, Context) {
         guard let entity = layout.persisterByTable[ObjectIdentifier(Entity.self)] else { return (list, try whole()) }
-        var loader = SubgraphLoader(layout: layout, links: links, backend: backend)
+        var loader = SubgraphLoader(layout: layout, links: links, backend: backend, resuming: cache)
         if let (ids, statistics) = try fullTextCandidates(list, entity: entity) {
             let keys = try loader.loadRows(entity, ids: ids, filter: filter(of: list, PredicateCompiler(entity: entity, dialect: backend.dialect)).filter)
             try loader.follow(list.readReach, from: keys, of: entity.table)
-            counters.record(loader)
+            record(loader)
             // Ranked against the whole table, as a resident full-text index would rank them.
             var context = loader.context
             context.setFullTextStatistics(statistics, for: Entity.self)
@@ -125,7 +137,7 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
         if let (select, ordered) = candidates(list, entity: entity) {
             let keys = try loader.loadRows(entity, select)
             try loader.follow(list.readReach, from: keys, of: entity.table)
-            counters.record(loader)
+            record(loader)
             return (list.reading(keys: keys, offsetApplied: ordered), loader.context)
         }
         // A ranked list of linked or listed entities ranks them against the whole table's
@@ -142,7 +154,7 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
             if !ranked, let select = joined(list, entity: entity, origin: origin) {
                 let keys = try loader.loadRows(entity, select)
                 try loader.follow(list.readReach, from: keys, of: entity.table)
-                counters.record(loader)
+                record(loader)
                 return (list.reading(keys: keys, offsetApplied: true), loader.context)
             }
             // The owner's links, whole, then the linked rows the filter may keep: the list
@@ -150,13 +162,13 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
             let keys = try loader.loadLinked(origin.slot, of: origin.id, owner: owner, target: entity,
                                              filter: filter(of: list, PredicateCompiler(entity: entity, dialect: backend.dialect)).filter)
             try loader.follow(list.readReach, from: keys, of: entity.table)
-            counters.record(loader)
+            record(loader)
             return (list, ranking(loader.context))
         }
         if let ids = list.listedIDs, !ranked || statistics != nil, let stored = storedValues(ids) {
             let keys = try loader.loadRows(entity, ids: stored, filter: filter(of: list, PredicateCompiler(entity: entity, dialect: backend.dialect)).filter)
             try loader.follow(list.readReach, from: keys, of: entity.table)
-            counters.record(loader)
+            record(loader)
             // The list names its rows by id, in its own order.
             return (list, ranking(loader.context))
         }

@@ -6,32 +6,58 @@
 ///
 /// Every row is read at most once; every slot of an entity is read at most once. Reads are
 /// batched (one statement per relation and per few hundred ids), never one per entity.
+///
+/// A loader can start from what an earlier one read in the same snapshot (``Cache``): a
+/// snapshot never changes, so those rows and links are still what it holds, and the query
+/// reads only what they lack. Rows in the context that a query did not ask for change
+/// nothing: candidates are named by key, lists are followed through their links, whole.
 struct SubgraphLoader {
     let layout: StoreLayout
     let links: LinkLookup
     let backend: any SnapshotConnection
-    private(set) var context = Context.unindexed()
-    /// Keys whose row was read (found or not), per entity table: keys, not ids, since an
-    /// `Int32` hashes for a fraction of a `StoredValue` holding a string.
-    private var readKeys: [ObjectIdentifier: Set<Int32>] = [:]
-    /// Slots of entities whose links were read.
-    private var readSlots: Set<SlotOfEntity> = []
+    /// The rows and links read, and what is known to be read.
+    private(set) var cache: Cache
+    var context: Context { cache.context }
     /// How many statements ran (for ``QueryPlan`` notes and tests).
     private(set) var statements = 0
 
     /// How many ids one `IN (...)` list binds.
     static let batchSize = 500
 
-    private struct SlotOfEntity: Hashable {
-        let table: ObjectIdentifier
-        let slot: LinkSlot
-        let key: Int32
+    /// What loaders of one snapshot read: a context of rows and whole link slots, and which
+    /// rows and slots were read (found or not).
+    struct Cache {
+        fileprivate(set) var context = Context.unindexed()
+        /// Keys whose row was read (found or not), per entity table: keys, not ids, since an
+        /// `Int32` hashes for a fraction of a `StoredValue` holding a string.
+        fileprivate var readKeys: [ObjectIdentifier: Set<Int32>] = [:]
+        /// Per slot of an entity table, the keys whose links were read.
+        fileprivate var readSlots: [TableSlot: Set<Int32>] = [:]
+        /// How many rows the context holds.
+        fileprivate(set) var rows = 0
     }
 
-    init(layout: StoreLayout, links: LinkLookup, backend: any SnapshotConnection) {
+    fileprivate struct TableSlot: Hashable {
+        let table: ObjectIdentifier
+        let slot: LinkSlot
+    }
+
+    init(layout: StoreLayout, links: LinkLookup, backend: any SnapshotConnection, resuming cache: Cache = Cache()) {
         self.layout = layout
         self.links = links
         self.backend = backend
+        self.cache = cache
+    }
+
+    /// Marks the links of `slot` of `keys` (of `table`) read; returns the keys not read before, in order.
+    private mutating func markSlotsRead(_ table: ObjectIdentifier, _ slot: LinkSlot, _ keys: [Int32]) -> [Int32] {
+        let tableSlot = TableSlot(table: table, slot: slot)
+        // Taken out while inserting: a copy left in the dictionary would make each insert copy the set.
+        var read = cache.readSlots.removeValue(forKey: tableSlot) ?? []
+        read.reserveCapacity(read.count + keys.count)
+        let new = keys.filter { read.insert($0).inserted }
+        cache.readSlots[tableSlot] = read
+        return new
     }
 
     /// Reads the rows `select` returns (every column of `entity`, in the select's order) and
@@ -40,14 +66,15 @@ struct SubgraphLoader {
         var rows: [[StoredValue]] = []
         statements += 1
         try backend.rows(select) { rows.append($0) }
-        let keys = try entity.loadKeys(rows.map { $0[0] }, into: &context)
+        let keys = try entity.loadKeys(rows.map { $0[0] }, into: &cache.context)
         // Taken out while inserting: a copy left in the dictionary would make each insert copy the set.
-        var seen = readKeys.removeValue(forKey: entity.table) ?? []
+        var seen = cache.readKeys.removeValue(forKey: entity.table) ?? []
         var new: [[StoredValue]] = []
         for (row, key) in zip(rows, keys) where seen.insert(key).inserted { new.append(row) }
-        readKeys[entity.table] = seen
+        cache.readKeys[entity.table] = seen
         // A row that no longer decodes is reported naming its entity, as loading a graph does.
-        _ = try backend.reading(entity.entityName) { try entity.loadRows(new, into: &context) }
+        _ = try backend.reading(entity.entityName) { try entity.loadRows(new, into: &cache.context) }
+        cache.rows += new.count
         return keys
     }
 
@@ -58,7 +85,7 @@ struct SubgraphLoader {
         let idColumn = SQLExpression.column(entity.columns[0].name)
         // Each id once, first occurrence kept, compared by key.
         var seen = Set<Int32>()
-        let unique = zip(ids, try entity.loadKeys(ids, into: &context)).filter { seen.insert($0.1).inserted }
+        let unique = zip(ids, try entity.loadKeys(ids, into: &cache.context)).filter { seen.insert($0.1).inserted }
         var start = 0
         while start < unique.count {
             let batch = unique[start..<min(start + Self.batchSize, unique.count)]
@@ -68,23 +95,24 @@ struct SubgraphLoader {
             keys += try loadRows(entity, select)
             // Ids without a row are read too, when no filter left rows out: nothing to read
             // again. A row the filter left out may still be reached through a link later.
-            if filter == .boolean(true) { readKeys[entity.table, default: []].formUnion(batch.map(\.1)) }
+            if filter == .boolean(true) { cache.readKeys[entity.table, default: []].formUnion(batch.map(\.1)) }
         }
         return keys
     }
 
     /// Reads the links of `slot` of the entity `id` of `owner`, whole, and the rows of the
-    /// linked entities that pass `filter`; returns their keys, in link order.
+    /// linked entities that pass `filter` and were not read before; returns the keys of the
+    /// linked entities the context has rows of, in link order.
     mutating func loadLinked(_ slot: LinkSlot, of id: StoredValue, owner: any AnyEntityPersister, target: any AnyEntityPersister,
                              filter: SQLExpression) throws -> [Int32] {
-        let key = try owner.loadKey(id, into: &context)
-        guard readSlots.insert(SlotOfEntity(table: owner.table, slot: slot, key: key)).inserted else {
-            return context.targetKeys(owner.table, slot, of: key)
-        }
-        try loadLinks(slot, of: [key], owner: owner, target: target)
+        let key = try owner.loadKey(id, into: &cache.context)
+        if !markSlotsRead(owner.table, slot, [key]).isEmpty { try loadLinks(slot, of: [key], owner: owner, target: target) }
         let linked = context.targetKeys(owner.table, slot, of: key)
-        let ids = linked.map { target.idValue($0, in: context) }
-        _ = try loadRows(target, ids: ids, filter: filter)
+        // Rows an earlier query read (cached) are not read again; the others are, whatever
+        // filter left them out before.
+        let read = cache.readKeys[target.table] ?? []
+        let unread = linked.filter { !read.contains($0) }.map { target.idValue($0, in: context) }
+        if !unread.isEmpty { _ = try loadRows(target, ids: unread, filter: filter) }
         return linked.filter { target.hasRow($0, in: context) }
     }
 
@@ -93,7 +121,7 @@ struct SubgraphLoader {
         guard !owners.isEmpty else { return }
         for edge in reach.edges where edge.source == table {
             guard let source = layout.persisterByTable[edge.source], let target = layout.persisterByTable[edge.target] else { continue }
-            let pending = owners.filter { readSlots.insert(SlotOfEntity(table: table, slot: edge.slot, key: $0)).inserted }
+            let pending = markSlotsRead(table, edge.slot, owners)
             try loadLinks(edge.slot, of: pending, owner: source, target: target)
             // Every linked target, read now or before, then what is followed from them.
             var linked: [Int32] = []
@@ -101,7 +129,7 @@ struct SubgraphLoader {
             for owner in owners {
                 for key in context.targetKeys(edge.source, edge.slot, of: owner) where seen.insert(key).inserted { linked.append(key) }
             }
-            let read = readKeys[edge.target] ?? []
+            let read = cache.readKeys[edge.target] ?? []
             let unread = linked.filter { !read.contains($0) }.map { target.idValue($0, in: context) }
             if !unread.isEmpty { _ = try loadRows(target, ids: unread) }
             try follow(edge.onward, from: linked, of: edge.target)
@@ -118,8 +146,8 @@ struct SubgraphLoader {
             statements += 1
             switch source {
             case .stored(let link):
-                let ownerKeys = try link.ownerEntity.loadKeys(pairs.map(\.owner), into: &context)
-                let targetKeys = try link.targetEntity.loadKeys(pairs.map(\.target), into: &context)
+                let ownerKeys = try link.ownerEntity.loadKeys(pairs.map(\.owner), into: &cache.context)
+                let targetKeys = try link.targetEntity.loadKeys(pairs.map(\.target), into: &cache.context)
                 var start = 0
                 while start < pairs.count {
                     var end = start + 1
@@ -127,11 +155,13 @@ struct SubgraphLoader {
                     store(link, owner: ownerKeys[start], targets: Array(targetKeys[start..<end]))
                     start = end
                 }
+                // A derived inverse is to-one: its single link is the one just stored, so it is whole.
+                if let inverse = link.derivedInverse { _ = markSlotsRead(link.target, inverse, targetKeys) }
             case .inverse:
-                let ownerKeys = try owner.loadKeys(pairs.map(\.owner), into: &context)
-                let targetKeys = try target.loadKeys(pairs.map(\.target), into: &context)
+                let ownerKeys = try owner.loadKeys(pairs.map(\.owner), into: &cache.context)
+                let targetKeys = try target.loadKeys(pairs.map(\.target), into: &cache.context)
                 for (key, targetKey) in zip(ownerKeys, targetKeys) where context.linkedKey(owner.table, slot, of: key) < 0 {
-                    context.loadLink(owner.table, slot, of: key, to: targetKey, targetTable: target.table)
+                    cache.context.loadLink(owner.table, slot, of: key, to: targetKey, targetTable: target.table)
                 }
             }
         }
@@ -140,16 +170,12 @@ struct SubgraphLoader {
     /// Stores one owner's links of a stored slot, and the inverse to-one links they imply.
     private mutating func store(_ link: LinkLayout, owner key: Int32, targets: [Int32]) {
         if link.isToMany {
-            context.loadLinks(link.owner, link.slot, of: key, to: targets, targetTable: link.target)
+            cache.context.loadLinks(link.owner, link.slot, of: key, to: targets, targetTable: link.target)
         } else {
-            context.loadLink(link.owner, link.slot, of: key, to: targets[0], targetTable: link.target)
+            cache.context.loadLink(link.owner, link.slot, of: key, to: targets[0], targetTable: link.target)
         }
         if let inverse = link.derivedInverse {
-            // A derived inverse is to-one: its single link is this one, so it is whole.
-            for target in targets {
-                context.loadLink(link.target, inverse, of: target, to: key, targetTable: link.owner)
-                readSlots.insert(SlotOfEntity(table: link.target, slot: inverse, key: target))
-            }
+            for target in targets { cache.context.loadLink(link.target, inverse, of: target, to: key, targetTable: link.owner) }
         }
     }
 }

@@ -105,15 +105,21 @@ public final class Store: @unchecked Sendable {
         /// ``lockTimeout`` for one, then throws ``StoreError/database(path:reason:)``. Besides
         /// these, a store keeps a connection for its writes and one that listens for commits.
         public var maximumReadConnections: Int
+        /// For a store reading on demand: how many rows one snapshot keeps from a query for the
+        /// next ones on it, which then read only what they lack (a snapshot never changes, so
+        /// they stay right). The contexts taken between two commits share a snapshot; it goes,
+        /// with its rows, when the last of them does. 0 keeps none.
+        public var cachedRowsPerSnapshot: Int
 
         public init(durability: Durability = .normal, lockTimeout: TimeInterval = 5, migration: MigrationPolicy = .automatic,
-                    readOnly: Bool = false, residency: Residency? = nil, maximumReadConnections: Int = 8) {
+                    readOnly: Bool = false, residency: Residency? = nil, maximumReadConnections: Int = 8, cachedRowsPerSnapshot: Int = 50_000) {
             self.durability = durability
             self.lockTimeout = lockTimeout
             self.migration = migration
             self.readOnly = readOnly
             self.residency = residency
             self.maximumReadConnections = maximumReadConnections
+            self.cachedRowsPerSnapshot = cachedRowsPerSnapshot
         }
 
         /// Where queries run for a store at `location`: ``residency``, or the location's default.
@@ -206,7 +212,8 @@ public final class Store: @unchecked Sendable {
                 var connectionLimit: Int?
                 if case .server = location { connectionLimit = options.maximumReadConnections }
                 onDemand = try OnDemandReading(path: backend.location, layout: layout, connectionLimit: connectionLimit,
-                                               connectionWait: options.lockTimeout, connect: onDemandConnect)
+                                               connectionWait: options.lockTimeout, cachedRows: options.cachedRowsPerSnapshot,
+                                               connect: onDemandConnect)
             } else {
                 current = try backend.map { try Self.loadGraph(layout: layout, backend: $0) } ?? Context()
             }
