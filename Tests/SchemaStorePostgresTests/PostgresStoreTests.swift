@@ -3,7 +3,7 @@ import ChatWorkloads
 import DeterministicRandom
 import Foundation
 import SchemaRuntime
-@_spi(SchemaStoreTesting) import SchemaStore
+@_spi(SchemaStoreTesting) @testable import SchemaStore
 import SchemaStorePostgres
 import PostgresTestSupport
 import Testing
@@ -245,39 +245,85 @@ import Testing
         #expect(names.0 == 2 && names.1 == ["Ada", "Grace"])
     }
 
-    /// A writer waits for another store's write at most its lock timeout, then fails with
+    /// A writer waits for the write lock at most its lock timeout, then fails with
     /// `StoreError.locked` naming the database, having written nothing; it writes once the
-    /// other is done.
+    /// lock is free. (The lock is held here as any writer holds it while its commit runs.)
     @Test func aWriterWaitingLongerThanItsLockTimeoutFailsWithLocked() throws {
         guard let cluster = try PostgresDialectTests.cluster() else { return }
         defer { cluster.stop() }
         let configuration = try Self.database(cluster, "locked")
-        let holder = try Store(.postgres(configuration), schema: ChatModelsSchema.self)
         let waiter = try Store(.postgres(configuration), schema: ChatModelsSchema.self, options: Store.Options(lockTimeout: 0.3))
-        let inside = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0), done = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async {
-            try? holder.write { context in
-                try User(id: "held", name: "held").save(to: &context)
-                inside.signal()
-                release.wait()
-            }
-            done.signal()
-        }
-        inside.wait()
-        // Let go after 5 s whatever happens, so that a waiter that never times out fails the test rather than hangs it.
-        DispatchQueue.global().asyncAfter(deadline: .now() + 5) { release.signal() }
+        try waiter.write { try User(id: "before", name: "b").save(to: &$0) }
+        let holder = try PostgresConnection(configuration)
+        defer { holder.close() }
+        try holder.execute("BEGIN")
+        try holder.execute("SELECT pg_advisory_xact_lock($1)", [.integer(PostgreSQLBackend.writeLock)])
         let start = Date()
         do {
             try waiter.write { try User(id: "waiting", name: "w").save(to: &$0) }
-            Issue.record("wrote while another store held the write lock")
+            Issue.record("wrote while another connection held the write lock")
         } catch StoreError.locked(let path) {
             #expect(path == configuration.description)
         }
         #expect(Date().timeIntervalSince(start) < 3)
-        release.signal()
-        done.wait()
+        try holder.execute("COMMIT")
         try waiter.write { try User(id: "after", name: "a").save(to: &$0) }
-        #expect(Set(waiter.context.ids(of: User.self)) == ["held", "after"])
+        #expect(Set(waiter.context.ids(of: User.self)) == ["before", "after"])
+    }
+
+    /// A write on a server runs its closure on the graph as of the last commit its store heard
+    /// of, and commits in one round trip only if no other commit came first. Here another
+    /// commit comes first unheard (made behind the stores' backs, so no notification): the
+    /// write is refused, the store loads that commit and runs the closure again, and a closure
+    /// that threw on the old graph (a unique email that commit freed) runs again too.
+    @Test func aWriteThatAnotherCommitPrecededRunsAgainOnTheLatestGraph() throws {
+        guard let cluster = try PostgresDialectTests.cluster() else { return }
+        defer { cluster.stop() }
+        let configuration = try Self.database(cluster, "stale")
+        let store = try Store(.postgres(configuration), schema: ChatModelsSchema.self)
+        try store.write { try User(id: "u1", name: "Ada", email: "ada@x", age: 1).save(to: &$0) }
+        let admin = try PostgresConnection(configuration)
+        defer { admin.close() }
+        /// Changes u1 as a commit the store's log lists, without telling anyone.
+        func commitBehindTheStoresBack(_ assignment: String) throws {
+            try admin.execute("BEGIN")
+            try admin.execute("UPDATE \"User\" SET \(assignment) WHERE id = 'u1'")
+            try admin.execute("""
+                INSERT INTO "\(CommitLog.table)" ("commit", kind, name, id) \
+                SELECT coalesce(max("commit"), 0) + 1, 'row', 'User', 't:u1' FROM "\(CommitLog.table)"
+                """)
+            try admin.execute("COMMIT")
+        }
+        // (The store also checks the log once a second: if that check comes between, the
+        // closure runs once, on the latest graph. Three rounds, so the refusal is seen.)
+        var runs = 0
+        for round in 0..<3 {
+            try commitBehindTheStoresBack("age = \(10 * (round + 1))")
+            let retries = store.staleWriteRetries
+            runs = 0
+            try store.write { context in
+                runs += 1
+                var user = try #require(context.find(User.self, id: "u1"))
+                user.age += 1
+                try user.save(to: &context)
+            }
+            #expect(runs == 1 + store.staleWriteRetries - retries)
+            #expect(User.query("u1", in: store.context).resolve()?.age == 10 * (round + 1) + 1)
+        }
+        #expect(store.staleWriteRetries >= 2)
+
+        try commitBehindTheStoresBack("email = 'ada@y'")
+        try store.write { try User(id: "u2", name: "Grace", email: "ada@x").save(to: &$0) }
+        #expect(User.query(in: store.context).sorted(by: \.name).resolve().map { $0.email ?? "" } == ["ada@y", "ada@x"])
+        // A closure that throws on the latest graph throws, once.
+        runs = 0
+        #expect(throws: (any Error).self) {
+            try store.write { context in
+                runs += 1
+                try User(id: "u3", name: "Alan", email: "ada@x").save(to: &context)
+            }
+        }
+        #expect(runs == 1)
     }
 
     /// Reads on demand share a bounded pool of connections: with all of them held by reads

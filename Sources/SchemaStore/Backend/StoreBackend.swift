@@ -35,6 +35,13 @@ protocol StoreBackend: AnyObject, Sendable {
     /// committed state and no other connection commits before it ends.
     func transaction(_ body: (any StoreTransaction) throws -> Void) throws
 
+    /// Runs `body`, which only writes, in one transaction that commits only if the last
+    /// commit in the ``CommitLog`` is still `commit` once it holds the write lock: a store
+    /// whose graph is that commit's writes without first reading what others committed.
+    /// Throws ``StaleWrite`` (nothing written) when another commit came first; nil when the
+    /// database cannot do this (a file: its reads cost no round trip, so a write reads first).
+    func transaction(expectingLastCommit commit: Int64, _ body: (any StoreTransaction) throws -> Void) throws -> Void?
+
     /// Runs `body`, which only reads, in one read transaction: every read sees the same
     /// committed state, whatever other connections commit meanwhile. Inside ``transaction(_:)``
     /// it joins that transaction.
@@ -114,8 +121,14 @@ protocol StoreTransaction {
     func addToFullTextTotals(_ index: FullTextLayout, documents: Int, length: Int) throws
 }
 
+/// A write that expected to follow a commit another write followed first: nothing was
+/// written; the store catches up and runs the write again.
+struct StaleWrite: Error {}
+
 extension StoreBackend {
     var countsOwnCommits: Bool { false }
+
+    func transaction(expectingLastCommit commit: Int64, _ body: (any StoreTransaction) throws -> Void) throws -> Void? { nil }
 
     /// One read per id: right where a read costs no round trip (SQLite).
     func rows(_ entity: any AnyEntityPersister, ids: [StoredValue]) throws -> [StoredValue: [StoredValue]] {

@@ -352,6 +352,44 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
         }
     }
 
+    /// A write in one round trip: `BEGIN`, the lock, a check that the last commit is still
+    /// `commit`, the writes, the log, `NOTIFY` and `COMMIT` go together. The check divides by
+    /// zero when another commit came first (plain SQL has no other way to fail on purpose),
+    /// which aborts the transaction; a division by zero is then told from any other failure
+    /// by reading the last commit.
+    func transaction(expectingLastCommit commit: Int64, _ body: (any StoreTransaction) throws -> Void) throws -> Void? {
+        _ = try liveConnection()
+        pending.append("BEGIN ISOLATION LEVEL READ COMMITTED", [])
+        pending.append("SET LOCAL lock_timeout = \(max(Int(lockTimeout * 1000), 1))", [])
+        pending.append("SELECT pg_advisory_xact_lock($1)", [.integer(Self.writeLock)])
+        pending.append("SELECT 1 / (CASE WHEN coalesce(max(\"commit\"), 0) = $1 THEN 1 ELSE 0 END) FROM \(Self.commitLogTable)", [.integer(commit)])
+        inTransaction = true
+        lastCommitRead = commit
+        defer {
+            inTransaction = false
+            lastCommitRead = nil
+            fullTextChanges.removeAll()
+        }
+        do {
+            try body(PostgreSQLTransaction(backend: self))
+            pending.append("COMMIT", [])
+            try flush()
+        } catch {
+            pending.removeAll()
+            if connection.isConnected { _ = try? connection.execute("ROLLBACK", []) }
+            if connection.serverCode(of: error) == Self.lockNotAvailable { throw StoreError.locked(path: location) }
+            if connection.serverCode(of: error) == Self.divisionByZero, connection.isConnected {
+                inTransaction = false
+                if (try? lastCommit()) != commit { throw StaleWrite() }
+            }
+            throw error
+        }
+        return ()
+    }
+
+    /// PostgreSQL's code for a division by zero: the check of ``transaction(expectingLastCommit:_:)``.
+    private static let divisionByZero = "22012"
+
     /// In a write transaction, the last commit number read under the write lock: no other
     /// writer commits before this one, so its own number follows without another read.
     private var lastCommitRead: Int64?

@@ -171,6 +171,10 @@ extension Store {
     @_spi(SchemaStoreTesting)
     public var commitNotificationsReceived: Int { sharing?.notificationsReceived ?? 0 }
 
+    /// How many writes on a server found that another store committed first, and ran again.
+    @_spi(SchemaStoreTesting)
+    public var staleWriteRetries: Int { writeLock.withLock { optimisticRetries } }
+
     @_spi(SchemaStoreTesting)
     public var catchUps: (followed: Int, reloaded: Int) {
         writeLock.withLock { (sharing?.followed ?? 0, sharing?.reloaded ?? 0) }

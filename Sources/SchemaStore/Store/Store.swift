@@ -148,6 +148,8 @@ public final class Store: @unchecked Sendable {
     /// The loaded packs, under `stateLock`; nil without a packs directory.
     var layers: PackLayers?
     var isClosed = false
+    /// Writes on a server that found another commit first and ran again; under `writeLock`.
+    var optimisticRetries = 0
     /// The thread running a write's closure, guarded by `stateLock`.
     private var writingThread: Thread?
     /// Queues async writers, so they wait for each other without blocking threads; only a
@@ -327,6 +329,11 @@ public final class Store: @unchecked Sendable {
     /// Runs `body` on the latest graph and commits its changes: to the file in one
     /// transaction, then as the new current graph. If `body` or the commit throws, nothing
     /// changes. Blocks while another write runs.
+    ///
+    /// On a server (resident), `body` first runs on the graph as of the last commit this
+    /// store heard of, and the commit goes in one round trip if no other store committed
+    /// first; if one did, `body` runs once more, on the latest graph. So it may run twice:
+    /// keep it free of effects outside the context.
     @discardableResult
     public func write<Result>(_ body: (inout Context) throws -> Result) throws -> Result {
         try writeBlocking(body)
@@ -348,6 +355,27 @@ public final class Store: @unchecked Sendable {
                 // Observers (this store's own included) learn of commits from the file's log.
                 try? deliverOnDemandCommits()
                 return commit!.result
+            }
+            // On a server, first in one round trip: the closure runs on the graph as of the
+            // last commit this store heard of, and the write commits only if no other came
+            // first. If one did, the write runs again as below, on the latest graph (once:
+            // under contention, retrying optimistically again would only lengthen the tail).
+            if let sharing, isResident {
+                let expected = sharing.seenCommit
+                do {
+                    if try backend.transaction(expectingLastCommit: expected, { commit = try run(body, transaction: $0) }) != nil {
+                        return finish(commit!)
+                    }
+                } catch is StaleWrite {
+                    optimisticRetries += 1
+                } catch {
+                    // The closure may have thrown on a graph behind other stores' commits (a
+                    // unique key another store has since freed): thrown only if it was the
+                    // latest, else run again below.
+                    try catchUpWithOtherStores()
+                    guard sharing.seenCommit != expected else { throw error }
+                    optimisticRetries += 1
+                }
             }
             // The closure runs inside the database transaction, on the latest committed
             // graph: what other stores committed before is loaded first, and none can commit
