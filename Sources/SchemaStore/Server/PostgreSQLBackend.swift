@@ -322,34 +322,8 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
     // MARK: Transactions
 
     func transaction(_ body: (any StoreTransaction) throws -> Void) throws {
-        // A connection lost since the last transaction is replaced before this one starts.
-        _ = try liveConnection()
         // Sent with the transaction's first read (the store's catch-up), in one round trip.
-        pending.append("BEGIN ISOLATION LEVEL READ COMMITTED", [])
-        // Waiting for the lock ends after the store's lock timeout (a number, not a value
-        // from outside: SET takes no parameters).
-        pending.append("SET LOCAL lock_timeout = \(max(Int(lockTimeout * 1000), 1))", [])
-        // One writer at a time across every process; reads after this see every commit
-        // made before it (READ COMMITTED takes a new snapshot per statement).
-        pending.append("SELECT pg_advisory_xact_lock($1)", [.integer(Self.writeLock)])
-        inTransaction = true
-        lastCommitRead = nil
-        defer {
-            inTransaction = false
-            lastCommitRead = nil
-            fullTextChanges.removeAll()
-        }
-        do {
-            try body(PostgreSQLTransaction(backend: self))
-            pending.append("COMMIT", [])
-            try flush()
-        } catch {
-            pending.removeAll()
-            if connection.isConnected { _ = try? execute("ROLLBACK") }
-            // Another writer held the lock for longer than the timeout: nothing was written.
-            if connection.serverCode(of: error) == Self.lockNotAvailable { throw StoreError.locked(path: location) }
-            throw error
-        }
+        try writeTransaction(expecting: nil, body)
     }
 
     /// A write in one round trip: `BEGIN`, the lock, a check that the last commit is still
@@ -358,13 +332,27 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
     /// which aborts the transaction; a division by zero is then told from any other failure
     /// by reading the last commit.
     func transaction(expectingLastCommit commit: Int64, _ body: (any StoreTransaction) throws -> Void) throws -> Void? {
+        try writeTransaction(expecting: commit, body)
+    }
+
+    /// A write transaction, its statements waiting to go with its first read or its commit;
+    /// with `expected`, refused (``StaleWrite``) unless the last commit is still that one.
+    private func writeTransaction(expecting expected: Int64?, _ body: (any StoreTransaction) throws -> Void) throws {
+        // A connection lost since the last transaction is replaced before this one starts.
         _ = try liveConnection()
         pending.append("BEGIN ISOLATION LEVEL READ COMMITTED", [])
+        // Waiting for the lock ends after the store's lock timeout (a number, not a value
+        // from outside: SET takes no parameters).
         pending.append("SET LOCAL lock_timeout = \(max(Int(lockTimeout * 1000), 1))", [])
+        // One writer at a time across every process; reads after this see every commit
+        // made before it (READ COMMITTED takes a new snapshot per statement).
         pending.append("SELECT pg_advisory_xact_lock($1)", [.integer(Self.writeLock)])
-        pending.append("SELECT 1 / (CASE WHEN coalesce(max(\"commit\"), 0) = $1 THEN 1 ELSE 0 END) FROM \(Self.commitLogTable)", [.integer(commit)])
+        if let expected {
+            pending.append("SELECT 1 / (CASE WHEN coalesce(max(\"commit\"), 0) = $1 THEN 1 ELSE 0 END) FROM \(Self.commitLogTable)",
+                           [.integer(expected)])
+        }
         inTransaction = true
-        lastCommitRead = commit
+        lastCommitRead = expected
         defer {
             inTransaction = false
             lastCommitRead = nil
@@ -377,14 +365,14 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
         } catch {
             pending.removeAll()
             if connection.isConnected { _ = try? connection.execute("ROLLBACK", []) }
+            // Another writer held the lock for longer than the timeout: nothing was written.
             if connection.serverCode(of: error) == Self.lockNotAvailable { throw StoreError.locked(path: location) }
-            if connection.serverCode(of: error) == Self.divisionByZero, connection.isConnected {
+            if let expected, connection.serverCode(of: error) == Self.divisionByZero, connection.isConnected {
                 inTransaction = false
-                if (try? lastCommit()) != commit { throw StaleWrite() }
+                if (try? lastCommit()) != expected { throw StaleWrite() }
             }
             throw error
         }
-        return ()
     }
 
     /// PostgreSQL's code for a division by zero: the check of ``transaction(expectingLastCommit:_:)``.
