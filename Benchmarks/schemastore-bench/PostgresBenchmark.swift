@@ -26,8 +26,8 @@ enum PostgresBenchmark {
             var figures: [String: [Double]] = [:]
             for round in 0..<rounds {
                 let graph = Graph(messages: size)
-                for mode in ["postgres", "hand SQL", "sqlite"] {
-                    for (step, value) in try measure(mode, graph: graph, cluster: cluster, name: "b\(size)_\(round)_\(mode.prefix(4))") {
+                for mode in ["postgres", "hand SQL", "hand SQL, indexed", "sqlite"] {
+                    for (step, value) in try measure(mode, graph: graph, cluster: cluster, name: "b\(size)_\(round)_\(mode.lowercased().filter(\.isLetter))") {
                         figures["\(mode): \(step)", default: []].append(value)
                     }
                 }
@@ -61,9 +61,9 @@ enum PostgresBenchmark {
     }
 
     private static func measure(_ mode: String, graph: Graph, cluster: TemporaryPostgresCluster, name: String) throws -> [(String, Double)] {
-        if mode == "hand SQL" {
+        if mode.hasPrefix("hand SQL") {
             let configuration = try cluster.createDatabase(name)
-            let commit = try handWritten(graph, configuration)
+            let commit = try handWritten(graph, configuration, indexed: mode.hasSuffix("indexed"))
             return [("first commit", commit), ("single write", try handWrittenSingleWrites(configuration))] + (try handWrittenFirstScreen(configuration))
         }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pg-bench-\(name)")
@@ -146,9 +146,17 @@ enum PostgresBenchmark {
     }
 
     /// The same rows by hand: one transaction of multi-row inserts.
-    private static func handWritten(_ graph: Graph, _ configuration: PostgresConnection.Configuration) throws -> Double {
+    /// `indexed`: with the secondary indexes the store keeps for its readers too (the schema's
+    /// ordered indexes, each link table's index by target), but no full-text postings and
+    /// no commit log.
+    private static func handWritten(_ graph: Graph, _ configuration: PostgresConnection.Configuration, indexed: Bool) throws -> Double {
         let connection = try PostgresConnection(configuration)
         defer { connection.close() }
+        let indexes = [
+            "CREATE INDEX ON \"User\" (age)", "CREATE INDEX ON \"Message\" (timestamp)",
+            "CREATE INDEX ON \"Chat.users\" (target)", "CREATE INDEX ON \"Chat.messages\" (target)", "CREATE INDEX ON \"Message.author\" (target)",
+            "CREATE UNIQUE INDEX ON \"Chat.users\" (owner, position)", "CREATE UNIQUE INDEX ON \"Chat.messages\" (owner, position)",
+        ]
         for sql in [
             "CREATE TABLE \"User\" (id bigint PRIMARY KEY, name text NOT NULL, age bigint NOT NULL)",
             "CREATE TABLE \"Chat\" (id bigint PRIMARY KEY, title text NOT NULL)",
@@ -156,7 +164,7 @@ enum PostgresBenchmark {
             "CREATE TABLE \"Chat.users\" (owner bigint NOT NULL, position bigint NOT NULL, target bigint NOT NULL, PRIMARY KEY (owner, target))",
             "CREATE TABLE \"Chat.messages\" (owner bigint NOT NULL, position bigint NOT NULL, target bigint NOT NULL, PRIMARY KEY (owner, target))",
             "CREATE TABLE \"Message.author\" (owner bigint PRIMARY KEY, target bigint NOT NULL)",
-        ] { try connection.execute(sql) }
+        ] + (indexed ? indexes : []) { try connection.execute(sql) }
         return try OnDemandBenchmark.milliseconds {
             try connection.execute("BEGIN")
             try insert(into: "\"User\" (id, name, age)", graph.users.map { [.integer(Int64($0.id)), .text($0.name), .integer(Int64($0.age))] }, connection)
