@@ -74,6 +74,20 @@ public final class TemporaryPostgresCluster {
         return configuration(database: name)
     }
 
+    /// Adds a role that must give `password` (SCRAM) to connect; every other role still
+    /// connects without one.
+    public func addRole(_ role: String, password: String) throws {
+        let admin = try PostgresConnection(configuration())
+        defer { admin.close() }
+        // CREATE ROLE takes no parameters; the test's own literals, quoted.
+        try admin.execute("CREATE ROLE \"\(role)\" LOGIN PASSWORD '\(password.replacingOccurrences(of: "'", with: "''"))'")
+        guard case .text(let hbaFile)? = try admin.execute("SHOW hba_file").first?.first else { throw Failure(description: "no hba_file") }
+        // The first matching line decides: this one before initdb's "trust" lines.
+        let rules = try String(contentsOfFile: hbaFile, encoding: .utf8)
+        try ("local all \(role) scram-sha-256\n" + rules).write(toFile: hbaFile, atomically: false, encoding: .utf8)
+        try admin.execute("SELECT pg_reload_conf()")
+    }
+
     public func stop() {
         try? run("pg_ctl", ["-D", data, "-s", "-m", "immediate", "stop"])
         try? FileManager.default.removeItem(at: folder)

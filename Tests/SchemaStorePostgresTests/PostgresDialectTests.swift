@@ -45,6 +45,33 @@ import Testing
         }
         #expect(Date().timeIntervalSince(start) < 5)
 
+        // A wrong password: the same typed error, naming the host, database and user's
+        // failure, never the password; the right one connects, and a store opens.
+        try cluster.addRole("guarded", password: "right-pass")
+        var guarded = cluster.configuration()
+        guarded.user = "guarded"
+        guarded.password = "wr0ng-pass"
+        // The server applies its new rules shortly after the reload: tried until refused.
+        var refusal: PostgresError?
+        let deadline = Date().addingTimeInterval(5)
+        while refusal == nil, Date() < deadline {
+            do {
+                try PostgresConnection(guarded).close()
+                Thread.sleep(forTimeInterval: 0.05)
+            } catch let error as PostgresError {
+                refusal = error
+            }
+        }
+        guard case .cannotConnect(let host, let database, let reason)? = refusal else {
+            Issue.record("connected with a wrong password: \(String(describing: refusal))")
+            return
+        }
+        #expect(host == cluster.socketFolder && database == "postgres" && reason.contains("password authentication failed"), "\(reason)")
+        #expect(!refusal!.description.contains("wr0ng-pass"))
+        #expect(throws: PostgresError.self) { try Store(.postgres(guarded), schema: ChatModelsSchema.self) }
+        guarded.password = "right-pass"
+        try PostgresConnection(guarded).close()
+
         let connection = try PostgresConnection(cluster.configuration())
         do {
             try connection.execute("SELECT * FROM \"missing table\"")
