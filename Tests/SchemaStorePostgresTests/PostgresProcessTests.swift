@@ -13,24 +13,10 @@ import Testing
 /// writers at once lose no update and each sees every other's commits, and random writes
 /// from four processes leave what running them one after another in commit order leaves.
 @Suite(.serialized) struct PostgresProcessTests {
-    static let helper: URL = {
-        var directory = Bundle.main.bundleURL
-        while !FileManager.default.fileExists(atPath: directory.appendingPathComponent("store-crash-helper").path),
-              directory.pathComponents.count > 1 {
-            directory.deleteLastPathComponent()
-        }
-        return directory.appendingPathComponent("store-crash-helper")
-    }()
+    static var helper: URL { CrashHelper.url }
 
     static func start(_ arguments: [String], input: Pipe? = nil) throws -> (Process, Pipe) {
-        let output = Pipe()
-        let process = Process()
-        process.executableURL = helper
-        process.arguments = arguments
-        process.standardOutput = output
-        if let input { process.standardInput = input }
-        try process.run()
-        return (process, output)
+        try CrashHelper.start(arguments, input: input)
     }
 
     static func output(_ pipe: Pipe) -> [String] {

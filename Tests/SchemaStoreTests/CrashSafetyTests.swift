@@ -1,4 +1,5 @@
 import ChatModels
+import ChatWorkloads
 import DeterministicRandom
 import Foundation
 import SchemaRuntime
@@ -9,24 +10,11 @@ import Testing
 /// with SIGKILL at random moments. After each kill the reopened store holds exactly the
 /// first k writes, for a k no smaller than the number of commits the child reported.
 @Suite struct CrashSafetyTests {
-    static let helper: URL = {
-        var directory = Bundle.main.bundleURL
-        while !FileManager.default.fileExists(atPath: directory.appendingPathComponent("store-crash-helper").path),
-              directory.pathComponents.count > 1 {
-            directory.deleteLastPathComponent()
-        }
-        return directory.appendingPathComponent("store-crash-helper")
-    }()
+    static var helper: URL { CrashHelper.url }
 
     /// Starts the helper committing numbered writes from `firstWrite` to the store at `url`.
     static func startHelper(_ url: URL, firstWrite: Int) throws -> (Process, Pipe) {
-        let output = Pipe()
-        let process = Process()
-        process.executableURL = helper
-        process.arguments = [url.path, "\(firstWrite)", "1000000"]
-        process.standardOutput = output
-        try process.run()
-        return (process, output)
+        try CrashHelper.start([url.path, "\(firstWrite)", "1000000"])
     }
 
     /// Kills the helper with SIGKILL; the numbers of the writes it reported committed.
