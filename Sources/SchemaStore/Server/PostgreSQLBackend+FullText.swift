@@ -126,10 +126,15 @@ extension PostgreSQLBackend {
 
     // MARK: Reading
 
+    /// Asked once per connection for each index that has them: tables go only with a
+    /// migration, after which this code's readers stop (the schema changed).
     func hasFullText(_ index: FullTextLayout) throws -> Bool {
+        if fullTextTablesSeen.contains(index.termsTable) { return true }
         let names = index.tables.map { StoredValue.text(Self.fullTextTable($0)) }
         let rows = try execute("SELECT count(*) FROM pg_tables WHERE schemaname = current_schema() AND tablename IN ($1, $2, $3)", names)
-        return rows.first?.first == .integer(Int64(names.count))
+        guard rows.first?.first == .integer(Int64(names.count)) else { return false }
+        fullTextTablesSeen.insert(index.termsTable)
+        return true
     }
 
     /// The ids of the entities of `entity` whose indexed text holds every one of `tokens`,

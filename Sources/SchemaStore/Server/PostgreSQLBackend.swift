@@ -39,6 +39,8 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
     private let readOnly: Bool
     /// A write's full-text changes, by index (its terms table), until its totals are added.
     var fullTextChanges: [String: FullTextChanges] = [:]
+    /// The full-text indexes (terms tables) this connection found postings tables for.
+    var fullTextTablesSeen: Set<String> = []
     /// Whether a transaction is open on the connection (reads inside it join it), a write's
     /// or a snapshot's.
     private var inTransaction = false
