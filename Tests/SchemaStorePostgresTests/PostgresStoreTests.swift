@@ -474,6 +474,42 @@ import Testing
         #expect(try managed() == created)
     }
 
+    /// The schema's unique indexes on integer, text and byte fields are also the database's
+    /// unique constraints, checked at commit: a write may pass through duplicates (two users
+    /// swapping emails), a statement written by hand may not leave one.
+    @Test func uniqueIndexesAreDeferredConstraintsOfTheDatabase() throws {
+        guard let cluster = try PostgresDialectTests.cluster() else { return }
+        defer { cluster.stop() }
+        let configuration = try Self.database(cluster, "unique")
+        let store = try Store(.postgres(configuration), schema: ChatModelsSchema.self)
+        let admin = try PostgresConnection(configuration)
+        defer { admin.close() }
+        let constraints = try admin.execute("SELECT conname FROM pg_constraint WHERE contype = 'u' ORDER BY conname").map { $0[0] }
+        #expect(constraints.contains(.text("User:unique:emailUnique")) && constraints.contains(.text("User:unique:usernameUnique"))
+                && constraints.contains(.text("User:unique:isCurrentUnique")), "\(constraints)")
+        // u2 stored first, so written first: its new email is u1's until u1's row follows.
+        try store.write { context in
+            try User(id: "u2", name: "Grace", username: "grace", email: "g@x").save(to: &context)
+            try User(id: "u1", name: "Ada", username: "ada", email: "a@x").save(to: &context)
+        }
+        try store.write { context in
+            try User(id: "u1", name: "Ada", email: "b@x").save(to: &context)
+            try User(id: "u2", name: "Grace", email: "a@x").save(to: &context)
+        }
+        #expect(User.query(in: store.context).sorted(by: \.name).resolve().map(\.email) == ["b@x", "a@x"])
+        // By hand too: a swap inside a transaction commits; a duplicate left at commit does not.
+        try admin.execute("BEGIN")
+        try admin.execute("UPDATE \"User\" SET email = 'a@x' WHERE id = 'u1'")
+        try admin.execute("UPDATE \"User\" SET email = 'b@x' WHERE id = 'u2'")
+        try admin.execute("COMMIT")
+        do {
+            try admin.execute("INSERT INTO \"User\" (id, name, email, age, status) VALUES ('u3', 'Copy', 'a@x', 0, 'active')")
+            Issue.record("the database kept a duplicate email")
+        } catch let PostgresError.statementFailed(_, _, state, _) {
+            #expect(state == "23505")
+        }
+    }
+
     @Test func openingWhatIsNotAStoreIsATypedErrorThatChangesNothing() throws {
         guard let cluster = try PostgresDialectTests.cluster() else { return }
         defer { cluster.stop() }

@@ -20,6 +20,9 @@ protocol AnyEntityPersister: Sendable {
     var fieldColumns: [FieldColumn] { get }
     /// The schema's ordered, hash and unique indexes as SQL indexes (``SQLIndex``).
     var sqlIndexes: [SQLIndex] { get }
+    /// The schema's unique indexes: each one's name and its fields' columns (none for an
+    /// index on a field stored as JSON).
+    var uniqueIndexes: [(name: String, columns: [ColumnLayout])] { get }
     /// The schema's full-text indexes, as SQL keeps them for on-demand reads.
     var fullTextIndexes: [FullTextLayout] { get }
     /// The text each full-text index indexes for the row under `key`, in the order of
@@ -173,6 +176,16 @@ struct EntityPersister<Entity: PersistentEntity>: AnyEntityPersister {
                 columns.append(SQLIndex.Column(name: column.column.name, descending: field.descending, swiftOrdered: column.column.type == .text))
             }
             return SQLIndex(name: tableName + ":index:" + index.name, table: tableName, columns: columns)
+        }
+    }
+
+    var uniqueIndexes: [(name: String, columns: [ColumnLayout])] {
+        let byKeyPath = Dictionary(fieldColumns.map { ($0.keyPath as AnyKeyPath, $0.column) }, uniquingKeysWith: { first, _ in first })
+        return Entity.indexes.compactMap { index in
+            guard case .unique = index.kind else { return nil }
+            let columns = index.indexedFields.compactMap { byKeyPath[$0.keyPath] }
+            guard !columns.isEmpty, columns.count == index.indexedFields.count, !columns.contains(where: \.isJSON) else { return nil }
+            return (index.name, columns)
         }
     }
 

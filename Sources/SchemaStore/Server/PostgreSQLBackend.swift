@@ -156,6 +156,7 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
                 preconditionFailure("only a read-only open reads a newer store")
             }
             try syncIndexes(layout)
+            try syncUniqueConstraints(layout)
             // Postings describe rows as they were before a migration: made again then.
             try syncFullText(layout, rebuild: applied != nil)
         }
@@ -168,7 +169,7 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
         if let long = names.first(where: { $0.utf8.count > Self.identifierLimit }) {
             throw StoreError.cannotOpen(path: location, reason: "PostgreSQL keeps names of at most \(Self.identifierLimit) bytes, and the table '\(long)' has a longer one: shorten the entity or relation name")
         }
-        if let long = SQLIndex.wanted(by: layout, in: PostgreSQLDialect()).keys.sorted().first(where: { $0.utf8.count > Self.identifierLimit }) {
+        if let long = (Array(SQLIndex.wanted(by: layout, in: PostgreSQLDialect()).keys) + Self.wantedUniqueConstraints(layout).keys).sorted().first(where: { $0.utf8.count > Self.identifierLimit }) {
             throw StoreError.cannotOpen(path: location, reason: "PostgreSQL keeps names of at most \(Self.identifierLimit) bytes, and the index '\(long)' has a longer one: shorten the entity, relation or index name")
         }
     }
