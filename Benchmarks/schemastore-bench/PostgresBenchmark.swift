@@ -124,8 +124,18 @@ enum PostgresBenchmark {
                 precondition(!found.isEmpty)
             })
         }
+        // A write on demand reads what it touches through its transaction, under the lock.
+        var writes: [Double] = []
+        for index in 0..<15 {
+            writes.append(try OnDemandBenchmark.milliseconds {
+                try store!.write { context in
+                    try Message(id: 200_000_000 + index, text: "new", timestamp: index, chat: .id(0), author: .id(0)).save(to: &context)
+                }
+            })
+        }
+        writes.sort()
         return [("on demand: open", open), ("on demand: first screen", screens[0]), ("on demand: first screen again", screens.dropFirst().sorted()[2]),
-                ("on demand: full text 2 words", searches.dropFirst().sorted()[2])]
+                ("on demand: full text 2 words", searches.dropFirst().sorted()[2]), ("on demand: single write", writes[writes.count / 2])]
     }
 
     /// The first screen by hand: one join; the first, and the median of four more.
