@@ -126,8 +126,10 @@ import Testing
         #expect(store.edits(of: User.self, inPack: PackFixtures.starterID).isEmpty)
     }
 
-    @Test func installingAndRemovingAtRuntimeIsOneObservedChange() async throws {
-        let store = try Store(.file(folder.file()), schema: ChatModelsSchema.self, packs: packsDirectory)
+    @Test(arguments: [Store.Residency.resident, .onDemand])
+    func installingAndRemovingAtRuntimeIsOneObservedChange(residency: Store.Residency) async throws {
+        let store = try Store(.file(folder.file()), schema: ChatModelsSchema.self, packs: packsDirectory, options: .init(residency: residency))
+        #expect(store.readsOnDemand == (residency == .onDemand))
         try await store.write { context in
             try User(id: "me", name: "Me").save(to: &context)
             // A user message in a chat the starter pack will provide.
@@ -178,8 +180,10 @@ import Testing
         #expect(throws: PackError.notInstalled(id: PackFixtures.extraID)) { try store.removePack(id: PackFixtures.extraID) }
     }
 
-    @Test func idCollisionsWithTheUserStoreAreRefusedAndChangeNothing() throws {
-        let store = try Store(.file(folder.file()), schema: ChatModelsSchema.self, packs: packsDirectory)
+    @Test(arguments: [Store.Residency.resident, .onDemand])
+    func idCollisionsWithTheUserStoreAreRefusedAndChangeNothing(residency: Store.Residency) throws {
+        let store = try Store(.file(folder.file()), schema: ChatModelsSchema.self, packs: packsDirectory, options: .init(residency: residency))
+        #expect(store.readsOnDemand == (residency == .onDemand))
         try store.write { try User(id: "u1", name: "mine, not the pack's").save(to: &$0) }
         let before = try StoreSnapshot(store.context)
         #expect(throws: PackError.idCollision(pack: PackFixtures.starterID, with: "the user store", ids: ["User": ["u1"]])) {
@@ -194,8 +198,10 @@ import Testing
         #expect(store.context.source(of: User.self, id: "u1") == .pack(PackFixtures.starterID))
     }
 
-    @Test func aUniqueIndexCollisionWithThePackFailsTheInstallAndChangesNothing() throws {
-        let store = try Store(.file(folder.file()), schema: ChatModelsSchema.self, packs: packsDirectory)
+    @Test(arguments: [Store.Residency.resident, .onDemand])
+    func aUniqueIndexCollisionWithThePackFailsTheInstallAndChangesNothing(residency: Store.Residency) throws {
+        let store = try Store(.file(folder.file()), schema: ChatModelsSchema.self, packs: packsDirectory, options: .init(residency: residency))
+        #expect(store.readsOnDemand == (residency == .onDemand))
         try store.write { try User(id: "me", name: "Me", email: "team@example.com").save(to: &$0) }
         let pack = try Pack.create(at: folder.file("emails.pack"), manifest: PackManifest(title: "Emails", version: "1"),
                                    schema: ChatModelsSchema.self) { context in

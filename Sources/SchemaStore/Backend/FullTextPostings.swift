@@ -81,15 +81,18 @@ extension SQLiteBackend {
 extension SQLiteBackend {
     /// Whether the file has the tables of `index` (a writer opening it on demand made them).
     func hasFullText(_ index: FullTextLayout) throws -> Bool {
-        try mapped { try index.tables.allSatisfy(database.tableNames().contains) }
+        if let attachedPacks { return attachedPacks.dialect.viewed.contains(index.termsTable) }
+        return try mapped { try index.tables.allSatisfy(database.tableNames().contains) }
     }
 
     /// The ids of the entities of `entity` whose indexed text holds every one of `tokens`,
     /// in storage order: one intersection of posting ranges. Every token is a bound value.
     func fullTextIDs(_ index: FullTextLayout, of entity: any AnyEntityPersister, tokens: [String]) throws -> [StoredValue] {
-        let postings = Array(repeating: "SELECT id FROM \(quoted(index.termsTable)) WHERE term = ?", count: tokens.count).joined(separator: " INTERSECT ")
+        let dialect = self.dialect
+        let postings = Array(repeating: "SELECT id FROM \(dialect.tableReference(index.termsTable)) WHERE term = ?", count: tokens.count)
+            .joined(separator: " INTERSECT ")
         let id = quoted(entity.columns[0].name)
-        let sql = "SELECT \(id) FROM \(quoted(entity.tableName)) WHERE \(id) IN (\(postings)) ORDER BY \(SQLiteDialect().storageOrderColumn)"
+        let sql = "SELECT \(id) FROM \(dialect.tableReference(entity.tableName)) WHERE \(id) IN (\(postings)) ORDER BY \(dialect.storageOrderColumn)"
         return try mapped {
             let statement = try database.statement(sql)
             defer { statement.reset() }
@@ -104,12 +107,8 @@ extension SQLiteBackend {
     /// O(entities holding each token) for its count.
     func fullTextStatistics(_ index: FullTextLayout, tokens: [String]) throws -> FullTextStatistics {
         try mapped {
-            let totals = try database.statement("SELECT documents, length FROM \(quoted(index.totalsTable))")
-            defer { totals.reset() }
-            guard try totals.step(), case .integer(let documents) = totals.value(at: 0), case .integer(let length) = totals.value(at: 1) else {
-                throw StoreError.corrupt(path: location, reason: "the totals of full-text index \(index.indexName) are missing")
-            }
-            let count = try database.statement("SELECT count(*) FROM \(quoted(index.termsTable)) WHERE term = ?")
+            let (documents, length) = try fullTextTotals(index)
+            let count = try database.statement("SELECT count(*) FROM \(dialect.tableReference(index.termsTable)) WHERE term = ?")
             var frequencies: [String: Int] = [:]
             for token in Set(tokens) {
                 try count.bind([.text(token)])
@@ -118,5 +117,16 @@ extension SQLiteBackend {
             }
             return FullTextStatistics(documents: Int(documents), totalLength: Int(length), documentFrequency: frequencies)
         }
+    }
+
+    /// The totals of `index`: the file's, or the union's over packs.
+    private func fullTextTotals(_ index: FullTextLayout) throws -> (documents: Int64, length: Int64) {
+        if let attachedPacks { return try unionFullTextTotals(index, attached: attachedPacks) }
+        let totals = try database.statement("SELECT documents, length FROM \(quoted(index.totalsTable))")
+        defer { totals.reset() }
+        guard try totals.step(), case .integer(let documents) = totals.value(at: 0), case .integer(let length) = totals.value(at: 1) else {
+            throw StoreError.corrupt(path: location, reason: "the totals of full-text index \(index.indexName) are missing")
+        }
+        return (documents, length)
     }
 }

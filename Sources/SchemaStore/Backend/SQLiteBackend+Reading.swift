@@ -3,11 +3,15 @@
 /// Reads for a store answering queries through SQL (``OnDemandSnapshot``): a pinned read
 /// transaction, and compiled statements run with their bound values.
 extension SQLiteBackend: SnapshotConnection {
-    var dialect: any SQLDialect { SQLiteDialect() }
+    /// SQLite's, or the union's over packs (its views read in place of the tables).
+    var dialect: any SQLDialect { attachedPacks?.dialect ?? SQLiteDialect() }
+
+    var packUnion: PackUnion? { attachedPacks?.union }
 
     /// Starts a read transaction and reads, so that it sees the file as it is now until
     /// ``endSnapshot()``, whatever other connections commit meanwhile (WAL).
     func beginSnapshot() throws {
+        try refreshPackViews()
         try mapped {
             // Pages are read through the OS's cache, shared by every snapshot's connection,
             // rather than copied into each new connection's own cache.
@@ -27,7 +31,7 @@ extension SQLiteBackend: SnapshotConnection {
 
     /// Runs `select`, passing each row's values to `body`.
     func rows(_ select: SQLSelect, _ body: ([StoredValue]) throws -> Void) throws {
-        let sql = SQLRenderer.render(select, in: SQLiteDialect())
+        let sql = SQLRenderer.render(select, in: dialect)
         try mapped {
             let statement = try database.statement(sql.text)
             defer { statement.reset() }
@@ -41,7 +45,7 @@ extension SQLiteBackend: SnapshotConnection {
 
     /// SQLite's plan for `select` (`EXPLAIN QUERY PLAN`), one line per step.
     func queryPlan(_ select: SQLSelect) throws -> [String] {
-        let sql = SQLRenderer.render(select, in: SQLiteDialect())
+        let sql = SQLRenderer.render(select, in: dialect)
         return try mapped {
             let statement = try database.statement("EXPLAIN QUERY PLAN " + sql.text)
             defer { statement.reset() }

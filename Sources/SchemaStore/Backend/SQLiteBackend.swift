@@ -19,8 +19,13 @@ final class SQLiteBackend: StoreBackend, @unchecked Sendable {
     /// The store format this code writes; a file with a higher one is refused.
     static let format = 1
     static let metaTable = quoted(StoreMetadataKey.table)
-    /// The user's edits of pack entities (``OverlayRecord``); created by the first edit.
+    /// The user's edits of pack entities (``OverlayRecord``); created by the first edit, or
+    /// by a writer opening the store on demand over packs.
     static let overlayTable = quoted("schemagen:overlay")
+    static let overlayTableDefinition = """
+        CREATE TABLE IF NOT EXISTS \(overlayTable) (kind TEXT NOT NULL, name TEXT NOT NULL, id NOT NULL, \
+        pack TEXT NOT NULL, PRIMARY KEY (kind, name, id))
+        """
     /// Soft-deleted archives (`Deleted<Entity>`), as JSON: created on first use.
     static let archiveTable = quoted("schemagen:archive")
     /// What each commit changed (``CommitLog``): created when a writer opens the file.
@@ -49,6 +54,10 @@ final class SQLiteBackend: StoreBackend, @unchecked Sendable {
     /// Whether opening for writing creates the schema's SQL indexes (``SQLIndex``): a store
     /// opened on demand does, and they are kept in step by every writer from then on.
     private let createsSQLIndexes: Bool
+
+    /// The packs this connection shows under the user store, once attached
+    /// (``attach(_:)``, SQLiteBackend+PackUnion.swift).
+    var attachedPacks: AttachedPacks?
 
     init(path: String, durability: Store.Durability, lockTimeout: TimeInterval, readOnly: Bool = false, createsSQLIndexes: Bool = false) throws {
         location = path

@@ -115,9 +115,6 @@ struct SQLiteTransaction: StoreTransaction {
 
     /// Created on first use: stores that never edit pack content never have the table.
     private func createOverlayTable() throws {
-        try database.statement(cacheKey: "overlay table", """
-            CREATE TABLE IF NOT EXISTS \(SQLiteBackend.overlayTable) (kind TEXT NOT NULL, name TEXT NOT NULL, id NOT NULL, \
-            pack TEXT NOT NULL, PRIMARY KEY (kind, name, id))
-            """).run()
+        try database.statement(cacheKey: "overlay table", SQLiteBackend.overlayTableDefinition).run()
     }
 }

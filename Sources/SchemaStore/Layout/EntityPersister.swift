@@ -57,6 +57,8 @@ protocol AnyEntityPersister: Sendable {
     /// An SQL filter keeping every stored row that holds one of `entity`'s unique index keys
     /// (maybe more: fields SQL does not compare as Swift does are left out).
     func uniqueHolderFilter(of entity: any EntityModelProtocol) throws -> SQLExpression
+    /// ``uniqueHolderFilter(of:)`` for an entity given as its stored row.
+    func uniqueHolderFilter(ofRow values: [StoredValue]) -> SQLExpression
     /// Stores the row another store committed, or removes the row of `id` when `values` is
     /// nil; links are left as they are. Inside a transaction, journaled.
     func refreshRow(_ values: [StoredValue]?, id: StoredValue, in context: inout Context) throws
@@ -261,12 +263,23 @@ struct EntityPersister<Entity: PersistentEntity>: AnyEntityPersister {
 
     func uniqueHolderFilter(of value: any EntityModelProtocol) throws -> SQLExpression {
         guard let entity = value as? Entity else { return .boolean(true) }
+        return try uniqueHolderFilter { try fields[$0].value(entity) }
+    }
+
+    func uniqueHolderFilter(ofRow values: [StoredValue]) -> SQLExpression {
+        // Fields and columns are in one order: the row holds each field's stored value.
+        (try? uniqueHolderFilter { values[$0] }) ?? .boolean(true)
+    }
+
+    /// Rows that may share a unique key with the entity whose field at each position holds
+    /// `value(position)`.
+    private func uniqueHolderFilter(_ value: (Int) throws -> StoredValue) throws -> SQLExpression {
         var holders: [SQLExpression] = []
         for index in Entity.indexes where index.isUniqueIndex {
             var conditions: [SQLExpression] = []
             for (keyPath, _) in index.indexedFields {
                 guard let position = fields.firstIndex(where: { $0.keyPath == keyPath }), fields[position].ordersInSQL else { continue }
-                let stored = try fields[position].value(entity)
+                let stored = try value(position)
                 // A key with nil collides with nothing.
                 if stored == .null { conditions = [.boolean(false)]; break }
                 let column = SQLExpression.column(columns[position].name)

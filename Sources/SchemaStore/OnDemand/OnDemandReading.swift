@@ -40,6 +40,9 @@ final class OnDemandReading: @unchecked Sendable {
     private static let idleLimit = 4
     private var isClosed = false
     private var poolClosed = false
+    /// Counts ``discardConnections()``: a connection opened before the last one is closed
+    /// when its snapshot ends, never reused. Under `pool`.
+    private var generation = 0
     /// What the snapshots did, summed as they end (see ``Store/onDemandStatistics``).
     private var finished = OnDemandStatistics()
     /// The schema fingerprint the file recorded when the store opened.
@@ -98,13 +101,13 @@ final class OnDemandReading: @unchecked Sendable {
     func context(reportingTo failures: ReadFailures) throws -> Context {
         // Waiting for a connection holds no lock a snapshot ending needs.
         guard !lock.withLock({ schemaChanged }) else { return Context() }
-        let connection = try takeConnection(waiting: true)
+        let (connection, generation) = try takeConnection(waiting: true)
         return try lock.withLock {
             let snapshot: OnDemandSnapshot
             do {
                 snapshot = try OnDemandSnapshot(backend: connection, layout: layout, links: links, failures: failures,
                                                 cachedRows: cachedRows) { [weak self] connection, statistics in
-                    self?.recycle(connection, statistics)
+                    self?.recycle(connection, statistics, generation: generation)
                 }
             } catch {
                 connectionClosed()
@@ -134,11 +137,11 @@ final class OnDemandReading: @unchecked Sendable {
         if let snapshot, now == version, !isClosed { return snapshot }
         // Never waits: a context cannot throw, and contexts taken between two commits share
         // this snapshot, so these are few.
-        let connection = try takeConnection(waiting: false)
+        let (connection, generation) = try takeConnection(waiting: false)
         let next: OnDemandSnapshot
         do {
             next = try OnDemandSnapshot(backend: connection, layout: layout, links: links, cachedRows: cachedRows) { [weak self] connection, statistics in
-                self?.recycle(connection, statistics)
+                self?.recycle(connection, statistics, generation: generation)
             }
         } catch {
             connectionClosed()
@@ -158,7 +161,7 @@ final class OnDemandReading: @unchecked Sendable {
     /// A connection for a new snapshot: an idle one, else a new one while fewer than the
     /// limit are open. At the limit, `waiting` waits for a snapshot to give one back, up to
     /// the wait, then throws; otherwise it opens one over the limit.
-    private func takeConnection(waiting: Bool) throws -> any SnapshotConnection {
+    private func takeConnection(waiting: Bool) throws -> (any SnapshotConnection, generation: Int) {
         let deadline = Date().addingTimeInterval(connectionWait)
         pool.lock()
         while idle.isEmpty, waiting, let limit = connectionLimit, openConnections >= limit {
@@ -170,14 +173,16 @@ final class OnDemandReading: @unchecked Sendable {
                     """)
             }
         }
+        // Taken with the connection: one opened before the last discard is not kept.
+        let generation = self.generation
         if let connection = idle.popLast() {
             pool.unlock()
-            return connection
+            return (connection, generation)
         }
         openConnections += 1
         pool.unlock()
         do {
-            return try connect()
+            return (try connect(), generation)
         } catch {
             connectionClosed()
             throw error
@@ -192,12 +197,12 @@ final class OnDemandReading: @unchecked Sendable {
         }
     }
 
-    /// Takes back the connection of an ended snapshot, and what it did.
-    private func recycle(_ connection: any SnapshotConnection, _ statistics: OnDemandStatistics) {
+    /// Takes back the connection of an ended snapshot (opened in `generation`), and what it did.
+    private func recycle(_ connection: any SnapshotConnection, _ statistics: OnDemandStatistics, generation: Int) {
         let kept: Bool = pool.withLock {
             finished.add(statistics)
             defer { pool.signal() }
-            guard !poolClosed, idle.count < Self.idleLimit else {
+            guard !poolClosed, idle.count < Self.idleLimit, generation == self.generation else {
                 openConnections -= 1
                 return false
             }
@@ -205,6 +210,20 @@ final class OnDemandReading: @unchecked Sendable {
             return true
         }
         if !kept { connection.close() }
+    }
+
+    /// Opens the connections of later snapshots anew (``connect`` now opens them otherwise:
+    /// over other packs): the idle ones are closed, the current snapshot is no longer handed
+    /// out, and connections still held are closed when their snapshots end.
+    func discardConnections() {
+        let connections = pool.withLock {
+            generation += 1
+            openConnections -= idle.count
+            defer { idle.removeAll() }
+            return idle
+        }
+        for connection in connections { connection.close() }
+        lock.withLock { snapshot = nil }
     }
 
     /// How many connections the snapshots hold or keep idle.

@@ -268,10 +268,28 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
     /// The whole graph at this snapshot, read once.
     private func whole() throws -> Context {
         if let wholeGraph { return wholeGraph }
-        let graph = try GraphLoader(layout: layout, backend: backend).load()
+        let graph = try backend.packUnion.map { try UnionGraphLoader(layout: layout, backend: backend, union: $0).load() }
+            ?? GraphLoader(layout: layout, backend: backend).load()
         counters.wholeGraphReads += 1
         wholeGraph = graph
         return graph
+    }
+
+    /// The BM25 statistics SQL keeps for `index` and `tokens`; nil where the file keeps no
+    /// postings for it.
+    func fullTextStatistics(_ index: FullTextLayout, tokens: [String]) throws -> FullTextStatistics? {
+        try lock.withLock { try backend.hasFullText(index) ? backend.fullTextStatistics(index, tokens: tokens) : nil }
+    }
+
+    /// The whole graph at this snapshot (read once, then kept while the snapshot lives).
+    func everything() throws -> Context {
+        try lock.withLock { try whole() }
+    }
+
+    /// Runs `body` on the snapshot's connection (for reads the ``ContextReader`` does not
+    /// make, such as a pack's edits).
+    func withConnection<Result>(_ body: (any SnapshotConnection) throws -> Result) throws -> Result {
+        try lock.withLock { try body(backend) }
     }
 
     // MARK: The commit log

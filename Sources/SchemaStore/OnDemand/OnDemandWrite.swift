@@ -268,10 +268,12 @@ final class OnDemandWrite: ContextFaulter, ContextReader, @unchecked Sendable {
         var rows: [[StoredValue]] = []
         countStatement()
         let select = SQLSelect(output: .columns([.storageOrder()] + entity.columns.map { .column($0.name) }), table: entity.tableName, filter: filter)
-        try backend.rows(select) { values in
+        let union = backend.packUnion
+        try backend.rows(PackUnion.readingSources(select, of: union)) { values in
             if case .integer(let position) = values[0] { record(position, of: values[1], in: entity.table) }
             rows.append(Array(values.dropFirst()))
         }
+        if let union { rows = union.markSources(rows, keys: try entity.loadKeys(rows.map { $0[0] }, into: &context), of: entity, in: &context) }
         _ = try entity.loadRows(rows, into: &context)
     }
 

@@ -8,6 +8,9 @@ import Foundation
 protocol SnapshotConnection: StoreBackend {
     /// How the database spells the compiled queries.
     var dialect: any SQLDialect { get }
+    /// For a user store shown over its packs: the union its tables are read as (every row
+    /// read then has a source, ``PackUnion/sourceColumn``); nil otherwise.
+    var packUnion: PackUnion? { get }
     /// Starts a read transaction that sees the database as it is now until ``endSnapshot()``,
     /// whatever other connections commit meanwhile.
     func beginSnapshot() throws
@@ -32,6 +35,7 @@ protocol SnapshotConnection: StoreBackend {
 
 extension SnapshotConnection {
     func resumeSnapshot() throws -> Bool { false }
+    var packUnion: PackUnion? { nil }
 
     /// The single integer `select` returns (a count).
     func integer(_ select: SQLSelect) throws -> Int {

@@ -65,8 +65,10 @@ struct SubgraphLoader {
     mutating func loadRows(_ entity: any AnyEntityPersister, _ select: SQLSelect) throws -> [Int32] {
         var rows: [[StoredValue]] = []
         statements += 1
-        try backend.rows(select) { rows.append($0) }
+        let union = backend.packUnion
+        try backend.rows(PackUnion.readingSources(select, of: union)) { rows.append($0) }
         let keys = try entity.loadKeys(rows.map { $0[0] }, into: &cache.context)
+        if let union { rows = union.markSources(rows, keys: keys, of: entity, in: &cache.context) }
         // Taken out while inserting: a copy left in the dictionary would make each insert copy the set.
         var seen = cache.readKeys.removeValue(forKey: entity.table) ?? []
         var new: [[StoredValue]] = []

@@ -159,14 +159,13 @@ public final class PackLibrary: @unchecked Sendable {
             try files.copyItem(at: pack.url.appendingPathComponent(name), to: staging.appendingPathComponent(name))
         }
         let copy = Pack(url: staging, manifest: pack.manifest)
-        guard pack.manifest.schemaFingerprint != schema.fingerprint else {
-            // A pack made by an older version may still be in WAL mode.
-            try Pack.seal(copy.storeURL)
-            return copy
-        }
-        let store = try Store(.file(copy.storeURL), schema: schema)
+        // Opened on demand: migrated if written with another schema, and given the SQL
+        // indexes and full-text postings a store reading on demand over it queries.
+        let store = try Store(.file(copy.storeURL), schema: schema, options: .init(residency: .onDemand))
         store.close()
+        // A pack made by an older version may still be in WAL mode.
         try Pack.seal(copy.storeURL)
+        guard pack.manifest.schemaFingerprint != schema.fingerprint else { return copy }
         var manifest = pack.manifest
         manifest.schemaFingerprint = schema.fingerprint
         try manifest.write(to: staging.appendingPathComponent(Pack.manifestFileName))
@@ -180,7 +179,7 @@ public final class PackLibrary: @unchecked Sendable {
         for entry in try readIndex() {
             let pack = try Pack.open(at: directory.appendingPathComponent(entry.folder))
             guard pack.manifest.schemaFingerprint != schema.fingerprint else { continue }
-            let store = try Store(.file(pack.storeURL), schema: schema)
+            let store = try Store(.file(pack.storeURL), schema: schema, options: .init(residency: .onDemand))
             store.close()
             try Pack.seal(pack.storeURL)
             var manifest = pack.manifest

@@ -25,6 +25,14 @@ protocol SQLDialect: Sendable {
     func boolean(_ value: Bool) -> String
     /// The function deciding text conditions as the runtime does, if the database has one.
     var textFunction: String? { get }
+    /// What a `FROM` or `JOIN` names for the table `name`, whose columns are qualified by
+    /// `name`: the quoted table here; a view under that name over a store's packs
+    /// (``PackUnionDialect``).
+    func tableReference(_ name: String) -> String
+}
+
+extension SQLDialect {
+    func tableReference(_ name: String) -> String { quote(name) }
 }
 
 /// SQLite: `?` parameters, `IS` for NULL-safe equality, the `schemagen` collation (registered

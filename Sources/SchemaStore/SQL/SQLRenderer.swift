@@ -27,8 +27,8 @@ struct SQLRenderer {
         case .columns(let columns): sql += columns.map { render($0) }.joined(separator: ", ")
         case .count: sql += "count(*)"
         }
-        sql += " FROM " + dialect.quote(select.table)
-        if let join = select.join { sql += " JOIN \(dialect.quote(join.table)) ON \(render(join.on))" }
+        sql += " FROM " + dialect.tableReference(select.table)
+        if let join = select.join { sql += " JOIN \(dialect.tableReference(join.table)) ON \(render(join.on))" }
         if select.filter != .boolean(true) { sql += " WHERE " + render(select.filter) }
         if !select.order.isEmpty {
             sql += " ORDER BY " + select.order.map { dialect.orderTerm(render($0.expression), descending: $0.descending) }.joined(separator: ", ")

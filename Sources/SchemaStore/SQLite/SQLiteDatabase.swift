@@ -19,7 +19,9 @@ final class SQLiteDatabase {
     init(path: String, readOnly: Bool = false, create: Bool = true) throws {
         var flags = readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
         if create && !readOnly { flags |= SQLITE_OPEN_CREATE }
-        flags |= SQLITE_OPEN_NOMUTEX
+        // URI file names let a connection attach a pack's file read-only (`?mode=ro`); a
+        // plain path (never starting with `file:` here) means what it always did.
+        flags |= SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI
         let result = sqlite3_open_v2(path, &handle, flags, nil)
         guard result == SQLITE_OK else {
             let error = currentError(result)

@@ -26,8 +26,9 @@ struct ChangeWriter {
             guard let entity = layout.persisterByTable[table] else { continue }
             for key in keys {
                 if let layers, let (pack, baseKey) = layers.packEntity(entity, id: entity.idValue(key, in: context)) {
-                    try writePackRow(entity, key, pack: pack, baseKey: baseKey, base: layers.base)
-                    try updateFullText(entity, key, present: &fullTextPresent, totals: &fullTextTotals)
+                    // The user store's postings follow its own row: an override's text, or none.
+                    let overridden = try writePackRow(entity, key, pack: pack, baseKey: baseKey, base: layers.base)
+                    try updateFullText(entity, key, inUserStore: overridden, present: &fullTextPresent, totals: &fullTextTotals)
                 } else if let values = try entity.rowValues(key, in: context) {
                     try transaction.upsertRow(entity, values)
                     try updateFullText(entity, key, present: &fullTextPresent, totals: &fullTextTotals)
@@ -62,11 +63,11 @@ struct ChangeWriter {
     /// The full-text tables on-demand readers use, where the file has them (`present`, read
     /// once per write), follow the row under `key` (written or removed); their totals change
     /// once per write, from `totals`.
-    private func updateFullText(_ entity: any AnyEntityPersister, _ key: Int32, present: inout Set<String>?,
+    private func updateFullText(_ entity: any AnyEntityPersister, _ key: Int32, inUserStore: Bool = true, present: inout Set<String>?,
                                 totals: inout [String: (index: FullTextLayout, documents: Int, length: Int)]) throws {
         guard !entity.fullTextIndexes.isEmpty else { return }
         if present == nil { present = try transaction.fullTextIndexesPresent(layout) }
-        let texts = entity.indexedTexts(key, in: context)
+        let texts = inUserStore ? entity.indexedTexts(key, in: context) : nil
         let id = entity.idValue(key, in: context)
         for (position, index) in entity.fullTextIndexes.enumerated() where present!.contains(index.termsTable) {
             let change = try transaction.updateFullText(index, id: id, text: texts?[position])
@@ -86,21 +87,24 @@ struct ChangeWriter {
     }
 
     /// A pack entity's row: no record when it equals the pack's, else an override row or a
-    /// tombstone.
-    private func writePackRow(_ entity: any AnyEntityPersister, _ key: Int32, pack: UUID, baseKey: Int32, base: Context) throws {
+    /// tombstone. Returns whether the user store keeps a row for it (an override).
+    private func writePackRow(_ entity: any AnyEntityPersister, _ key: Int32, pack: UUID, baseKey: Int32, base: Context) throws -> Bool {
         let id = entity.idValue(key, in: context)
         if !entity.hasRow(key, in: context) {
             try transaction.deleteRow(entity, id: id)
             try transaction.removeOverlay(.row, name: entity.entityName, id: id)
             try transaction.addOverlay(OverlayRecord(kind: .tombstone, name: entity.entityName, id: id, pack: pack))
+            return false
         } else if try entity.sameRow(key, in: context, as: baseKey, in: base) {
             try transaction.deleteRow(entity, id: id)
             try transaction.removeOverlay(.row, name: entity.entityName, id: id)
             try transaction.removeOverlay(.tombstone, name: entity.entityName, id: id)
+            return false
         } else {
             try transaction.upsertRow(entity, try entity.rowValues(key, in: context)!)
             try transaction.addOverlay(OverlayRecord(kind: .row, name: entity.entityName, id: id, pack: pack))
             try transaction.removeOverlay(.tombstone, name: entity.entityName, id: id)
+            return true
         }
     }
 

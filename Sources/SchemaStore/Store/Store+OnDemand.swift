@@ -22,6 +22,15 @@ extension Store {
     @_spi(SchemaStoreTesting)
     public var readConnectionCount: Int { onDemand?.connectionCount ?? 0 }
 
+    /// The statistics ranked `matches` queries on the first full-text index of `type` use
+    /// for the words of `query`, as the current snapshot's SQL keeps them (for tests); nil for
+    /// a resident store or a file without postings.
+    @_spi(SchemaStoreTesting)
+    public func fullTextStatistics<Entity: EntityModelProtocol>(of type: Entity.Type, matching query: String) throws -> FullTextStatistics? {
+        guard readsOnDemand, let onDemand, let index = layout.persisterByTable[ObjectIdentifier(type)]?.fullTextIndexes.first else { return nil }
+        return try onDemand.currentSnapshot().fullTextStatistics(index, tokens: TextTokenizer.tokens(query))
+    }
+
     /// The SQL an on-demand store runs first for `query` (the rows it reads, with bound
     /// values as placeholders) and the database's plan for it (SQLite's `EXPLAIN QUERY PLAN`,
     /// PostgreSQL's `EXPLAIN`); nil for a resident

@@ -122,11 +122,12 @@ public final class Store: @unchecked Sendable {
             self.cachedRowsPerSnapshot = cachedRowsPerSnapshot
         }
 
-        /// Where queries run for a store at `location`: ``residency``, or the location's default.
-        func residency(at location: Location) -> Residency {
+        /// Where queries run for a store at `location`: ``residency``, or the location's default
+        /// (resident over packs, for now: installing and reverting packs need it).
+        func residency(at location: Location, overPacks: Bool = false) -> Residency {
             if let residency { return residency }
             if case .server = location { return .resident }
-            return .onDemand
+            return overPacks ? .resident : .onDemand
         }
     }
 
@@ -145,8 +146,10 @@ public final class Store: @unchecked Sendable {
     /// Serializes writers, and guards `isClosed`.
     let writeLock = NSLock()
     var current: Context
-    /// The loaded packs, under `stateLock`; nil without a packs directory.
+    /// The loaded packs, under `stateLock`; nil without a packs directory, or on demand.
     var layers: PackLayers?
+    /// The packs a store reading on demand shows (``PackUnion``); nil otherwise.
+    var unionPacks: CurrentPackUnion?
     var isClosed = false
     /// Writes on a server that found another commit first and ran again; under `writeLock`.
     var optimisticRetries = 0
@@ -192,15 +195,26 @@ public final class Store: @unchecked Sendable {
             if let mismatch = migration.mismatch(in: layout.shape) { throw StoreError.invalidMigration(reason: mismatch) }
         }
         let library = try packsDirectory.map { try PackLibrary(directory: $0, schema: schema) }
-        let backend = try Self.backend(for: location, options: options)
-        let readsOnDemand = packsDirectory == nil && options.residency(at: location) == .onDemand
-        let onDemandConnect = readsOnDemand ? Self.snapshotConnections(location, options: options) : nil
+        let backend = try Self.backend(for: location, options: options, packs: packsDirectory != nil)
+        // Over packs, a store reads on demand only when asked to (`residency: .onDemand`).
+        let readsOnDemand = options.residency(at: location, overPacks: packsDirectory != nil) == .onDemand
         var onDemand: OnDemandReading?
         do {
             appliedMigration = try backend?.open(layout, migrations: migrations, policy: options.migration)
             // Read before loading: a commit made while loading is then loaded again later.
             let sharing = try backend.flatMap { try SharedFile(backend: $0) }
-            if let library {
+            // On demand over packs, every connection shows the packs' union (PackUnion).
+            let union = try library.flatMap { library in readsOnDemand ? try Self.packUnion(library.installed, layout: layout) : nil }
+            if let union, let file = backend as? SQLiteBackend {
+                if !options.readOnly { try file.createOverlayTable() }
+                try file.attach(union)
+                // Edits of packs since removed or updated: ignored by the views, deleted here.
+                if !options.readOnly { Self.deleteStale(try file.staleOverlayRecords(), layout: layout, backend: file) }
+            }
+            let currentUnion = union.map(CurrentPackUnion.init)
+            let onDemandConnect = readsOnDemand ? Self.snapshotConnections(location, options: options, union: currentUnion) : nil
+            if onDemandConnect != nil { self.unionPacks = currentUnion }
+            if let library, onDemandConnect == nil {
                 let (layers, graph) = try Self.readingLayers(path: backend?.location) {
                     let layers = try PackLayers.load(try library.installed, layout: layout)
                     return (layers, try Self.loadUnified(layers, layout: layout, backend: backend))
@@ -236,25 +250,35 @@ public final class Store: @unchecked Sendable {
 
     /// Opens the read-only connections an on-demand store takes its snapshots on; nil where
     /// a store is resident whatever the options (in memory).
-    private static func snapshotConnections(_ location: Location, options: Options) -> (() throws -> any SnapshotConnection)? {
+    private static func snapshotConnections(_ location: Location, options: Options, union: CurrentPackUnion?) -> (() throws -> any SnapshotConnection)? {
         switch location {
         case .memory, .sqliteMemory:
             return nil
         case .file(let url):
             let lockTimeout = options.lockTimeout
-            return { try SQLiteBackend(path: url.path, durability: .normal, lockTimeout: lockTimeout, readOnly: true) }
+            return {
+                let connection = try SQLiteBackend(path: url.path, durability: .normal, lockTimeout: lockTimeout, readOnly: true)
+                guard let union else { return connection }
+                do {
+                    try connection.attach(union.union)
+                } catch {
+                    connection.close()
+                    throw error
+                }
+                return connection
+            }
         case .server(let server):
             return { try PostgreSQLBackend(server, readOnly: true, lockTimeout: options.lockTimeout) }
         }
     }
 
-    private static func backend(for location: Location, options: Options) throws -> (any StoreBackend)? {
+    private static func backend(for location: Location, options: Options, packs: Bool) throws -> (any StoreBackend)? {
         switch location {
         case .memory: nil
         case .sqliteMemory: try SQLiteBackend(path: ":memory:", durability: options.durability, lockTimeout: options.lockTimeout)
         case .file(let url):
             try SQLiteBackend(path: url.path, durability: options.durability, lockTimeout: options.lockTimeout, readOnly: options.readOnly,
-                              createsSQLIndexes: options.residency(at: location) == .onDemand)
+                              createsSQLIndexes: options.residency(at: location, overPacks: packs) == .onDemand)
         case .server(let server): try PostgreSQLBackend(server, readOnly: options.readOnly, lockTimeout: options.lockTimeout)
         }
     }
@@ -449,7 +473,16 @@ public final class Store: @unchecked Sendable {
         if let failure = reading.failure { throw failure }
         guard !changes.isEmpty else { return Commit(result: result, before: before, after: context, changes: changes) }
         try ChangeWriter.checkEntities(changes, layout: layout, context: context)
-        try ChangeWriter(layout: layout, context: context, transaction: transaction, layers: nil).write(changes)
+        // Over packs, what the write changed is compared with the packs' own rows and slots.
+        var layers: PackLayers?
+        if let union = file.packUnion {
+            let loader = PackBaseLoader(layout: layout, backend: file, union: union)
+            layers = try loader.layers(for: changes, in: context)
+            loader.readChangedPackLists(changes, layers: layers!, in: &context)
+            if let failure = reading.failure { throw failure }
+        }
+        try ChangeWriter(layout: layout, context: context, transaction: transaction, layers: layers).write(changes)
+        if let layers { ChangeWriter.markPackSources(changes, layout: layout, layers: layers, in: &context) }
         let described = try CommitDescription(changeSet: changes, before: before, after: context, layout: layout)
         let number = try transaction.appendCommit(CommitLog.entries(of: changes, description: described, layout: layout, context: context))
         return Commit(result: result, before: before, after: context, changes: changes, description: described, number: number)

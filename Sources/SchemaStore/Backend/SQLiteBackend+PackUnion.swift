@@ -1,0 +1,159 @@
+import Foundation
+#if canImport(SQLite3)
+import SQLite3
+#else
+import CSQLite
+#endif
+@_spi(SchemaStore) import SchemaRuntime
+
+/// What a connection attached to show a user store over its packs (``PackUnion``).
+struct AttachedPacks {
+    let union: PackUnion
+    /// Reads the views in place of the tables.
+    var dialect: PackUnionDialect
+    /// Where the views read the edit records: the file's table, or an empty one of the
+    /// connection while the file has none.
+    var overlay: String
+}
+
+/// A connection of a store reading on demand over packs: the packs' files attached
+/// read-only, and the union's views (``PackUnion``).
+extension SQLiteBackend {
+    /// Attaches the packs of `union` and creates its views. Called on a fresh connection to
+    /// an opened store, outside any transaction. Throws when SQLite cannot attach that many
+    /// files (its compile-time limit, 10 by default).
+    func attach(_ union: PackUnion) throws {
+        let limit = Int(sqlite3_limit(database.handle, SQLITE_LIMIT_ATTACHED, -1))
+        guard union.packs.count <= limit else {
+            throw StoreError.cannotOpen(path: location, reason: """
+                SQLite attaches at most \(limit) files to a connection, and \(union.packs.count) packs are installed: \
+                open the store with residency .resident to read more packs at once
+                """)
+        }
+        try mapped {
+            for index in union.packs.indices { try database.execute(union.attachStatement(index)) }
+            try createViews(union)
+        }
+    }
+
+    /// Shows `union` in place of the packs attached now: the views go, the old packs'
+    /// files are detached and the new ones attached. Outside any transaction.
+    func reattach(_ union: PackUnion) throws {
+        try mapped {
+            database.clearStatementCache()
+            for name in try database.strings("SELECT name FROM sqlite_temp_master WHERE type = 'view'") {
+                try database.execute("DROP VIEW temp.\(quoted(name))")
+            }
+            for name in try database.strings("SELECT name FROM pragma_database_list") where name.hasPrefix("schemagen:pack:") {
+                try database.execute("DETACH DATABASE \(quoted(name))")
+            }
+            attachedPacks = nil
+        }
+        try attach(union)
+    }
+
+    /// Creates the table of edit records if the file has none yet, so that every connection's
+    /// views read it from the start (a writer opening the store on demand over packs).
+    func createOverlayTable() throws {
+        try mapped { try database.execute(Self.overlayTableDefinition) }
+    }
+
+    /// Makes the views again once the file has its edit records table (another store made
+    /// it since this connection attached), so they read it; before a snapshot begins.
+    func refreshPackViews() throws {
+        guard let attachedPacks, attachedPacks.overlay.hasPrefix("temp."),
+              try mapped({ try database.hasTable("schemagen:overlay") }) else { return }
+        try mapped { try createViews(attachedPacks.union) }
+    }
+
+    private func createViews(_ union: PackUnion) throws {
+        for name in try database.strings("SELECT name FROM sqlite_temp_master WHERE type = 'view'") {
+            try database.execute("DROP VIEW temp.\(quoted(name))")
+        }
+        let overlay: String
+        if try database.hasTable("schemagen:overlay") {
+            overlay = "main." + Self.overlayTable
+        } else {
+            overlay = "temp." + quoted(PackUnion.emptyOverlay)
+            try database.execute("""
+                CREATE TEMP TABLE IF NOT EXISTS \(overlay) (kind TEXT NOT NULL, name TEXT NOT NULL, id NOT NULL, \
+                pack TEXT NOT NULL, PRIMARY KEY (kind, name, id))
+                """)
+        }
+        // Full text is read through SQL where every file keeps the index's tables.
+        var schemas = ["main"]
+        for index in union.packs.indices { schemas.append(quoted(PackUnion.schema(ofPack: index))) }
+        let tables = try schemas.map { Set(try database.strings("SELECT name FROM \($0).sqlite_master WHERE type = 'table'")) }
+        var fullText = Set<String>()
+        for entity in union.layout.entities {
+            for index in entity.fullTextIndexes where tables.allSatisfy({ index.tables.allSatisfy($0.contains) }) { fullText.insert(index.termsTable) }
+        }
+        for statement in union.viewStatements(overlay: overlay, fullText: fullText) { try database.execute(statement) }
+        attachedPacks = AttachedPacks(union: union, dialect: PackUnionDialect(viewed: union.viewedTables(fullText: fullText)), overlay: overlay)
+        database.clearStatementCache()
+    }
+
+    /// The user's edit records that no longer apply: their pack is not installed, or no
+    /// longer has the entity they name (the views ignore them; a writer deletes them).
+    /// O(records).
+    func staleOverlayRecords() throws -> [OverlayRecord] {
+        guard let attachedPacks else { return [] }
+        let union = attachedPacks.union
+        var records: [OverlayRecord] = []
+        try loadOverlay { records.append($0) }
+        return try records.filter { record in
+            let entity = record.kind == .links ? union.layout.linkByName[record.name]?.ownerEntity : union.layout.entityByName[record.name]
+            guard let entity, let pack = union.packs.firstIndex(where: { $0.manifest.id == record.pack }) else { return true }
+            let id = SQLExpression.column(entity.columns[0].name)
+            var found = false
+            try rows(SQLSelect(output: .columns([id]), table: PackUnion.packTable(entity.tableName, pack: pack),
+                               filter: .identical(id, .value(record.id)))) { _ in found = true }
+            return !found
+        }
+    }
+
+    /// The ids of the entities of `entity` from the pack at `index` that the user edited (an
+    /// override of the row, or a replaced slot of one of its stored links) or deleted, each
+    /// in the pack's order: what the edit records say, as ``PackDiff`` finds it in a resident
+    /// store (a record exists exactly while the entity differs from its pack).
+    /// O(records of the pack × log n).
+    func packEdits(_ entity: any AnyEntityPersister, pack index: Int) throws -> (edited: [StoredValue], deleted: [StoredValue]) {
+        guard let attached = attachedPacks else { return ([], []) }
+        let union = attached.union, overlay = attached.overlay
+        let id = quoted(entity.columns[0].name)
+        let table = "\(quoted(PackUnion.schema(ofPack: index))).\(quoted(entity.tableName))"
+        let links = union.layout.links.filter { $0.owner == entity.table }.map(\.name)
+        let linkNames = links.isEmpty ? "" : " OR (o.kind = 'links' AND o.name IN (\(links.map { _ in "?" }.joined(separator: ", "))))"
+        let tombstones = "SELECT o.id FROM \(overlay) AS o WHERE o.kind = 'tombstone' AND o.name = ? AND o.pack = ?"
+        let pack = StoredValue.text(union.packs[index].manifest.id.uuidString), name = StoredValue.text(entity.entityName)
+        func ids(_ sql: String, _ values: [StoredValue]) throws -> [StoredValue] {
+            try mapped {
+                let statement = try database.statement(sql)
+                defer { statement.reset() }
+                try statement.bind(values)
+                var ids: [StoredValue] = []
+                while try statement.step() { ids.append(statement.value(at: 0)) }
+                return ids
+            }
+        }
+        let deleted = try ids("SELECT p.\(id) FROM \(table) AS p WHERE p.\(id) IN (\(tombstones)) ORDER BY p.rowid", [name, pack])
+        let edited = try ids("""
+            SELECT p.\(id) FROM \(table) AS p WHERE p.\(id) IN (SELECT o.id FROM \(overlay) AS o WHERE o.pack = ? AND \
+            ((o.kind = 'row' AND o.name = ?)\(linkNames))) AND p.\(id) NOT IN (\(tombstones)) ORDER BY p.rowid
+            """, [pack, name] + links.map(StoredValue.text) + [name, pack])
+        return (edited, deleted)
+    }
+
+    /// The union's `(documents, length)` for `index`, on a connection showing packs.
+    func unionFullTextTotals(_ index: FullTextLayout, attached: AttachedPacks) throws -> (documents: Int64, length: Int64) {
+        guard let entity = attached.union.layout.entityByName[index.entityName] else {
+            throw StoreError.corrupt(path: location, reason: "no entity \(index.entityName) for full-text index \(index.indexName)")
+        }
+        let statement = try database.statement(attached.union.fullTextTotals(index, of: entity, overlay: attached.overlay))
+        defer { statement.reset() }
+        guard try statement.step(), case .integer(let documents) = statement.value(at: 0), case .integer(let length) = statement.value(at: 1) else {
+            throw StoreError.corrupt(path: location, reason: "the totals of full-text index \(index.indexName) are missing")
+        }
+        return (documents, length)
+    }
+}

@@ -1,0 +1,221 @@
+import ChatModels
+import ChatWorkloads
+import DeterministicRandom
+import Foundation
+@_spi(SchemaStoreTesting) import SchemaStore
+@_spi(SchemaStore) import SchemaRuntime
+import Testing
+
+/// A user store over two packs read on demand (the packs' union in SQL, ``PackUnion``)
+/// against the resident union, fed the same random writes (the pack model-based test's,
+/// which edit, delete and relink pack entities):
+/// - after every few writes, random queries (answers and order, ties included), every
+///   entity's source, and queries restricted to one source agree with a resident store
+///   opened on the same file now (which loads the union in Swift, ``UserLayerLoader``);
+/// - the file an on-demand store wrote holds the same union as the file a resident store
+///   wrote (the same overrides, tombstones and replaced slots, read back);
+/// - the packs' files never change.
+@Suite struct PackOnDemandDifferentialTests {
+    struct Fixture {
+        let folder: TemporaryFolder
+        let directory: URL
+        let library: PackLibrary
+
+        init() throws {
+            folder = try TemporaryFolder()
+            let packs = try PackFixtures.makePacks(in: folder.url)
+            directory = folder.file("installed")
+            library = try PackLibrary(directory: directory, schema: ChatModelsSchema.self)
+            try library.install(from: packs.starter.url)
+            try library.install(from: packs.extra.url)
+        }
+
+        func open(_ name: String, _ residency: Store.Residency, readOnly: Bool = false) throws -> Store {
+            try Store(.file(folder.file(name)), schema: ChatModelsSchema.self, packs: directory,
+                      options: .init(readOnly: readOnly, residency: residency))
+        }
+    }
+
+    @Test(arguments: [21, 22, 23, 24] as [UInt64])
+    func onDemandUnionAnswersAsResident(seed: UInt64) throws {
+        var random = SplitMix64(seed: seed)
+        let fixture = try Fixture()
+        let checksums = try fixture.library.installed.map(PackFixtures.checksum)
+        let onDemand = try fixture.open("on-demand.sqlite", .onDemand)
+        let resident = try fixture.open("resident.sqlite", .resident)
+        #expect(onDemand.readsOnDemand && !resident.readsOnDemand)
+        #expect(onDemand.packs.map(\.manifest.id) == [PackFixtures.starterID, PackFixtures.extraID])
+        var compared = 0, reverted = 0, history: [String] = []
+        for step in 0..<120 {
+            let (name, write) = StoreModelBasedTests.randomStep(&random)
+            history.append(name)
+            let onDemandThrew = (try? onDemand.write { try write(&$0) }) == nil
+            let residentThrew = (try? resident.write { try write(&$0) }) == nil
+            #expect(onDemandThrew == residentThrew, "seed \(seed) step \(step) \(name): on demand threw \(onDemandThrew), resident \(residentThrew)")
+            // Reverting pack entities, one or a whole pack (which may throw where a save would).
+            if step % 5 == 4 {
+                let revert = Self.randomRevert(&random)
+                history.append(revert.name)
+                let onDemandThrew = (try? revert.run(onDemand)) == nil, residentThrew = (try? revert.run(resident)) == nil
+                #expect(onDemandThrew == residentThrew, "seed \(seed) step \(step) \(revert.name): on demand threw \(onDemandThrew), resident \(residentThrew)")
+                if !onDemandThrew { reverted += 1 }
+            }
+            guard step % 6 == 5 else { continue }
+            // The same file read the resident way: the union in Swift.
+            let reference = try fixture.open("on-demand.sqlite", .resident, readOnly: true)
+            defer { reference.close() }
+            compared += try Self.expectAlike(onDemand, reference, &random, "seed \(seed) step \(step), after \(history.suffix(6))")
+            // What each store wrote, read back the same way, is the same union.
+            let written = try fixture.open("resident.sqlite", .resident, readOnly: true)
+            defer { written.close() }
+            let (mine, theirs) = (try StoreSnapshot(reference.context, saveTimes: false), try StoreSnapshot(written.context, saveTimes: false))
+            try #require(mine == theirs, "seed \(seed) step \(step): the files differ\nhistory: \(history.suffix(8))\n\(Self.difference(mine.text, theirs.text))")
+        }
+        #expect(compared >= 190)
+        #expect(reverted >= 10, "most reverts threw")
+        // SQL narrowed the queries; the whole union was read only for what it cannot narrow.
+        let statistics = onDemand.onDemandStatistics
+        #expect(statistics.materializations > statistics.wholeGraphReads * 3, "\(statistics)")
+        // Ranked full text read its candidates and statistics from the union's postings.
+        #expect(statistics.fullTextReads > 0, "\(statistics)")
+        onDemand.close()
+        resident.close()
+        #expect(try fixture.library.installed.map(PackFixtures.checksum) == checksums, "a pack file changed")
+    }
+
+    /// Edits of a pack that was removed since (stale records) are ignored on demand as by a
+    /// resident store, and a writer opening on demand deletes them with the rows, links and
+    /// postings they kept.
+    @Test func editsOfARemovedPackAreIgnoredThenDeleted() throws {
+        var random = SplitMix64(seed: 5)
+        let fixture = try Fixture()
+        let store = try fixture.open("store.sqlite", .onDemand)
+        try store.write { context in
+            try Message(id: "m5", text: "edited hello extra", timestamp: 50, author: .id("u1"), chat: .id("c1")).save(to: &context)
+            try Message(id: "m0", text: "edited hello starter", timestamp: 60, author: .id("u3"), chat: .id("c0")).save(to: &context)
+            try Message(id: "m20", text: "hello mine", timestamp: 70, author: .id("u3"), chat: .id("c1")).save(to: &context)
+            try context.find(Message.self, id: "m6")!.delete(from: &context)
+            try User(id: "u9", name: "mine", age: 33).save(to: &context)
+        }
+        store.close()
+        try fixture.library.remove(id: PackFixtures.extraID)
+        for readOnly in [true, false] {
+            let onDemand = try fixture.open("store.sqlite", .onDemand, readOnly: readOnly)
+            let reference = try fixture.open("store.sqlite", .resident, readOnly: true)
+            _ = try Self.expectAlike(onDemand, reference, &random, readOnly ? "stale records kept" : "stale records deleted")
+            #expect(onDemand.context.source(of: Message.self, id: "m0") == .pack(PackFixtures.starterID))
+            #expect(Message.query("m5", in: onDemand.context).resolve() == nil, "an override of a removed pack's entity shows")
+            #expect(Message.query("m20", in: onDemand.context).resolve()?.text == "hello mine")
+            onDemand.close()
+            reference.close()
+        }
+    }
+
+    /// A context taken before a pack is installed keeps showing the packs it saw; contexts
+    /// taken after show the new one, also once the old context's connection is given back.
+    @Test func snapshotsTakenBeforeAnInstallKeepTheirPacks() throws {
+        let folder = try TemporaryFolder()
+        let packs = try PackFixtures.makePacks(in: folder.url)
+        let store = try Store(.file(folder.file()), schema: ChatModelsSchema.self, packs: folder.file("installed"),
+                              options: .init(residency: .onDemand))
+        try store.installPack(from: packs.starter.url)
+        var held: Context? = store.context
+        #expect(held?.find(User.self, id: "u3") == nil)
+        try store.installPack(from: packs.extra.url)
+        #expect(store.context.find(User.self, id: "u3") != nil)
+        #expect(held?.find(User.self, id: "u3") == nil, "a snapshot changed under its reader")
+        held = nil
+        // The connection of the context let go last is not used again for the old packs.
+        for _ in 0..<3 { #expect(store.context.find(User.self, id: "u3") != nil) }
+        try store.removePack(id: PackFixtures.starterID)
+        #expect(store.context.find(User.self, id: "u0") == nil)
+        #expect(store.context.find(User.self, id: "u3") != nil)
+    }
+
+    /// Reverting a pack chat puts back the pack's users and keeps the user's own after them;
+    /// a user of another pack the user added goes (as in a resident store).
+    @Test func revertKeepsTheUsersOwnLinksOnly() throws {
+        let fixture = try Fixture()
+        var random = SplitMix64(seed: 9)
+        for residency in [Store.Residency.onDemand, .resident] {
+            let store = try fixture.open("\(residency).sqlite", residency)
+            try store.write { context in
+                try User(id: "u9", name: "mine", age: 30).save(to: &context)
+                try Chat(id: "c0", title: "Renamed", users: .ids(["u3", "u0", "u9", "u1"])).save(to: &context)
+            }
+            try store.revertToPack(Chat.self, id: "c0")
+            let chat = try #require(Chat.queryAll(with: .ids, in: store.context).resolve().first { $0.id == "c0" })
+            #expect(chat.$users.ids == ["u0", "u1", "u9"], "\(residency)")
+            #expect(chat.title == "Welcome")
+            store.close()
+        }
+        let onDemand = try fixture.open("onDemand.sqlite", .onDemand, readOnly: true)
+        let reference = try fixture.open("onDemand.sqlite", .resident, readOnly: true)
+        let written = try fixture.open("resident.sqlite", .resident, readOnly: true)
+        _ = try Self.expectAlike(onDemand, reference, &random, "after reverting c0")
+        #expect(try StoreSnapshot(reference.context, saveTimes: false) == StoreSnapshot(written.context, saveTimes: false))
+    }
+
+    /// Reverting one pack entity (maybe one the user never edited, or not a pack's), or a
+    /// whole pack.
+    static func randomRevert(_ random: inout SplitMix64) -> (name: String, run: (Store) throws -> Void) {
+        let pack = Bool.random(using: &random) ? PackFixtures.starterID : PackFixtures.extraID
+        let number = Int.random(in: 0..<12, using: &random)
+        switch Int.random(in: 0..<5, using: &random) {
+        case 0: return ("revert all of \(pack)", { try $0.revertAll(inPack: pack) })
+        case 1: return ("revert user u\(number % 5)", { try $0.revertToPack(User.self, id: "u\(number % 5)") })
+        case 2: return ("revert chat c\(number % 3)", { try $0.revertToPack(Chat.self, id: "c\(number % 3)") })
+        default: return ("revert message m\(number)", { try $0.revertToPack(Message.self, id: "m\(number)") })
+        }
+    }
+
+    /// Compares everything the two stores show (the on-demand one over its union, the
+    /// reference resident): random queries, sources, source restrictions, full-text
+    /// statistics, and the whole graph. Returns how many random queries it compared.
+    static func expectAlike(_ onDemand: Store, _ reference: Store, _ random: inout SplitMix64, _ label: String) throws -> Int {
+        let context = onDemand.context
+        for _ in 0..<10 {
+            let (query, answer) = RandomChatQuery.next(&random)
+            let expected = answer(reference.context), actual = answer(context)
+            if actual != expected {
+                Issue.record("\(label): \(query)\n  on demand: \(actual.prefix(400))\n  resident:  \(expected.prefix(400))")
+            }
+        }
+        #expect(sources(context) == sources(reference.context), "\(label): sources differ")
+        let edits = PackModelBasedTests().editSummary(onDemand), expectedEdits = PackModelBasedTests().editSummary(reference)
+        #expect(edits == expectedEdits, "\(label): edits differ\n\(difference(edits, expectedEdits))")
+        for source in [EntitySource.user, .pack(PackFixtures.starterID), .pack(PackFixtures.extraID)] {
+            let query: @Sendable (Context) -> String = { c in
+                let messages = Message.query(in: c).from(source).sorted(by: \.timestamp).limit(4).resolve().map(\.id)
+                let users = User.query(in: c).from(source).filter(\.age >= 21).resolve().map(\.id)
+                return "\(messages) \(users) \(Chat.query(in: c).from(source).count())"
+            }
+            #expect(query(context) == query(reference.context), "\(label): from(\(source))")
+        }
+        // BM25 statistics over the union: the files' totals less the hidden documents.
+        let statistics = try #require(try onDemand.fullTextStatistics(of: Message.self, matching: "hello bye"))
+        let terms = Message.query(in: reference.context).resolve().map { FullTextStatistics.terms(of: $0.text) }
+        func frequency(_ word: String) -> Int { terms.filter { $0.terms.contains { $0.0 == word } }.count }
+        let length = terms.map(\.length).reduce(0, +)
+        let expected = FullTextStatistics(documents: terms.count, totalLength: length,
+                                          documentFrequency: ["hello": frequency("hello"), "bye": frequency("bye")])
+        #expect(statistics == expected, "\(label)")
+        let (mine, theirs) = (try StoreSnapshot(context, saveTimes: false), try StoreSnapshot(reference.context, saveTimes: false))
+        #expect(mine == theirs, "\(label)\n\(difference(mine.text, theirs.text))")
+        return 10
+    }
+
+    /// The lines only one of two texts has.
+    static func difference(_ a: String, _ b: String) -> String {
+        let left = Set(a.split(separator: "\n")), right = Set(b.split(separator: "\n"))
+        return (left.subtracting(right).sorted().map { "- " + $0 } + right.subtracting(left).sorted().map { "+ " + $0 }).joined(separator: "\n")
+    }
+
+    /// Every entity's id and source, by type, in storage order.
+    static func sources(_ context: Context) -> String {
+        func line<Entity: EntityModelProtocol>(_ type: Entity.Type) -> String {
+            Entity.query(in: context).resolve().map { "\($0.id):\(String(describing: context.source(of: type, id: $0.id)))" }.joined(separator: " ")
+        }
+        return [line(User.self), line(Chat.self), line(Message.self), line(Attachment.self)].joined(separator: "\n")
+    }
+}
