@@ -11,8 +11,8 @@ import Testing
 /// and replaced link slots read back exactly); the packs' files never change; and reverting
 /// a whole pack brings every one of its entities back as the pack has it.
 @Suite struct PackModelBasedTests {
-    @Test(arguments: [11, 12, 13] as [UInt64])
-    func unifiedViewMatchesTheReference(seed: UInt64) throws {
+    @Test(arguments: [11, 12, 13] as [UInt64], [Store.Residency.resident, .onDemand])
+    func unifiedViewMatchesTheReference(seed: UInt64, residency: Store.Residency) throws {
         var random = SplitMix64(seed: seed)
         let folder = try TemporaryFolder()
         let packs = try PackFixtures.makePacks(in: folder.url)
@@ -21,8 +21,15 @@ import Testing
         try library.install(from: packs.starter.url)
         try library.install(from: packs.extra.url)
         let checksums = try library.installed.map(PackFixtures.checksum)
-        func open() throws -> Store { try Store(.file(folder.file()), schema: ChatModelsSchema.self, packs: directory) }
+        func open() throws -> Store { try Store(.file(folder.file()), schema: ChatModelsSchema.self, packs: directory, options: .init(residency: residency)) }
+        // The reference is a plain graph: the store's as a resident store reads it.
+        func readBack() throws -> Context {
+            let resident = try Store(.file(folder.file()), schema: ChatModelsSchema.self, packs: directory, options: .init(readOnly: true, residency: .resident))
+            defer { resident.close() }
+            return resident.context
+        }
         var store = try open()
+        #expect(store.readsOnDemand == (residency == .onDemand))
         var reference = try PackFixtures.reference()
         let initial = try StoreSnapshot(store.context, saveTimes: false), expected = try StoreSnapshot(reference, saveTimes: false)
         try #require(initial == expected, "\(initial)\n---\n\(expected)")
@@ -43,7 +50,7 @@ import Testing
                 store = try open()
                 try #require(try StoreSnapshot(store.context) == written, "reopened after step \(stepNumber)\nhistory: \(history.suffix(20))")
                 #expect(editSummary(store) == edits, "edits changed on reopening after step \(stepNumber)")
-                reference = store.context
+                reference = try readBack()
             }
             if stepNumber % 50 == 49 {
                 let pack = stepNumber % 100 == 49 ? PackFixtures.starterID : PackFixtures.extraID
@@ -70,7 +77,7 @@ import Testing
                 } catch {
                     #expect(try StoreSnapshot(store.context) == before)
                 }
-                reference = store.context
+                reference = try readBack()
             }
         }
         store.close()

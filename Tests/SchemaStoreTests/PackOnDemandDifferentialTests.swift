@@ -132,6 +132,56 @@ import Testing
         #expect(store.context.find(User.self, id: "u3") != nil)
     }
 
+    /// Over more packs than SQLite attaches, a store opens resident by default; on demand it
+    /// is a clear error, at open and at install, and the install changes nothing.
+    @Test func morePacksThanSQLiteAttachesAreAClearError() throws {
+        let folder = try TemporaryFolder()
+        let limit = Store.maximumPacksOnDemand
+        let packs = try (0...limit).map { index in
+            try Pack.create(at: folder.file("p\(index).pack"), manifest: PackManifest(title: "Pack \(index)", version: "1"),
+                            schema: ChatModelsSchema.self) { try User(id: "p\(index)", name: "pack user \(index)").save(to: &$0) }
+        }
+        let directory = folder.file("installed")
+        let library = try PackLibrary(directory: directory, schema: ChatModelsSchema.self)
+        for pack in packs.dropLast() { try library.install(from: pack.url) }
+        let store = try Store(.file(folder.file()), schema: ChatModelsSchema.self, packs: directory)
+        #expect(store.readsOnDemand && store.packs.count == limit)
+        #expect(throws: PackError.tooManyPacksOnDemand(count: limit + 1, limit: limit)) { try store.installPack(from: packs.last!.url) }
+        #expect(store.packs.count == limit && store.context.find(User.self, id: "p\(limit)") == nil)
+        #expect(try library.installed.count == limit)
+        store.close()
+        try library.install(from: packs.last!.url)
+        let resident = try Store(.file(folder.file()), schema: ChatModelsSchema.self, packs: directory)
+        #expect(!resident.readsOnDemand && resident.context.count(of: User.self) == limit + 1)
+        resident.close()
+        #expect(throws: PackError.tooManyPacksOnDemand(count: limit + 1, limit: limit)) {
+            try Store(.file(folder.file()), schema: ChatModelsSchema.self, packs: directory, options: .init(residency: .onDemand))
+        }
+    }
+
+    /// Packs an older version installed as they came (without the SQL indexes and full-text
+    /// postings on-demand stores query) get them when a library next opens the directory.
+    @Test func packsInstalledByAnOlderVersionArePreparedWhenTheLibraryOpens() throws {
+        let folder = try TemporaryFolder()
+        let packs = try PackFixtures.makePacks(in: folder.url)
+        let directory = folder.file("installed")
+        let library = try PackLibrary(directory: directory, schema: ChatModelsSchema.self)
+        try library.install(from: packs.starter.url)
+        try library.install(from: packs.extra.url)
+        // Their files as a resident store writes them (an older version installed them so).
+        for (installed, fill) in zip(try library.installed, [PackFixtures.fillStarter, PackFixtures.fillExtra]) {
+            let written = folder.file("\(UUID().uuidString).sqlite")
+            let store = try Store(.file(written), schema: ChatModelsSchema.self, options: .init(residency: .resident))
+            try store.write(fill)
+            store.close()
+            try FileManager.default.removeItem(at: installed.storeURL)
+            try FileManager.default.copyItem(at: written, to: installed.storeURL)
+        }
+        let store = try Store(.file(folder.file()), schema: ChatModelsSchema.self, packs: directory, options: .init(residency: .onDemand))
+        #expect(Message.query(in: store.context).filter(.string(\.text, matches: "hello")).resolve().count == 5)
+        #expect(store.onDemandStatistics.fullTextReads == 1, "ranked full text did not read the union's postings")
+    }
+
     /// Reverting a pack chat puts back the pack's users and keeps the user's own after them;
     /// a user of another pack the user added goes (as in a resident store).
     @Test func revertKeepsTheUsersOwnLinksOnly() throws {

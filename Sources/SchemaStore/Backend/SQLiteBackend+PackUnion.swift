@@ -19,17 +19,29 @@ struct AttachedPacks {
 /// A connection of a store reading on demand over packs: the packs' files attached
 /// read-only, and the union's views (``PackUnion``).
 extension SQLiteBackend {
+    /// The most packs a connection attaches: SQLite's compile-time limit (10 by default).
+    static let attachLimit: Int = {
+        guard let database = try? SQLiteDatabase(path: ":memory:") else { return 10 }
+        defer { database.close() }
+        return Int(sqlite3_limit(database.handle, SQLITE_LIMIT_ATTACHED, -1))
+    }()
+
+    /// Whether the store file at `path` has the SQL indexes and full-text tables `layout`
+    /// wants (a writer opened it on demand), read without writing; false if it cannot tell.
+    static func isPrepared(_ path: String, for layout: StoreLayout) -> Bool {
+        guard let database = try? SQLiteDatabase(path: path, readOnly: true, create: false) else { return false }
+        defer { database.close() }
+        guard let names = try? Set(database.strings("SELECT name FROM sqlite_master WHERE type IN ('index', 'table')")) else { return false }
+        let fullText = layout.entities.flatMap { $0.fullTextIndexes.flatMap(\.tables) }
+        return SQLIndex.wanted(by: layout, in: SQLiteDialect()).keys.allSatisfy(names.contains) && fullText.allSatisfy(names.contains)
+    }
+
     /// Attaches the packs of `union` and creates its views. Called on a fresh connection to
-    /// an opened store, outside any transaction. Throws when SQLite cannot attach that many
+    /// an opened store, outside any transaction. Throws
+    /// ``PackError/tooManyPacksOnDemand(count:limit:)`` when SQLite cannot attach that many
     /// files (its compile-time limit, 10 by default).
     func attach(_ union: PackUnion) throws {
-        let limit = Int(sqlite3_limit(database.handle, SQLITE_LIMIT_ATTACHED, -1))
-        guard union.packs.count <= limit else {
-            throw StoreError.cannotOpen(path: location, reason: """
-                SQLite attaches at most \(limit) files to a connection, and \(union.packs.count) packs are installed: \
-                open the store with residency .resident to read more packs at once
-                """)
-        }
+        guard union.packs.count <= Self.attachLimit else { throw PackError.tooManyPacksOnDemand(count: union.packs.count, limit: Self.attachLimit) }
         try mapped {
             for index in union.packs.indices { try database.execute(union.attachStatement(index)) }
             try createViews(union)

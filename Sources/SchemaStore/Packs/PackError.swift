@@ -26,6 +26,9 @@ public enum PackError: Error, Sendable, Equatable, CustomStringConvertible {
     case noPacks
     /// Reverting an entity no installed pack provides.
     case notAPackEntity(entity: String, id: String)
+    /// A store reading on demand shows its packs through SQLite, which attaches at most
+    /// `limit` files to a connection; `count` packs would be installed.
+    case tooManyPacksOnDemand(count: Int, limit: Int)
 
     public var description: String {
         switch self {
@@ -44,6 +47,9 @@ public enum PackError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .notInstalled(id): "no installed pack has id \(id)"
         case .noPacks: "the store was opened without a packs directory: open it with Store(_:schema:packs:)"
         case let .notAPackEntity(entity, id): "\(entity) \(id) does not come from an installed pack; there is nothing to revert to"
+        case let .tooManyPacksOnDemand(count, limit):
+            "a store reading on demand shows at most \(limit) packs (SQLite attaches at most \(limit) files), and \(count) would be installed; "
+                + "remove one, or open the store with residency .resident"
         }
     }
 }

@@ -176,9 +176,19 @@ public final class PackLibrary: @unchecked Sendable {
     /// they were installed) to this one, as installing them now would. Only the installed
     /// copies are written; a migration that fails leaves its pack as it was and throws.
     private func migrateInstalled() throws {
+        let layout = StoreLayout(schema)
         for entry in try readIndex() {
             let pack = try Pack.open(at: directory.appendingPathComponent(entry.folder))
-            guard pack.manifest.schemaFingerprint != schema.fingerprint else { continue }
+            guard pack.manifest.schemaFingerprint != schema.fingerprint else {
+                // Installed by an older version of this library: given what on-demand stores
+                // query (SQL indexes, full-text postings). Best effort: a pack another store
+                // reads now is prepared at a later open; until then its queries scan.
+                if !SQLiteBackend.isPrepared(pack.storeURL.path, for: layout) {
+                    try? Store(.file(pack.storeURL), schema: schema, options: .init(residency: .onDemand)).close()
+                    try? Pack.seal(pack.storeURL)
+                }
+                continue
+            }
             let store = try Store(.file(pack.storeURL), schema: schema, options: .init(residency: .onDemand))
             store.close()
             try Pack.seal(pack.storeURL)

@@ -4,6 +4,12 @@ import Foundation
 /// A store over content packs (docs/Packs.md): install and remove packs at runtime, see what
 /// the user changed of a pack, and revert it.
 extension Store {
+    /// The most packs a store reads on demand (SQLite attaches at most this many files to a
+    /// connection; 10 unless it was built otherwise). Over more, a store opens resident by
+    /// default, and `residency: .onDemand` or installing one more on demand throws
+    /// ``PackError/tooManyPacksOnDemand(count:limit:)``.
+    public static var maximumPacksOnDemand: Int { SQLiteBackend.attachLimit }
+
     /// The installed packs, in installation order (empty without a packs directory).
     public var packs: [Pack] {
         stateLock.withLock { layers?.packs } ?? unionPacks?.union.packs ?? []

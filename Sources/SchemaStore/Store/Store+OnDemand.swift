@@ -4,8 +4,8 @@ import Foundation
 /// A store opened ``Store/Residency/onDemand``: SQL answers its queries, and its writes
 /// read what they touch (``OnDemandWrite``).
 extension Store {
-    /// Whether the store reads through SQL (``Residency/onDemand`` for a store on a file or a
-    /// server, without packs).
+    /// Whether the store reads through SQL (``Residency/onDemand`` for a store on a file,
+    /// over packs or not, or on a server).
     public var readsOnDemand: Bool {
         onDemand != nil && !isResident
     }

@@ -97,7 +97,7 @@ extension Store {
     /// link slots they name, read by id, applied in one transaction whose change set the
     /// observers receive as for a local write. O(what the commits changed). Returns false,
     /// changing nothing, when the log cannot tell: commits it no longer keeps, a commit
-    /// without entries (a writer that kept no log), or a store over packs (loaded whole).
+    /// without entries (a writer that kept no log), or a resident store over packs (loaded whole).
     private func followLog(sharing: SharedFile, backend: any StoreBackend) throws -> Bool {
         guard stateLock.withLock({ layers }) == nil else { return false }
         let entries = try backend.commits(after: sharing.seenCommit)

@@ -95,8 +95,9 @@ public final class Store: @unchecked Sendable {
         /// ``StoreError/readOnly(path:)``. A file written by a newer schema opens this way when
         /// the part this code knows is intact; one needing a migration does not.
         public var readOnly: Bool
-        /// Where queries run, for a store on a file or a server without packs (other stores
-        /// are resident). Nil (the default) is the location's default: on demand for a file,
+        /// Where queries run, for a store on a file or a server (in memory, a store is
+        /// resident). Nil (the default) is the location's default: on demand for a file (over
+        /// packs too, up to ``Store/maximumPacksOnDemand`` of them; resident over more),
         /// resident for a server.
         public var residency: Residency?
         /// For a store on a server reading on demand: the most connections its snapshots hold
@@ -122,12 +123,13 @@ public final class Store: @unchecked Sendable {
             self.cachedRowsPerSnapshot = cachedRowsPerSnapshot
         }
 
-        /// Where queries run for a store at `location`: ``residency``, or the location's default
-        /// (resident over packs, for now: installing and reverting packs need it).
-        func residency(at location: Location, overPacks: Bool = false) -> Residency {
+        /// Where queries run for a store at `location` over `packs` installed packs: ``residency``,
+        /// or the location's default.
+        func residency(at location: Location, packs: Int = 0) -> Residency {
             if let residency { return residency }
             if case .server = location { return .resident }
-            return overPacks ? .resident : .onDemand
+            // SQLite attaches a limited number of files to a connection (PackUnion).
+            return packs > SQLiteBackend.attachLimit ? .resident : .onDemand
         }
     }
 
@@ -195,16 +197,17 @@ public final class Store: @unchecked Sendable {
             if let mismatch = migration.mismatch(in: layout.shape) { throw StoreError.invalidMigration(reason: mismatch) }
         }
         let library = try packsDirectory.map { try PackLibrary(directory: $0, schema: schema) }
-        let backend = try Self.backend(for: location, options: options, packs: packsDirectory != nil)
-        // Over packs, a store reads on demand only when asked to (`residency: .onDemand`).
-        let readsOnDemand = options.residency(at: location, overPacks: packsDirectory != nil) == .onDemand
+        let installed = try library?.installed ?? []
+        let residency = options.residency(at: location, packs: installed.count)
+        let backend = try Self.backend(for: location, options: options, residency: residency)
+        let readsOnDemand = residency == .onDemand
         var onDemand: OnDemandReading?
         do {
             appliedMigration = try backend?.open(layout, migrations: migrations, policy: options.migration)
             // Read before loading: a commit made while loading is then loaded again later.
             let sharing = try backend.flatMap { try SharedFile(backend: $0) }
             // On demand over packs, every connection shows the packs' union (PackUnion).
-            let union = try library.flatMap { library in readsOnDemand ? try Self.packUnion(library.installed, layout: layout) : nil }
+            let union = try library.flatMap { _ in readsOnDemand ? try Self.packUnion(installed, layout: layout) : nil }
             if let union, let file = backend as? SQLiteBackend {
                 if !options.readOnly { try file.createOverlayTable() }
                 try file.attach(union)
@@ -214,9 +217,9 @@ public final class Store: @unchecked Sendable {
             let currentUnion = union.map(CurrentPackUnion.init)
             let onDemandConnect = readsOnDemand ? Self.snapshotConnections(location, options: options, union: currentUnion) : nil
             if onDemandConnect != nil { self.unionPacks = currentUnion }
-            if let library, onDemandConnect == nil {
+            if library != nil, onDemandConnect == nil {
                 let (layers, graph) = try Self.readingLayers(path: backend?.location) {
-                    let layers = try PackLayers.load(try library.installed, layout: layout)
+                    let layers = try PackLayers.load(installed, layout: layout)
                     return (layers, try Self.loadUnified(layers, layout: layout, backend: backend))
                 }
                 if !options.readOnly { Self.deleteStale(graph.stale, layout: layout, backend: backend) }
@@ -272,13 +275,13 @@ public final class Store: @unchecked Sendable {
         }
     }
 
-    private static func backend(for location: Location, options: Options, packs: Bool) throws -> (any StoreBackend)? {
+    private static func backend(for location: Location, options: Options, residency: Residency) throws -> (any StoreBackend)? {
         switch location {
         case .memory: nil
         case .sqliteMemory: try SQLiteBackend(path: ":memory:", durability: options.durability, lockTimeout: options.lockTimeout)
         case .file(let url):
             try SQLiteBackend(path: url.path, durability: options.durability, lockTimeout: options.lockTimeout, readOnly: options.readOnly,
-                              createsSQLIndexes: options.residency(at: location, overPacks: packs) == .onDemand)
+                              createsSQLIndexes: residency == .onDemand)
         case .server(let server): try PostgreSQLBackend(server, readOnly: options.readOnly, lockTimeout: options.lockTimeout)
         }
     }
