@@ -62,7 +62,7 @@ struct PacksBenchmark {
                 let user = folder.appendingPathComponent("user-\(size).sqlite")
                 var opened: Store!
                 openPacks[size, default: []].append(try milliseconds {
-                    opened = try Store(.file(user), schema: BenchModelsSchema.self, packs: directories[size]!)
+                    opened = try Store(.file(user), schema: BenchModelsSchema.self, packs: directories[size]!, options: .init(residency: .resident))
                 })
                 if size == packCount { packStore = opened } else { opened.close() }
             }
@@ -100,6 +100,77 @@ struct PacksBenchmark {
         }
         singleStore.close()
         packStore.close()
+        try onDemand(single: single, user: folder.appendingPathComponent("user-\(packCount).sqlite"),
+                     directory: directories[packCount]!, queries: queries)
+    }
+
+    /// The same queries on demand: one store against a user store over the packs (the
+    /// union in SQL views), each on a snapshot of its own (`read`), alternated; then open +
+    /// first query, and single writes: a message of the user's, an edit of a pack's.
+    private func onDemand(single: URL, user: URL, directory: URL, queries: [(String, (Context) -> Int)]) throws {
+        guard packCount <= Store.maximumPacksOnDemand else {
+            print("on demand: skipped, \(packCount) packs are more than SQLite attaches (\(Store.maximumPacksOnDemand))")
+            return
+        }
+        // Opened once for writing on demand: the single store gets its SQL indexes and postings.
+        try Store(.file(single), schema: BenchModelsSchema.self, options: .init(residency: .onDemand)).close()
+        var openSingle: [Double] = [], openPacks: [Double] = []
+        for _ in 0..<rounds {
+            openSingle.append(try milliseconds {
+                let store = try Store(.file(single), schema: BenchModelsSchema.self, options: .init(residency: .onDemand))
+                _ = Message.query().sorted(by: \.timestamp.desc).limit(20).resolve(in: store.context)
+                store.close()
+            })
+            openPacks.append(try milliseconds {
+                let store = try Store(.file(user), schema: BenchModelsSchema.self, packs: directory, options: .init(residency: .onDemand))
+                _ = Message.query().sorted(by: \.timestamp.desc).limit(20).resolve(in: store.context)
+                store.close()
+            })
+        }
+        func line(_ name: String, _ one: [Double], _ packs: [Double]) {
+            print(name.padding(toLength: 48, withPad: " ", startingAt: 0)
+                  + String(format: "one store %8.3f ms   over packs %8.3f ms   (%.2fx)", median(one), median(packs), median(packs) / median(one)))
+        }
+        print("on demand (each query on a snapshot of its own):")
+        line("open + newest 20 messages", openSingle, openPacks)
+        let singleStore = try Store(.file(single), schema: BenchModelsSchema.self, options: .init(residency: .onDemand))
+        let packStore = try Store(.file(user), schema: BenchModelsSchema.self, packs: directory, options: .init(residency: .onDemand))
+        defer {
+            singleStore.close()
+            packStore.close()
+        }
+        precondition(packStore.readsOnDemand && singleStore.readsOnDemand)
+        for (name, query) in queries {
+            var singleTimes: [Double] = [], packTimes: [Double] = []
+            var singleCount = 0, packCountResult = 0
+            for _ in 0..<max(rounds, 5) {
+                singleTimes.append(try milliseconds { singleCount = try singleStore.read(query) })
+                packTimes.append(try milliseconds { packCountResult = try packStore.read(query) })
+            }
+            precondition(name.hasPrefix("from(") || singleCount == packCountResult, "\(name): \(singleCount) in one store, \(packCountResult) over packs")
+            line(name, singleTimes, packTimes)
+        }
+        // Writes: a new message of the user's, and an edit of a pack's message (an override).
+        let total = packCount * perPack
+        var newSingle: [Double] = [], newPacks: [Double] = [], editSingle: [Double] = [], editPacks: [Double] = []
+        for round in 0..<max(rounds, 5) {
+            let message = Message(id: total + round, text: "mine \(round)", timestamp: total + round, chat: .id(0), author: .id(0))
+            newSingle.append(try milliseconds { try singleStore.write { try message.save(to: &$0) } })
+            newPacks.append(try milliseconds { try packStore.write { try message.save(to: &$0) } })
+            let edited = round * 997 % total
+            editSingle.append(try milliseconds { try singleStore.write { context in
+                var message = context.find(Message.self, id: edited)!
+                message.text += " edited"
+                try message.save(to: &context)
+            } })
+            editPacks.append(try milliseconds { try packStore.write { context in
+                var message = context.find(Message.self, id: edited)!
+                message.text += " edited"
+                try message.save(to: &context)
+            } })
+        }
+        line("write: a new message of the user's", newSingle, newPacks)
+        line("write: edit a message (over packs: an override)", editSingle, editPacks)
     }
 
     /// One pack's content: its own users, chats and messages (ids unique across packs).

@@ -21,7 +21,12 @@ public enum RandomChatQuery {
         let chat = "c\(Int.random(in: 0..<4, using: &random))"
         let message = "m\(Int.random(in: 0..<30, using: &random))"
         let age = Bool.random(using: &random) ? 0 : Int.random(in: 0..<90, using: &random)
-        switch Int.random(in: 0..<27, using: &random) {
+        switch Int.random(in: 0..<28, using: &random) {
+        case 27:
+            return ("count of messages matching \(word), alone and timestamp > \(n)", { c in
+                let matching = Message.query(in: c).filter(.string(\.text, matches: word))
+                return "\(matching.count()) \(matching.filter(\.timestamp > n).count())"
+            })
         case 26:
             return ("save times: messages, chat \(chat) with what it reaches", { c in
                 let reached = Chat.query(chat, in: c).resolve()?.updatedAt(in: c, reachingThroughStoredLinks: true)

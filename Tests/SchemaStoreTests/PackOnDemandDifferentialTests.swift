@@ -177,8 +177,16 @@ import Testing
             try FileManager.default.removeItem(at: installed.storeURL)
             try FileManager.default.copyItem(at: written, to: installed.storeURL)
         }
+        // And listed them as it did: without saying they are prepared.
+        let list = directory.appendingPathComponent("packs.json")
+        var entries = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: list)) as? [[String: Any]])
+        #expect(entries.allSatisfy { $0["prepared"] as? Bool == true })
+        for index in entries.indices { entries[index]["prepared"] = nil }
+        try JSONSerialization.data(withJSONObject: entries).write(to: list)
         let store = try Store(.file(folder.file()), schema: ChatModelsSchema.self, packs: directory, options: .init(residency: .onDemand))
         #expect(Message.query(in: store.context).filter(.string(\.text, matches: "hello")).resolve().count == 5)
+        let relisted = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: list)) as? [[String: Any]])
+        #expect(relisted.allSatisfy { $0["prepared"] as? Bool == true }, "the library did not record that it prepared them")
         #expect(store.onDemandStatistics.fullTextReads == 1, "ranked full text did not read the union's postings")
     }
 

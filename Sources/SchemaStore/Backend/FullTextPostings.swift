@@ -81,7 +81,7 @@ extension SQLiteBackend {
 extension SQLiteBackend {
     /// Whether the file has the tables of `index` (a writer opening it on demand made them).
     func hasFullText(_ index: FullTextLayout) throws -> Bool {
-        if let attachedPacks { return attachedPacks.dialect.viewed.contains(index.termsTable) }
+        if let attachedPacks { return attachedPacks.dialect.covers(index.termsTable) }
         return try mapped { try index.tables.allSatisfy(database.tableNames().contains) }
     }
 
@@ -92,15 +92,31 @@ extension SQLiteBackend {
         let postings = Array(repeating: "SELECT id FROM \(dialect.tableReference(index.termsTable)) WHERE term = ?", count: tokens.count)
             .joined(separator: " INTERSECT ")
         let id = quoted(entity.columns[0].name)
-        let sql = "SELECT \(id) FROM \(dialect.tableReference(entity.tableName)) WHERE \(id) IN (\(postings)) ORDER BY \(dialect.storageOrderColumn)"
-        return try mapped {
-            let statement = try database.statement(sql)
-            defer { statement.reset() }
-            try statement.bind(tokens.map(StoredValue.text))
-            var ids: [StoredValue] = []
-            while try statement.step() { ids.append(statement.value(at: 0)) }
-            return ids
+        // Over packs, the postings first, then their rows by id in each layer (SQLite would
+        // not look the ids up in each select of the union), sorted here.
+        if attachedPacks != nil {
+            let candidates = try mapped { try values(postings, tokens.map(StoredValue.text)) }
+            var found: [(order: Int64, id: StoredValue)] = []
+            for batch in stride(from: 0, to: candidates.count, by: SubgraphLoader.batchSize).map({ Array(candidates[$0..<min($0 + SubgraphLoader.batchSize, candidates.count)]) }) {
+                try rows(SQLSelect(output: .columns([.column(entity.columns[0].name), .storageOrder()]), table: entity.tableName,
+                                   filter: .oneOf(.column(entity.columns[0].name), batch))) { row in
+                    if case .integer(let order) = row[1] { found.append((order, row[0])) }
+                }
+            }
+            return found.sorted { $0.order < $1.order }.map(\.id)
         }
+        let sql = "SELECT \(id) FROM \(dialect.tableReference(entity.tableName)) WHERE \(id) IN (\(postings)) ORDER BY \(dialect.storageOrderColumn)"
+        return try mapped { try values(sql, tokens.map(StoredValue.text)) }
+    }
+
+    /// The first column of the rows `sql` returns with `bindings` bound.
+    func values(_ sql: String, _ bindings: [StoredValue]) throws -> [StoredValue] {
+        let statement = try database.statement(sql)
+        defer { statement.reset() }
+        try statement.bind(bindings)
+        var values: [StoredValue] = []
+        while try statement.step() { values.append(statement.value(at: 0)) }
+        return values
     }
 
     /// The statistics BM25 needs for `tokens` over the whole index: O(log n) for the totals,

@@ -9,15 +9,15 @@ import CSQLite
 /// What a connection attached to show a user store over its packs (``PackUnion``).
 struct AttachedPacks {
     let union: PackUnion
-    /// Reads the views in place of the tables.
+    /// Reads the unions in place of the tables.
     var dialect: PackUnionDialect
-    /// Where the views read the edit records: the file's table, or an empty one of the
+    /// Where the unions read the edit records: the file's table, or an empty one of the
     /// connection while the file has none.
     var overlay: String
 }
 
 /// A connection of a store reading on demand over packs: the packs' files attached
-/// read-only, and the union's views (``PackUnion``).
+/// read-only, read through the union's selects (``PackUnion``).
 extension SQLiteBackend {
     /// The most packs a connection attaches: SQLite's compile-time limit (10 by default).
     static let attachLimit: Int = {
@@ -36,7 +36,7 @@ extension SQLiteBackend {
         return SQLIndex.wanted(by: layout, in: SQLiteDialect()).keys.allSatisfy(names.contains) && fullText.allSatisfy(names.contains)
     }
 
-    /// Attaches the packs of `union` and creates its views. Called on a fresh connection to
+    /// Attaches the packs of `union`. Called on a fresh connection to
     /// an opened store, outside any transaction. Throws
     /// ``PackError/tooManyPacksOnDemand(count:limit:)`` when SQLite cannot attach that many
     /// files (its compile-time limit, 10 by default).
@@ -44,18 +44,23 @@ extension SQLiteBackend {
         guard union.packs.count <= Self.attachLimit else { throw PackError.tooManyPacksOnDemand(count: union.packs.count, limit: Self.attachLimit) }
         try mapped {
             for index in union.packs.indices { try database.execute(union.attachStatement(index)) }
-            try createViews(union)
+            try readUnion(union)
         }
     }
 
-    /// Shows `union` in place of the packs attached now: the views go, the old packs'
-    /// files are detached and the new ones attached. Outside any transaction.
+    /// Reads the file's edit records table once it has one (another store made it since
+    /// this connection attached); before a snapshot begins.
+    func refreshPackUnion() throws {
+        guard let attachedPacks, attachedPacks.overlay.hasPrefix("temp."),
+              try mapped({ try database.hasTable("schemagen:overlay") }) else { return }
+        try mapped { try readUnion(attachedPacks.union) }
+    }
+
+    /// Shows `union` in place of the packs attached now: the old packs' files are detached
+    /// and the new ones attached. Outside any transaction.
     func reattach(_ union: PackUnion) throws {
         try mapped {
             database.clearStatementCache()
-            for name in try database.strings("SELECT name FROM sqlite_temp_master WHERE type = 'view'") {
-                try database.execute("DROP VIEW temp.\(quoted(name))")
-            }
             for name in try database.strings("SELECT name FROM pragma_database_list") where name.hasPrefix("schemagen:pack:") {
                 try database.execute("DETACH DATABASE \(quoted(name))")
             }
@@ -65,23 +70,14 @@ extension SQLiteBackend {
     }
 
     /// Creates the table of edit records if the file has none yet, so that every connection's
-    /// views read it from the start (a writer opening the store on demand over packs).
+    /// unions read it from the start (a writer opening the store on demand over packs).
     func createOverlayTable() throws {
         try mapped { try database.execute(Self.overlayTableDefinition) }
     }
 
-    /// Makes the views again once the file has its edit records table (another store made
-    /// it since this connection attached), so they read it; before a snapshot begins.
-    func refreshPackViews() throws {
-        guard let attachedPacks, attachedPacks.overlay.hasPrefix("temp."),
-              try mapped({ try database.hasTable("schemagen:overlay") }) else { return }
-        try mapped { try createViews(attachedPacks.union) }
-    }
-
-    private func createViews(_ union: PackUnion) throws {
-        for name in try database.strings("SELECT name FROM sqlite_temp_master WHERE type = 'view'") {
-            try database.execute("DROP VIEW temp.\(quoted(name))")
-        }
+    /// Reads the tables through `union` from now on: where the edit records are, and which
+    /// full-text indexes every file keeps (read through SQL only there).
+    private func readUnion(_ union: PackUnion) throws {
         let overlay: String
         if try database.hasTable("schemagen:overlay") {
             overlay = "main." + Self.overlayTable
@@ -92,7 +88,6 @@ extension SQLiteBackend {
                 pack TEXT NOT NULL, PRIMARY KEY (kind, name, id))
                 """)
         }
-        // Full text is read through SQL where every file keeps the index's tables.
         var schemas = ["main"]
         for index in union.packs.indices { schemas.append(quoted(PackUnion.schema(ofPack: index))) }
         let tables = try schemas.map { Set(try database.strings("SELECT name FROM \($0).sqlite_master WHERE type = 'table'")) }
@@ -100,13 +95,12 @@ extension SQLiteBackend {
         for entity in union.layout.entities {
             for index in entity.fullTextIndexes where tables.allSatisfy({ index.tables.allSatisfy($0.contains) }) { fullText.insert(index.termsTable) }
         }
-        for statement in union.viewStatements(overlay: overlay, fullText: fullText) { try database.execute(statement) }
-        attachedPacks = AttachedPacks(union: union, dialect: PackUnionDialect(viewed: union.viewedTables(fullText: fullText)), overlay: overlay)
+        attachedPacks = AttachedPacks(union: union, dialect: PackUnionDialect(arms: union.arms(overlay: overlay, fullText: fullText)), overlay: overlay)
         database.clearStatementCache()
     }
 
     /// The user's edit records that no longer apply: their pack is not installed, or no
-    /// longer has the entity they name (the views ignore them; a writer deletes them).
+    /// longer has the entity they name (the unions ignore them; a writer deletes them).
     /// O(records).
     func staleOverlayRecords() throws -> [OverlayRecord] {
         guard let attachedPacks else { return [] }
@@ -138,16 +132,7 @@ extension SQLiteBackend {
         let linkNames = links.isEmpty ? "" : " OR (o.kind = 'links' AND o.name IN (\(links.map { _ in "?" }.joined(separator: ", "))))"
         let tombstones = "SELECT o.id FROM \(overlay) AS o WHERE o.kind = 'tombstone' AND o.name = ? AND o.pack = ?"
         let pack = StoredValue.text(union.packs[index].manifest.id.uuidString), name = StoredValue.text(entity.entityName)
-        func ids(_ sql: String, _ values: [StoredValue]) throws -> [StoredValue] {
-            try mapped {
-                let statement = try database.statement(sql)
-                defer { statement.reset() }
-                try statement.bind(values)
-                var ids: [StoredValue] = []
-                while try statement.step() { ids.append(statement.value(at: 0)) }
-                return ids
-            }
-        }
+        func ids(_ sql: String, _ bindings: [StoredValue]) throws -> [StoredValue] { try mapped { try values(sql, bindings) } }
         let deleted = try ids("SELECT p.\(id) FROM \(table) AS p WHERE p.\(id) IN (\(tombstones)) ORDER BY p.rowid", [name, pack])
         let edited = try ids("""
             SELECT p.\(id) FROM \(table) AS p WHERE p.\(id) IN (SELECT o.id FROM \(overlay) AS o WHERE o.pack = ? AND \

@@ -3,7 +3,7 @@
 /// Reads for a store answering queries through SQL (``OnDemandSnapshot``): a pinned read
 /// transaction, and compiled statements run with their bound values.
 extension SQLiteBackend: SnapshotConnection {
-    /// SQLite's, or the union's over packs (its views read in place of the tables).
+    /// SQLite's, or the union's over packs (its selects read in place of the tables).
     var dialect: any SQLDialect { attachedPacks?.dialect ?? SQLiteDialect() }
 
     var packUnion: PackUnion? { attachedPacks?.union }
@@ -11,7 +11,7 @@ extension SQLiteBackend: SnapshotConnection {
     /// Starts a read transaction and reads, so that it sees the file as it is now until
     /// ``endSnapshot()``, whatever other connections commit meanwhile (WAL).
     func beginSnapshot() throws {
-        try refreshPackViews()
+        try refreshPackUnion()
         try mapped {
             // Pages are read through the OS's cache, shared by every snapshot's connection,
             // rather than copied into each new connection's own cache.

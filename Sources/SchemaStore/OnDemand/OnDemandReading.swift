@@ -53,8 +53,9 @@ final class OnDemandReading: @unchecked Sendable {
 
     /// Reads the database at `path` (a file, or a server's description) through
     /// connections `connect` opens.
+    /// `probe` opens the connection that only watches for commits (by default, `connect`).
     init(path: String, layout: StoreLayout, connectionLimit: Int? = nil, connectionWait: TimeInterval = 5, cachedRows: Int = 0,
-         connect: @escaping () throws -> any SnapshotConnection) throws {
+         probe: (() throws -> any SnapshotConnection)? = nil, connect: @escaping () throws -> any SnapshotConnection) throws {
         self.cachedRows = cachedRows
         self.path = path
         self.layout = layout
@@ -62,7 +63,7 @@ final class OnDemandReading: @unchecked Sendable {
         self.connect = connect
         self.connectionLimit = connectionLimit.map { max($0, 1) }
         self.connectionWait = connectionWait
-        probe = try connect()
+        self.probe = try (probe ?? connect)()
         // A first snapshot now: a file that cannot be read fails the open, not a query.
         // Not held: it ends at once and leaves its connection for the next.
         try lock.withLock { fingerprint = try current()?.recordedFingerprint() }
@@ -248,8 +249,7 @@ final class OnDemandReading: @unchecked Sendable {
     /// The SQL the current snapshot runs first for `list`, with SQLite's plan for it.
     func sql<Entity: EntityModelProtocol>(for list: QueryList<Entity>) -> (text: String, plan: [String])? {
         guard let snapshot = lock.withLock({ try? current() }) else { return nil }
-        guard let (select, plan) = snapshot.sql(for: list) else { return nil }
-        return (SQLRenderer.render(select, in: probe.dialect).text, plan)
+        return snapshot.sql(for: list)
     }
 }
 

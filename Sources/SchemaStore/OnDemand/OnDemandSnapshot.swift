@@ -88,6 +88,18 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
             let compiled = filter(of: list, PredicateCompiler(entity: entity, dialect: backend.dialect))
             guard compiled.isExact else { return nil }
             counters.counts += 1
+            // A full-text match counts among the entities its postings name (the filter
+            // still decides each), not by deciding it on every row.
+            if let (index, tokens) = try fullTextMatch(list, entity: entity), !tokens.isEmpty {
+                let ids = try backend.fullTextIDs(index, of: entity, tokens: tokens)
+                var total = 0
+                for start in stride(from: 0, to: ids.count, by: SubgraphLoader.batchSize) {
+                    let batch = Array(ids[start..<min(start + SubgraphLoader.batchSize, ids.count)])
+                    total += try backend.integer(SQLSelect(output: .count, table: entity.tableName,
+                                                           filter: .all([.oneOf(.column(entity.columns[0].name), batch), compiled.filter])))
+                }
+                return total
+            }
             return try backend.integer(SQLSelect(output: .count, table: entity.tableName, filter: compiled.filter))
         }
     }
@@ -106,12 +118,12 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
     // MARK: Planning
 
     /// The SQL this snapshot runs first for `list`, and the database's plan for it (`explain()`).
-    func sql<Entity: EntityModelProtocol>(for list: QueryList<Entity>) -> (select: SQLSelect, plan: [String])? {
+    func sql<Entity: EntityModelProtocol>(for list: QueryList<Entity>) -> (text: String, plan: [String])? {
         reading(else: nil) {
             guard let entity = layout.persisterByTable[ObjectIdentifier(Entity.self)] else { return nil }
             let select = candidates(list, entity: entity)?.0 ?? list.linkOrigin.flatMap { joined(list, entity: entity, origin: $0) }
             guard let select else { return nil }
-            return (select, try backend.queryPlan(select))
+            return (SQLRenderer.render(select, in: backend.dialect).text, try backend.queryPlan(select))
         }
     }
 

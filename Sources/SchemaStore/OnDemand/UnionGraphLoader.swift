@@ -2,7 +2,7 @@
 
 /// Reads the whole graph of a user store over its packs from a connection showing their
 /// union (``PackUnion``): what ``UserLayerLoader`` builds from the files, read through the
-/// union's views, so it is the snapshot's state. O(union): for the queries an on-demand
+/// union's selects, so it is the snapshot's state. O(union): for the queries an on-demand
 /// snapshot cannot narrow in SQL.
 struct UnionGraphLoader {
     let layout: StoreLayout

@@ -33,6 +33,9 @@ public final class PackLibrary: @unchecked Sendable {
     private struct Entry: Codable, Hashable {
         var id: UUID
         var folder: String
+        /// Whether the installed file has the SQL indexes and full-text postings stores
+        /// reading on demand query (nil in a directory an older version wrote).
+        var prepared: Bool?
     }
 
     /// Opens (creating it if needed) the packs directory at `directory`, and deletes the
@@ -107,7 +110,7 @@ public final class PackLibrary: @unchecked Sendable {
                 throw error
             }
             let replaced = previous.map { index[$0].folder }
-            let entry = Entry(id: id, folder: folder)
+            let entry = Entry(id: id, folder: folder, prepared: true)
             if let previous { index[previous] = entry } else { index.append(entry) }
             do {
                 try writeIndex(index)
@@ -176,17 +179,12 @@ public final class PackLibrary: @unchecked Sendable {
     /// they were installed) to this one, as installing them now would. Only the installed
     /// copies are written; a migration that fails leaves its pack as it was and throws.
     private func migrateInstalled() throws {
-        let layout = StoreLayout(schema)
-        for entry in try readIndex() {
+        let recorded = try readIndex()
+        var index = recorded
+        for (position, entry) in index.enumerated() {
             let pack = try Pack.open(at: directory.appendingPathComponent(entry.folder))
             guard pack.manifest.schemaFingerprint != schema.fingerprint else {
-                // Installed by an older version of this library: given what on-demand stores
-                // query (SQL indexes, full-text postings). Best effort: a pack another store
-                // reads now is prepared at a later open; until then its queries scan.
-                if !SQLiteBackend.isPrepared(pack.storeURL.path, for: layout) {
-                    try? Store(.file(pack.storeURL), schema: schema, options: .init(residency: .onDemand)).close()
-                    try? Pack.seal(pack.storeURL)
-                }
+                if entry.prepared != true { index[position].prepared = prepare(pack) }
                 continue
             }
             let store = try Store(.file(pack.storeURL), schema: schema, options: .init(residency: .onDemand))
@@ -195,6 +193,23 @@ public final class PackLibrary: @unchecked Sendable {
             var manifest = pack.manifest
             manifest.schemaFingerprint = schema.fingerprint
             try manifest.write(to: pack.url.appendingPathComponent(Pack.manifestFileName))
+            // Opened on demand to migrate: it has its SQL indexes and postings now.
+            index[position].prepared = true
+        }
+        if index != recorded { try writeIndex(index) }
+    }
+
+    /// Gives a pack an older version installed what stores reading on demand query (SQL
+    /// indexes, full-text postings); returns whether it has them. Best effort: a pack another
+    /// store reads now is prepared at a later open, and until then its queries scan.
+    private func prepare(_ pack: Pack) -> Bool? {
+        if SQLiteBackend.isPrepared(pack.storeURL.path, for: StoreLayout(schema)) { return true }
+        do {
+            try Store(.file(pack.storeURL), schema: schema, options: .init(residency: .onDemand)).close()
+            try Pack.seal(pack.storeURL)
+            return true
+        } catch {
+            return nil
         }
     }
 

@@ -3,21 +3,23 @@ import Foundation
 
 /// A user store over its installed packs as SQL sees it, for a store reading on demand
 /// (docs/Packs.md, "On demand"): every pack's file is attached read-only to each of the
-/// store's connections, and a temporary view per table holds what the resident store's
-/// unified graph holds (``UserLayerLoader``), so the compiled queries run on the views
-/// unchanged (``PackUnionDialect`` names them in place of the tables).
+/// store's connections, and each table is read as a union of selects (a subquery in place
+/// of the table, ``PackUnionDialect``) that holds what the resident store's unified graph
+/// holds (``UserLayerLoader``), so the compiled queries run on it unchanged.
 ///
-/// - An entity view has every column of the table, then `schemagen:order` (the union's
+/// - An entity's union has every column of the table, then `schemagen:order` (the union's
 ///   storage order: the packs' rows in installation order, each at its place in its file, an
 ///   edited one included, then the user's own rows) and `schemagen:source` (0 for the
 ///   user's, n for the n-th pack's).
 /// - A pack row is hidden by the user's override of it (whose values show in its place) or
 ///   tombstone; a user row kept for an override that no longer applies (its pack is gone, or
 ///   no longer has the entity) is hidden, as the resident store ignores it.
-/// - A link view holds the user's link slots and the packs' slots the user did not replace;
-///   to-many positions are ordered by layer, earlier packs first, as loading merges them.
-/// - A full-text view holds the postings of the visible rows; the totals BM25 needs are the
-///   files' totals less the hidden documents' (``fullTextTotals(_:of:)``), O(edit records).
+/// - A link table's union holds the user's link slots and the packs' slots the user did not
+///   replace; to-many positions are ordered by layer, earlier packs first, as loading
+///   merges them.
+/// - A full-text terms table's union holds the postings of the visible rows; the totals
+///   BM25 needs are the files' totals less the hidden documents'
+///   (``fullTextTotals(_:of:overlay:)``), O(edit records).
 struct PackUnion: @unchecked Sendable {
     /// In installation order.
     let packs: [Pack]
@@ -30,15 +32,12 @@ struct PackUnion: @unchecked Sendable {
     /// position); the layer number sits above these bits.
     static let layerShift = 40
 
-    /// What the views read the user's edit records from when the user store has none yet
+    /// What the unions read the user's edit records from when the user store has none yet
     /// (an empty table of the connection, under a name the store's own statements never use).
     static let emptyOverlay = "schemagen:no-overlay"
 
     /// The schema name the pack at `index` (in installation order) is attached under.
     static func schema(ofPack index: Int) -> String { "schemagen:pack:\(index + 1)" }
-
-    /// The view of the union standing for `table`.
-    static func viewName(_ table: String) -> String { "schemagen:union:" + table }
 
     /// A name for ``SQLSelect`` meaning `table` in the file of the pack at `index` alone
     /// (``PackUnionDialect`` resolves it).
@@ -57,29 +56,20 @@ struct PackUnion: @unchecked Sendable {
         return "ATTACH DATABASE \(Self.literal("file:" + path + "?mode=ro")) AS \(quoted(Self.schema(ofPack: index)))"
     }
 
-    /// The statements creating the views, given where the edit records are (`overlay`, a
-    /// qualified table) and which full-text indexes every file keeps (their terms tables).
-    func viewStatements(overlay: String, fullText: Set<String>) -> [String] {
-        var statements: [String] = []
+    /// The selects whose union stands for each table (each names every column), given
+    /// where the edit records are (`overlay`, a qualified table) and which full-text
+    /// indexes every file keeps (their terms tables). Queries read them inline, as
+    /// subqueries (``PackUnionDialect``): nothing is created on the connection.
+    func arms(overlay: String, fullText: Set<String>) -> [String: [String]] {
+        var arms: [String: [String]] = [:]
         for entity in layout.entities {
-            statements.append(create(entity.tableName, entityArms(entity, overlay: overlay)))
+            arms[entity.tableName] = entityArms(entity, overlay: overlay)
             for index in entity.fullTextIndexes where fullText.contains(index.termsTable) {
-                statements.append(create(index.termsTable, postingArms(index, of: entity, overlay: overlay)))
+                arms[index.termsTable] = postingArms(index, of: entity, overlay: overlay)
             }
         }
-        for link in layout.links { statements.append(create(link.name, linkArms(link, overlay: overlay))) }
-        return statements
-    }
-
-    /// The tables the views stand for, given the full-text indexes every file keeps.
-    func viewedTables(fullText: Set<String>) -> Set<String> {
-        var names = Set(layout.entities.map(\.tableName) + layout.links.map(\.name))
-        for entity in layout.entities { for index in entity.fullTextIndexes where fullText.contains(index.termsTable) { names.insert(index.termsTable) } }
-        return names
-    }
-
-    private func create(_ table: String, _ arms: [String]) -> String {
-        "CREATE TEMP VIEW \(quoted(Self.viewName(table))) AS " + arms.joined(separator: " UNION ALL ")
+        for link in layout.links { arms[link.name] = linkArms(link, overlay: overlay) }
+        return arms
     }
 
     private func entityArms(_ entity: any AnyEntityPersister, overlay: String) -> [String] {
@@ -96,13 +86,13 @@ struct PackUnion: @unchecked Sendable {
                 AND o.id = p.\(id) AND o.pack = \(uuid))
                 """)
             arms.append("""
-                SELECT \(columns("u")), \(layer) + p.rowid, \(index + 1) FROM \(overlay) AS o \
+                SELECT \(columns("u")), \(layer) + p.rowid AS \(order), \(index + 1) AS \(source) FROM \(overlay) AS o \
                 JOIN \(pack) AS p ON p.\(id) = o.id JOIN main.\(table) AS u ON u.\(id) = o.id \
                 WHERE o.kind = 'row' AND o.name = \(name) AND o.pack = \(uuid)
                 """)
         }
         arms.append("""
-            SELECT \(columns("u")), (\(packs.count) << \(Self.layerShift)) + u.rowid, 0 FROM main.\(table) AS u \
+            SELECT \(columns("u")), (\(packs.count) << \(Self.layerShift)) + u.rowid AS \(order), 0 AS \(source) FROM main.\(table) AS u \
             WHERE NOT EXISTS (SELECT 1 FROM \(overlay) AS o WHERE o.kind = 'row' AND o.name = \(name) AND o.id = u.\(id))
             """)
         return arms
@@ -174,7 +164,7 @@ struct PackUnion: @unchecked Sendable {
 }
 
 extension PackUnion {
-    /// `select` also reading each row's source last, for rows of an entity view.
+    /// `select` also reading each row's source last, for rows of an entity's union.
     static func readingSources(_ select: SQLSelect, of union: PackUnion?) -> SQLSelect {
         guard union != nil, case .columns(let columns) = select.output else { return select }
         var select = select

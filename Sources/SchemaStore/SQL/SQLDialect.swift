@@ -26,13 +26,18 @@ protocol SQLDialect: Sendable {
     /// The function deciding text conditions as the runtime does, if the database has one.
     var textFunction: String? { get }
     /// What a `FROM` or `JOIN` names for the table `name`, whose columns are qualified by
-    /// `name`: the quoted table here; a view under that name over a store's packs
+    /// `name`: the quoted table here; a union of selects under that name over a store's packs
     /// (``PackUnionDialect``).
     func tableReference(_ name: String) -> String
+    /// For a table read as the union of several selects (``PackUnionDialect``): those
+    /// selects, so that a sorted and limited query sorts and limits each one (each served by
+    /// its own indexes) before merging the few rows they keep. Nil for a table.
+    func unionArms(of table: String) -> [String]?
 }
 
 extension SQLDialect {
     func tableReference(_ name: String) -> String { quote(name) }
+    func unionArms(of table: String) -> [String]? { nil }
 }
 
 /// SQLite: `?` parameters, `IS` for NULL-safe equality, the `schemagen` collation (registered

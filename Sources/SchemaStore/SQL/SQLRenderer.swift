@@ -22,6 +22,9 @@ struct SQLRenderer {
     }
 
     mutating func render(_ select: SQLSelect) -> String {
+        if select.join == nil, let limit = select.limit, let arms = dialect.unionArms(of: select.table) {
+            return render(select, limit: limit, eachOf: arms)
+        }
         var sql = "SELECT "
         switch select.output {
         case .columns(let columns): sql += columns.map { render($0) }.joined(separator: ", ")
@@ -41,6 +44,35 @@ struct SQLRenderer {
             sql += " LIMIT " + bind(.integer(Int64.max)) + " OFFSET " + bind(.integer(Int64(select.offset)))
         }
         return sql
+    }
+
+    /// `select` over a table that is the union of `arms`: each arm filtered, sorted and
+    /// limited to `limit + offset` rows (so an index of its own serves it), then those rows
+    /// sorted and limited again. The same rows in the same order as over the union itself.
+    private mutating func render(_ select: SQLSelect, limit: Int, eachOf arms: [String]) -> String {
+        let table = dialect.quote(select.table)
+        var sql = "SELECT "
+        switch select.output {
+        case .columns(let columns): sql += columns.map { render($0) }.joined(separator: ", ")
+        case .count: sql += "count(*)"
+        }
+        var parts: [String] = []
+        for arm in arms {
+            var part = "SELECT * FROM (\(arm)) AS \(table)"
+            if select.filter != .boolean(true) { part += " WHERE " + render(select.filter) }
+            if !select.order.isEmpty { part += " ORDER BY " + orderTerms(select.order) }
+            part += " LIMIT " + bind(.integer(Int64(limit) + Int64(select.offset)))
+            parts.append("SELECT * FROM (\(part))")
+        }
+        sql += " FROM (" + parts.joined(separator: " UNION ALL ") + ") AS \(table)"
+        if !select.order.isEmpty { sql += " ORDER BY " + orderTerms(select.order) }
+        sql += " LIMIT " + bind(.integer(Int64(limit)))
+        if select.offset > 0 { sql += " OFFSET " + bind(.integer(Int64(select.offset))) }
+        return sql
+    }
+
+    private mutating func orderTerms(_ order: [SQLOrderTerm]) -> String {
+        order.map { dialect.orderTerm(render($0.expression), descending: $0.descending) }.joined(separator: ", ")
     }
 
     mutating func render(_ expression: SQLExpression) -> String {

@@ -211,7 +211,7 @@ public final class Store: @unchecked Sendable {
             if let union, let file = backend as? SQLiteBackend {
                 if !options.readOnly { try file.createOverlayTable() }
                 try file.attach(union)
-                // Edits of packs since removed or updated: ignored by the views, deleted here.
+                // Edits of packs since removed or updated: ignored by the unions, deleted here.
                 if !options.readOnly { Self.deleteStale(try file.staleOverlayRecords(), layout: layout, backend: file) }
             }
             let currentUnion = union.map(CurrentPackUnion.init)
@@ -230,9 +230,11 @@ public final class Store: @unchecked Sendable {
                 current = Context()
                 var connectionLimit: Int?
                 if case .server = location { connectionLimit = options.maximumReadConnections }
+                // Over packs, the connection watching for commits attaches none.
+                let probe = union == nil ? nil : Self.snapshotConnections(location, options: options, union: nil)
                 onDemand = try OnDemandReading(path: backend.location, layout: layout, connectionLimit: connectionLimit,
                                                connectionWait: options.lockTimeout, cachedRows: options.cachedRowsPerSnapshot,
-                                               connect: onDemandConnect)
+                                               probe: probe, connect: onDemandConnect)
             } else {
                 current = try backend.map { try Self.loadGraph(layout: layout, backend: $0) } ?? Context()
             }
