@@ -83,6 +83,9 @@ struct PacksBenchmark {
             ("users older than 60 (ordered index)", { User.query().filter(\.age > 60).count(in: $0) }),
             ("newest 20 messages (sorted by index, limit)", { Message.query().sorted(by: \.timestamp).limit(20).resolve(in: $0).count }),
             ("from(.pack) vs the same range unrestricted", { Message.query().filter(\.timestamp < 5000).from(.pack(firstPack)).count(in: $0) }),
+            ("a chat's newest 20 messages with authors", { context in
+                Chat.query(3, in: context).related(\.$messages).sorted(by: \.timestamp.desc).limit(20).with(\.$author).resolve().count
+            }),
         ]
         for (name, query) in queries {
             var singleTimes: [Double] = [], packTimes: [Double] = []

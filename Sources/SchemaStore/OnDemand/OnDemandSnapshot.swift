@@ -247,6 +247,10 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
     /// filter is exact and SQL orders the sort as Swift does.
     private func joined<Entity: EntityModelProtocol>(_ list: QueryList<Entity>, entity: any AnyEntityPersister,
                                                      origin: RelatedOrigin) -> SQLSelect? {
+        // Over packs, SQLite joins two unions by reading one of them whole, and sorting and
+        // limiting each select of the entity's union scans the selects that hold none of the
+        // owner's links: the owner's links are read instead, then their rows by id (O(links)).
+        guard backend.packUnion == nil else { return nil }
         guard case .stored(let link) = links.source(of: origin.slot, in: origin.table), link.isToMany, list.isPlainFilterSortLimit,
               case let compiler = PredicateCompiler(entity: entity, qualified: true, dialect: backend.dialect),
               case let compiled = filter(of: list, compiler), compiled.isExact,
