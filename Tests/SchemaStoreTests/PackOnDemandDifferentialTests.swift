@@ -190,6 +190,33 @@ import Testing
         #expect(store.onDemandStatistics.fullTextReads == 1, "ranked full text did not read the union's postings")
     }
 
+    /// Two stores on one user file over the same packs, both on demand: the edits one makes
+    /// of pack entities (an override, a tombstone, a replaced list) reach the other's
+    /// observers as one commit, and its next snapshot shows them.
+    @Test func editsOfPackEntitiesReachAnotherStoreOnTheFile() async throws {
+        let fixture = try Fixture()
+        let writer = try fixture.open("shared.sqlite", .onDemand)
+        let reader = try fixture.open("shared.sqlite", .onDemand, readOnly: true)
+        var changes = reader.changes().makeAsyncIterator()
+        try await writer.write { context in
+            var message = try #require(context.find(Message.self, id: "m5"))
+            message.text = "edited by the writer"
+            try message.save(to: &context)
+            try context.find(Message.self, id: "m6")!.delete(from: &context)
+            try Message(id: "m40", text: "mine", timestamp: 40, author: .id("u3"), chat: .id("c1")).save(to: &context)
+        }
+        let commit = try #require(await changes.next())
+        #expect(commit.changes(Message.self)?.updated == ["m5"])
+        #expect(commit.changes(Message.self)?.deleted == ["m6"])
+        #expect(commit.changes(Message.self)?.inserted == ["m40"])
+        #expect(reader.context.find(Message.self, id: "m5")?.text == "edited by the writer")
+        #expect(reader.context.source(of: Message.self, id: "m5") == .pack(PackFixtures.extraID))
+        #expect(Chat.query("c1", in: reader.context).related(\.$messages).resolve().map(\.id) == ["m5", "m7", "m8", "m9", "m40"])
+        var random = SplitMix64(seed: 3)
+        let reference = try fixture.open("shared.sqlite", .resident, readOnly: true)
+        _ = try Self.expectAlike(reader, reference, &random, "the other store")
+    }
+
     /// Reverting a pack chat puts back the pack's users and keeps the user's own after them;
     /// a user of another pack the user added goes (as in a resident store).
     @Test func revertKeepsTheUsersOwnLinksOnly() throws {
