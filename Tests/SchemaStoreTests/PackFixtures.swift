@@ -57,4 +57,25 @@ struct PackFixtures {
         }
         return files
     }
+
+    /// Both packs, made and installed into a library in a temporary folder.
+    struct Installed {
+        let folder: TemporaryFolder
+        let directory: URL
+        let library: PackLibrary
+
+        init() throws {
+            folder = try TemporaryFolder()
+            let packs = try PackFixtures.makePacks(in: folder.url)
+            directory = folder.file("installed")
+            library = try PackLibrary(directory: directory, schema: ChatModelsSchema.self)
+            try library.install(from: packs.starter.url)
+            try library.install(from: packs.extra.url)
+        }
+
+        func open(_ name: String, _ residency: Store.Residency, readOnly: Bool = false) throws -> Store {
+            try Store(.file(folder.file(name)), schema: ChatModelsSchema.self, packs: directory,
+                      options: .init(readOnly: readOnly, residency: residency))
+        }
+    }
 }

@@ -14,12 +14,8 @@ import Testing
     @Test(arguments: [11, 12, 13] as [UInt64], [Store.Residency.resident, .onDemand])
     func unifiedViewMatchesTheReference(seed: UInt64, residency: Store.Residency) throws {
         var random = SplitMix64(seed: seed)
-        let folder = try TemporaryFolder()
-        let packs = try PackFixtures.makePacks(in: folder.url)
-        let directory = folder.file("installed")
-        let library = try PackLibrary(directory: directory, schema: ChatModelsSchema.self)
-        try library.install(from: packs.starter.url)
-        try library.install(from: packs.extra.url)
+        let fixture = try PackFixtures.Installed()
+        let (folder, directory, library) = (fixture.folder, fixture.directory, fixture.library)
         let checksums = try library.installed.map(PackFixtures.checksum)
         func open() throws -> Store { try Store(.file(folder.file()), schema: ChatModelsSchema.self, packs: directory, options: .init(residency: residency)) }
         // The reference is a plain graph: the store's as a resident store reads it.

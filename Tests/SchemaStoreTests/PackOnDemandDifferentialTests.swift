@@ -16,30 +16,10 @@ import Testing
 ///   wrote (the same overrides, tombstones and replaced slots, read back);
 /// - the packs' files never change.
 @Suite struct PackOnDemandDifferentialTests {
-    struct Fixture {
-        let folder: TemporaryFolder
-        let directory: URL
-        let library: PackLibrary
-
-        init() throws {
-            folder = try TemporaryFolder()
-            let packs = try PackFixtures.makePacks(in: folder.url)
-            directory = folder.file("installed")
-            library = try PackLibrary(directory: directory, schema: ChatModelsSchema.self)
-            try library.install(from: packs.starter.url)
-            try library.install(from: packs.extra.url)
-        }
-
-        func open(_ name: String, _ residency: Store.Residency, readOnly: Bool = false) throws -> Store {
-            try Store(.file(folder.file(name)), schema: ChatModelsSchema.self, packs: directory,
-                      options: .init(readOnly: readOnly, residency: residency))
-        }
-    }
-
     @Test(arguments: [21, 22, 23, 24] as [UInt64])
     func onDemandUnionAnswersAsResident(seed: UInt64) throws {
         var random = SplitMix64(seed: seed)
-        let fixture = try Fixture()
+        let fixture = try PackFixtures.Installed()
         let checksums = try fixture.library.installed.map(PackFixtures.checksum)
         let onDemand = try fixture.open("on-demand.sqlite", .onDemand)
         let resident = try fixture.open("resident.sqlite", .resident)
@@ -88,7 +68,7 @@ import Testing
     /// postings they kept.
     @Test func editsOfARemovedPackAreIgnoredThenDeleted() throws {
         var random = SplitMix64(seed: 5)
-        let fixture = try Fixture()
+        let fixture = try PackFixtures.Installed()
         let store = try fixture.open("store.sqlite", .onDemand)
         try store.write { context in
             try Message(id: "m5", text: "edited hello extra", timestamp: 50, author: .id("u1"), chat: .id("c1")).save(to: &context)
@@ -162,12 +142,8 @@ import Testing
     /// Packs an older version installed as they came (without the SQL indexes and full-text
     /// postings on-demand stores query) get them when a library next opens the directory.
     @Test func packsInstalledByAnOlderVersionArePreparedWhenTheLibraryOpens() throws {
-        let folder = try TemporaryFolder()
-        let packs = try PackFixtures.makePacks(in: folder.url)
-        let directory = folder.file("installed")
-        let library = try PackLibrary(directory: directory, schema: ChatModelsSchema.self)
-        try library.install(from: packs.starter.url)
-        try library.install(from: packs.extra.url)
+        let fixture = try PackFixtures.Installed()
+        let (folder, directory, library) = (fixture.folder, fixture.directory, fixture.library)
         // Their files as a resident store writes them (an older version installed them so).
         for (installed, fill) in zip(try library.installed, [PackFixtures.fillStarter, PackFixtures.fillExtra]) {
             let written = folder.file("\(UUID().uuidString).sqlite")
@@ -194,7 +170,7 @@ import Testing
     /// of pack entities (an override, a tombstone, a replaced list) reach the other's
     /// observers as one commit, and its next snapshot shows them.
     @Test func editsOfPackEntitiesReachAnotherStoreOnTheFile() async throws {
-        let fixture = try Fixture()
+        let fixture = try PackFixtures.Installed()
         let writer = try fixture.open("shared.sqlite", .onDemand)
         let reader = try fixture.open("shared.sqlite", .onDemand, readOnly: true)
         var changes = reader.changes().makeAsyncIterator()
@@ -220,7 +196,7 @@ import Testing
     /// Reverting a pack chat puts back the pack's users and keeps the user's own after them;
     /// a user of another pack the user added goes (as in a resident store).
     @Test func revertKeepsTheUsersOwnLinksOnly() throws {
-        let fixture = try Fixture()
+        let fixture = try PackFixtures.Installed()
         var random = SplitMix64(seed: 9)
         for residency in [Store.Residency.onDemand, .resident] {
             let store = try fixture.open("\(residency).sqlite", residency)

@@ -54,4 +54,17 @@ struct LinkLookup: Sendable {
         }
         return (source, pairs)
     }
+
+    /// The ranges of `owners` holding one owner each (pairs come grouped by owner), in order.
+    static func runs(_ owners: [Int32]) -> [Range<Int>] {
+        var runs: [Range<Int>] = []
+        var start = 0
+        while start < owners.count {
+            var end = start + 1
+            while end < owners.count && owners[end] == owners[start] { end += 1 }
+            runs.append(start..<end)
+            start = end
+        }
+        return runs
+    }
 }

@@ -290,16 +290,12 @@ final class OnDemandWrite: ContextFaulter, ContextReader, @unchecked Sendable {
         }
         let ownerKeys = try owner.loadKeys(pairs.map(\.owner), into: &context)
         let targetKeys = try target.loadKeys(pairs.map(\.target), into: &context)
-        var start = 0
-        while start < pairs.count {
-            var end = start + 1
-            while end < pairs.count && ownerKeys[end] == ownerKeys[start] { end += 1 }
-            let targets = Array(targetKeys[start..<end])
+        for run in LinkLookup.runs(ownerKeys) {
+            let targets = Array(targetKeys[run])
             switch slot.cardinality {
-            case .toMany: context.loadLinks(owner.table, slot, of: ownerKeys[start], to: targets, targetTable: target.table)
-            case .toOne: context.loadLink(owner.table, slot, of: ownerKeys[start], to: targets[0], targetTable: target.table)
+            case .toMany: context.loadLinks(owner.table, slot, of: ownerKeys[run.lowerBound], to: targets, targetTable: target.table)
+            case .toOne: context.loadLink(owner.table, slot, of: ownerKeys[run.lowerBound], to: targets[0], targetTable: target.table)
             }
-            start = end
         }
     }
 

@@ -124,18 +124,14 @@ struct PackBaseLoader {
             try backend.reading(link.name) {
                 let ownerKeys = try link.ownerEntity.loadKeys(pairs.map(\.owner), into: &base)
                 let targetKeys = try link.targetEntity.loadKeys(pairs.map(\.target), into: &base)
-                var start = 0
-                while start < pairs.count {
-                    var end = start + 1
-                    while end < pairs.count && ownerKeys[end] == ownerKeys[start] { end += 1 }
-                    let owner = ownerKeys[start]
+                for run in LinkLookup.runs(ownerKeys) {
+                    let owner = ownerKeys[run.lowerBound]
                     if link.isToMany {
                         let earlier = base.linkedKeys(link.owner, link.slot, of: owner)
-                        base.loadLinks(link.owner, link.slot, of: owner, to: Array(earlier) + targetKeys[start..<end], targetTable: link.target)
+                        base.loadLinks(link.owner, link.slot, of: owner, to: Array(earlier) + targetKeys[run], targetTable: link.target)
                     } else if base.linkedKey(link.owner, link.slot, of: owner) < 0 {
-                        base.loadLink(link.owner, link.slot, of: owner, to: targetKeys[start], targetTable: link.target)
+                        base.loadLink(link.owner, link.slot, of: owner, to: targetKeys[run.lowerBound], targetTable: link.target)
                     }
-                    start = end
                 }
             }
         }

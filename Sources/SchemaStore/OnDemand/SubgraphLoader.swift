@@ -150,13 +150,7 @@ struct SubgraphLoader {
             case .stored(let link):
                 let ownerKeys = try link.ownerEntity.loadKeys(pairs.map(\.owner), into: &cache.context)
                 let targetKeys = try link.targetEntity.loadKeys(pairs.map(\.target), into: &cache.context)
-                var start = 0
-                while start < pairs.count {
-                    var end = start + 1
-                    while end < pairs.count && ownerKeys[end] == ownerKeys[start] { end += 1 }
-                    store(link, owner: ownerKeys[start], targets: Array(targetKeys[start..<end]))
-                    start = end
-                }
+                for run in LinkLookup.runs(ownerKeys) { store(link, owner: ownerKeys[run.lowerBound], targets: Array(targetKeys[run])) }
                 // A derived inverse is to-one: its single link is the one just stored, so it is whole.
                 if let inverse = link.derivedInverse { _ = markSlotsRead(link.target, inverse, targetKeys) }
             case .inverse:

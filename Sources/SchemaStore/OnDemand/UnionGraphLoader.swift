@@ -31,22 +31,18 @@ struct UnionGraphLoader {
             try backend.reading(link.name) {
                 let owners = try link.ownerEntity.loadKeys(pairs.map(\.owner), into: &context)
                 let targets = try link.targetEntity.loadKeys(pairs.map(\.target), into: &context)
-                var start = 0
-                while start < pairs.count {
-                    var end = start + 1
-                    while end < pairs.count && owners[end] == owners[start] { end += 1 }
-                    let slot = Array(targets[start..<end])
+                for run in LinkLookup.runs(owners) {
+                    let owner = owners[run.lowerBound]
+                    // A to-one slot keeps its first link, as loading the files one by one does.
+                    let slot = link.isToMany ? Array(targets[run]) : [targets[run.lowerBound]]
                     if link.isToMany {
-                        context.loadLinks(link.owner, link.slot, of: owners[start], to: slot, targetTable: link.target)
+                        context.loadLinks(link.owner, link.slot, of: owner, to: slot, targetTable: link.target)
                     } else {
-                        context.loadLink(link.owner, link.slot, of: owners[start], to: slot[0], targetTable: link.target)
+                        context.loadLink(link.owner, link.slot, of: owner, to: slot[0], targetTable: link.target)
                     }
                     if let inverse = link.derivedInverse {
-                        for target in link.isToMany ? slot : [slot[0]] {
-                            context.loadLink(link.target, inverse, of: target, to: owners[start], targetTable: link.owner)
-                        }
+                        for target in slot { context.loadLink(link.target, inverse, of: target, to: owner, targetTable: link.owner) }
                     }
-                    start = end
                 }
             }
         }
