@@ -193,6 +193,21 @@ import Testing
         _ = try Self.expectAlike(reader, reference, &random, "the other store")
     }
 
+    /// A packs directory whose path holds what SQL literals and URIs treat specially
+    /// (quotes, `?`, `#`, `%`, spaces) attaches its packs as any other.
+    @Test func packsInAFolderWithAnOddNameAttach() throws {
+        let folder = try TemporaryFolder()
+        let packs = try PackFixtures.makePacks(in: folder.url)
+        let directory = folder.file("it's a \"?#%20 pack\" folder")
+        let library = try PackLibrary(directory: directory, schema: ChatModelsSchema.self)
+        try library.install(from: packs.starter.url)
+        let store = try Store(.file(folder.file("user's ?#% store.sqlite")), schema: ChatModelsSchema.self, packs: directory)
+        #expect(store.readsOnDemand)
+        #expect(store.context.source(of: User.self, id: "u0") == .pack(PackFixtures.starterID))
+        try store.installPack(from: packs.extra.url)
+        #expect(store.context.find(User.self, id: "u3") != nil)
+    }
+
     /// Reverting a pack chat puts back the pack's users and keeps the user's own after them;
     /// a user of another pack the user added goes (as in a resident store).
     @Test func revertKeepsTheUsersOwnLinksOnly() throws {

@@ -64,6 +64,14 @@ struct SQLiteTransaction: StoreTransaction {
             .run([.text(kind.rawValue), .text(name), id])
     }
 
+    func hasOverlay(_ kind: OverlayRecord.Kind, name: String, id: StoredValue) throws -> Bool {
+        try createOverlayTable()
+        let statement = try database.statement(cacheKey: "overlay has", "SELECT 1 FROM \(SQLiteBackend.overlayTable) WHERE kind = ? AND name = ? AND id = ?")
+        defer { statement.reset() }
+        try statement.bind([.text(kind.rawValue), .text(name), id])
+        return try statement.step()
+    }
+
     func upsertArchive(name: String, id: StoredValue, json: Data) throws {
         try createArchiveTable()
         try database.statement(cacheKey: "archive add", "INSERT OR REPLACE INTO \(SQLiteBackend.archiveTable) (name, id, archive) VALUES (?, ?, ?)")

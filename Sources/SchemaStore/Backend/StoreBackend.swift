@@ -106,6 +106,9 @@ protocol StoreTransaction {
     func addOverlay(_ record: OverlayRecord) throws
     /// Removes the record of this kind, name and id, if any.
     func removeOverlay(_ kind: OverlayRecord.Kind, name: String, id: StoredValue) throws
+    /// Whether a record of this kind, name and id exists; false where the database does not
+    /// say (then a write does what holds either way).
+    func hasOverlay(_ kind: OverlayRecord.Kind, name: String, id: StoredValue) throws -> Bool
     /// Adds or replaces the archive of `id` of entity `name`.
     func upsertArchive(name: String, id: StoredValue, json: Data) throws
     /// Removes the archive of `id` of entity `name`, if any.
@@ -119,6 +122,10 @@ protocol StoreTransaction {
     /// removing it for nil. Returns the change to the totals, applied by ``addToFullTextTotals``.
     func updateFullText(_ index: FullTextLayout, id: StoredValue, text: String?) throws -> (documents: Int, length: Int)
     func addToFullTextTotals(_ index: FullTextLayout, documents: Int, length: Int) throws
+}
+
+extension StoreTransaction {
+    func hasOverlay(_ kind: OverlayRecord.Kind, name: String, id: StoredValue) throws -> Bool { false }
 }
 
 /// A write that expected to follow a commit another write followed first: nothing was

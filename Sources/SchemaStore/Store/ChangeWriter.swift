@@ -53,7 +53,7 @@ struct ChangeWriter {
                     try transaction.removeLinks(link, owner: ownerID(link, key))
                     cleared.insert(key)
                 }
-                for key in order where !(try writePackSlot(link, key)) { try writeList(link, key, lists[key]!, cleared: cleared.contains(key)) }
+                for key in order where !(try writePackSlot(link, key, change: lists[key])) { try writeList(link, key, lists[key]!, cleared: cleared.contains(key)) }
             } else if let keys = changes.toOne[slot] {
                 for key in keys where !(try writePackSlot(link, key)) { try writeLink(link, key) }
             }
@@ -109,15 +109,22 @@ struct ChangeWriter {
     }
 
     /// A link slot of a pack entity: kept whole in the user store while it differs from the
-    /// pack's (O(list) per write to it), no record once it agrees. Returns false for a slot
-    /// of a user entity, which is written as usual.
-    private func writePackSlot(_ link: LinkLayout, _ key: Int32) throws -> Bool {
+    /// pack's, no record once it agrees. Written whole (O(list)), except a list the user
+    /// store keeps already that the write only appended to: its tail is appended. Returns
+    /// false for a slot of a user entity, which is written as usual.
+    private func writePackSlot(_ link: LinkLayout, _ key: Int32, change: ChangeSet.ListChange? = nil) throws -> Bool {
         guard let layers else { return false }
         let owner = ownerID(link, key)
         guard let (pack, baseKey) = layers.packEntity(link.ownerEntity, id: owner) else { return false }
         let targets = PackLayers.targetIDs(link, of: key, in: context)
+        let packTargets = PackLayers.targetIDs(link, of: baseKey, in: layers.base)
+        if let change, !change.isReplaced, change.removed.isEmpty, targets != packTargets,
+           try transaction.hasOverlay(.links, name: link.name, id: owner) {
+            try writeList(link, key, change, cleared: false)
+            return true
+        }
         try transaction.removeLinks(link, owner: owner)
-        if targets == PackLayers.targetIDs(link, of: baseKey, in: layers.base) {
+        if targets == packTargets {
             try transaction.removeOverlay(.links, name: link.name, id: owner)
         } else {
             if link.isToMany {
