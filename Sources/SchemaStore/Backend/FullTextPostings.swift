@@ -97,7 +97,7 @@ extension SQLiteBackend {
         if attachedPacks != nil {
             let candidates = try mapped { try values(postings, tokens.map(StoredValue.text)) }
             var found: [(order: Int64, id: StoredValue)] = []
-            for batch in stride(from: 0, to: candidates.count, by: SubgraphLoader.batchSize).map({ Array(candidates[$0..<min($0 + SubgraphLoader.batchSize, candidates.count)]) }) {
+            for batch in SubgraphLoader.batches(candidates) {
                 try rows(SQLSelect(output: .columns([.column(entity.columns[0].name), .storageOrder()]), table: entity.tableName,
                                    filter: .oneOf(.column(entity.columns[0].name), batch))) { row in
                     if case .integer(let order) = row[1] { found.append((order, row[0])) }

@@ -75,14 +75,20 @@ final class OnDemandReading: @unchecked Sendable {
     /// readable and close their connections when they end.
     func close() {
         lock.withLock { isClosed = true }
+        closeIdle { poolClosed = true }
+        probe.close()
+    }
+
+    /// Closes the idle connections, after `change` (under `pool`) to what decides whether
+    /// connections given back are kept.
+    private func closeIdle(after change: () -> Void) {
         let connections = pool.withLock {
-            poolClosed = true
+            change()
             openConnections -= idle.count
             defer { idle.removeAll() }
             return idle
         }
         for connection in connections { connection.close() }
-        probe.close()
     }
 
     /// A context reading the file as it is now; an empty one once another store migrated the
@@ -217,13 +223,7 @@ final class OnDemandReading: @unchecked Sendable {
     /// over other packs): the idle ones are closed, the current snapshot is no longer handed
     /// out, and connections still held are closed when their snapshots end.
     func discardConnections() {
-        let connections = pool.withLock {
-            generation += 1
-            openConnections -= idle.count
-            defer { idle.removeAll() }
-            return idle
-        }
-        for connection in connections { connection.close() }
+        closeIdle { generation += 1 }
         lock.withLock { snapshot = nil }
     }
 

@@ -93,8 +93,7 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
             if let (index, tokens) = try fullTextMatch(list, entity: entity), !tokens.isEmpty {
                 let ids = try backend.fullTextIDs(index, of: entity, tokens: tokens)
                 var total = 0
-                for start in stride(from: 0, to: ids.count, by: SubgraphLoader.batchSize) {
-                    let batch = Array(ids[start..<min(start + SubgraphLoader.batchSize, ids.count)])
+                for batch in SubgraphLoader.batches(ids) {
                     total += try backend.integer(SQLSelect(output: .count, table: entity.tableName,
                                                            filter: .all([.oneOf(.column(entity.columns[0].name), batch), compiled.filter])))
                 }

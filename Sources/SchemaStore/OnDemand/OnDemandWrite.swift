@@ -74,7 +74,7 @@ final class OnDemandWrite: ContextFaulter, ContextReader, @unchecked Sendable {
             }
             guard let entity = layout.persisterByTable[table] else { return }
             let ids = keys.map { entity.idValue($0, in: context) }
-            for batch in Self.batches(ids) {
+            for batch in SubgraphLoader.batches(ids) {
                 try loadRows(entity, filter: .oneOf(.column(entity.columns[0].name), batch), into: &context)
                 for relation in entity.relations where relation.slot.cardinality == .toOne {
                     try loadLinks(relation.slot, of: batch, owner: entity, into: &context)
@@ -87,7 +87,7 @@ final class OnDemandWrite: ContextFaulter, ContextReader, @unchecked Sendable {
         attempt {
             guard let entity = layout.persisterByTable[table] else { return }
             let ids = keys.map { entity.idValue($0, in: context) }
-            for batch in Self.batches(ids) { try loadLinks(slot, of: batch, owner: entity, into: &context) }
+            for batch in SubgraphLoader.batches(ids) { try loadLinks(slot, of: batch, owner: entity, into: &context) }
         }
     }
 
@@ -319,9 +319,6 @@ final class OnDemandWrite: ContextFaulter, ContextReader, @unchecked Sendable {
         keys.filter { context.storedRow(Entity.self, key: $0) != nil }
     }
 
-    private static func batches(_ ids: [StoredValue]) -> [[StoredValue]] {
-        stride(from: 0, to: ids.count, by: batchSize).map { Array(ids[$0..<min($0 + batchSize, ids.count)]) }
-    }
 
     /// Runs a read, keeping its error (the first one) for ``failure``.
     private func attempt<Result>(_ body: () throws -> Result) -> Result? {

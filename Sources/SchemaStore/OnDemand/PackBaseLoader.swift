@@ -73,8 +73,7 @@ struct PackBaseLoader {
     /// The to-one inverse slots of `targets` that the pack's links of `link` imply.
     private func loadInverse(_ link: LinkLayout, targets: [StoredValue], pack: Int, into base: inout Context) throws {
         guard let inverse = link.derivedInverse else { return }
-        for start in stride(from: 0, to: targets.count, by: SubgraphLoader.batchSize) {
-            let batch = Array(targets[start..<min(start + SubgraphLoader.batchSize, targets.count)])
+        for batch in SubgraphLoader.batches(targets) {
             var pairs: [(owner: StoredValue, target: StoredValue)] = []
             try backend.rows(SQLSelect(output: .columns([.column("owner"), .column("target")]), table: PackUnion.packTable(link.name, pack: pack),
                                        filter: .oneOf(.column("target"), batch))) { pairs.append(($0[0], $0[1])) }
@@ -101,8 +100,7 @@ struct PackBaseLoader {
     }
 
     private func loadRows(_ entity: any AnyEntityPersister, ids: [StoredValue], pack: Int, source: EntitySource, into base: inout Context) throws {
-        for start in stride(from: 0, to: ids.count, by: SubgraphLoader.batchSize) {
-            let batch = Array(ids[start..<min(start + SubgraphLoader.batchSize, ids.count)])
+        for batch in SubgraphLoader.batches(ids) {
             var rows: [[StoredValue]] = []
             try backend.rows(SQLSelect(output: .columns(entity.columns.map { .column($0.name) }), table: PackUnion.packTable(entity.tableName, pack: pack),
                                        filter: .oneOf(.column(entity.columns[0].name), batch))) { rows.append($0) }
@@ -116,8 +114,7 @@ struct PackBaseLoader {
     private func loadLinks(_ link: LinkLayout, owners: [StoredValue], pack: Int, into base: inout Context) throws {
         var order = [SQLOrderTerm(expression: .column("owner"), descending: false)]
         if link.isToMany { order.append(SQLOrderTerm(expression: .column("position"), descending: false)) }
-        for start in stride(from: 0, to: owners.count, by: SubgraphLoader.batchSize) {
-            let batch = Array(owners[start..<min(start + SubgraphLoader.batchSize, owners.count)])
+        for batch in SubgraphLoader.batches(owners) {
             var pairs: [(owner: StoredValue, target: StoredValue)] = []
             try backend.rows(SQLSelect(output: .columns([.column("owner"), .column("target")]), table: PackUnion.packTable(link.name, pack: pack),
                                        filter: .oneOf(.column("owner"), batch), order: order)) { pairs.append(($0[0], $0[1])) }

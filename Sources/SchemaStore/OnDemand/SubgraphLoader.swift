@@ -24,6 +24,11 @@ struct SubgraphLoader {
     /// How many ids one `IN (...)` list binds.
     static let batchSize = 500
 
+    /// `ids` in lists of at most ``batchSize``, in order.
+    static func batches(_ ids: [StoredValue]) -> [[StoredValue]] {
+        stride(from: 0, to: ids.count, by: batchSize).map { Array(ids[$0..<min($0 + batchSize, ids.count)]) }
+    }
+
     /// What loaders of one snapshot read: a context of rows and whole link slots, and which
     /// rows and slots were read (found or not).
     struct Cache {
@@ -142,8 +147,7 @@ struct SubgraphLoader {
     private mutating func loadLinks(_ slot: LinkSlot, of owners: [Int32], owner: any AnyEntityPersister, target: any AnyEntityPersister) throws {
         guard !owners.isEmpty else { return }
         let ids = owners.map { owner.idValue($0, in: context) }
-        for start in stride(from: 0, to: ids.count, by: Self.batchSize) {
-            let batch = Array(ids[start..<min(start + Self.batchSize, ids.count)])
+        for batch in Self.batches(ids) {
             guard let (source, pairs) = try links.pairs(of: slot, in: owner.table, ids: batch, backend: backend) else { return }
             statements += 1
             switch source {

@@ -29,7 +29,8 @@ struct PackUnion: @unchecked Sendable {
     static let orderColumn = "schemagen:order"
     static let sourceColumn = "schemagen:source"
     /// A layer's rows are ordered within it by their place in its file (a rowid or a link
-    /// position); the layer number sits above these bits.
+    /// position, below 2^40, about 10^12, in any file SQLite fills one row at a time); the
+    /// layer number sits above these bits.
     static let layerShift = 40
 
     /// What the unions read the user's edit records from when the user store has none yet

@@ -123,7 +123,7 @@ extension Store {
     /// for each edited or deleted one, in one write).
     public func revertAll(inPack pack: UUID) throws {
         guard library != nil else { throw PackError.noPacks }
-        guard let index = packs.firstIndex(where: { $0.manifest.id == pack }) else { throw PackError.notInstalled(id: pack) }
+        guard packs.contains(where: { $0.manifest.id == pack }) else { throw PackError.notInstalled(id: pack) }
         try write { context in
             guard readsOnDemand else {
                 let layers = stateLock.withLock { self.layers! }
@@ -138,7 +138,9 @@ extension Store {
             }
             // On demand: what the edit records name, and the pack's own state of it.
             let loader = try packBaseLoader()
-            guard let file = loader.backend as? SQLiteBackend else { return }
+            // The packs the writer shows now (an install may have come since the check above).
+            guard let file = loader.backend as? SQLiteBackend,
+                  let index = loader.union.packs.firstIndex(where: { $0.manifest.id == pack }) else { throw PackError.notInstalled(id: pack) }
             var edits: [(entity: any AnyEntityPersister, ids: [StoredValue])] = []
             for entity in layout.entities {
                 let (edited, deleted) = try file.packEdits(entity, pack: index)

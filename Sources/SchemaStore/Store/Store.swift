@@ -95,10 +95,10 @@ public final class Store: @unchecked Sendable {
         /// ``StoreError/readOnly(path:)``. A file written by a newer schema opens this way when
         /// the part this code knows is intact; one needing a migration does not.
         public var readOnly: Bool
-        /// Where queries run, for a store on a file or a server (in memory, a store is
-        /// resident). Nil (the default) is the location's default: on demand for a file (over
-        /// packs too, up to ``Store/maximumPacksOnDemand`` of them; resident over more),
-        /// resident for a server.
+        /// Where queries run, for a store on a file or a server (in memory, and on a server
+        /// over packs, a store is resident). Nil (the default) is the location's default: on
+        /// demand for a file (over packs too, up to ``Store/maximumPacksOnDemand`` of them;
+        /// resident over more), resident for a server.
         public var residency: Residency?
         /// For a store on a server reading on demand: the most connections its snapshots hold
         /// at once (each ``Store/read(_:)`` takes one for its duration, and contexts taken
@@ -123,13 +123,20 @@ public final class Store: @unchecked Sendable {
             self.cachedRowsPerSnapshot = cachedRowsPerSnapshot
         }
 
-        /// Where queries run for a store at `location` over `packs` installed packs: ``residency``,
-        /// or the location's default.
-        func residency(at location: Location, packs: Int = 0) -> Residency {
-            if let residency { return residency }
-            if case .server = location { return .resident }
-            // SQLite attaches a limited number of files to a connection (PackUnion).
-            return packs > SQLiteBackend.attachLimit ? .resident : .onDemand
+        /// Where queries run for a store at `location` over `packs` installed packs (nil
+        /// without a packs directory): resident in memory, else ``residency`` or the
+        /// location's default.
+        func residency(at location: Location, packs: Int? = nil) -> Residency {
+            switch location {
+            case .memory, .sqliteMemory:
+                return .resident
+            case .server:
+                // Packs are SQLite files: a server's store reads them resident.
+                return packs == nil ? residency ?? .resident : .resident
+            case .file:
+                // SQLite attaches a limited number of files to a connection (PackUnion).
+                return residency ?? ((packs ?? 0) > SQLiteBackend.attachLimit ? .resident : .onDemand)
+            }
         }
     }
 
@@ -198,7 +205,7 @@ public final class Store: @unchecked Sendable {
         }
         let library = try packsDirectory.map { try PackLibrary(directory: $0, schema: schema) }
         let installed = try library?.installed ?? []
-        let residency = options.residency(at: location, packs: installed.count)
+        let residency = options.residency(at: location, packs: library == nil ? nil : installed.count)
         let backend = try Self.backend(for: location, options: options, residency: residency)
         let readsOnDemand = residency == .onDemand
         var onDemand: OnDemandReading?
@@ -207,7 +214,7 @@ public final class Store: @unchecked Sendable {
             // Read before loading: a commit made while loading is then loaded again later.
             let sharing = try backend.flatMap { try SharedFile(backend: $0) }
             // On demand over packs, every connection shows the packs' union (PackUnion).
-            let union = try library.flatMap { _ in readsOnDemand ? try Self.packUnion(installed, layout: layout) : nil }
+            let union = library != nil && readsOnDemand ? try Self.packUnion(installed, layout: layout) : nil
             if let union, let file = backend as? SQLiteBackend {
                 if !options.readOnly { try file.createOverlayTable() }
                 try file.attach(union)
@@ -482,9 +489,10 @@ public final class Store: @unchecked Sendable {
         var layers: PackLayers?
         if let union = file.packUnion {
             let loader = PackBaseLoader(layout: layout, backend: file, union: union)
-            layers = try loader.layers(for: changes, in: context)
-            loader.readChangedPackLists(changes, layers: layers!, in: &context)
+            let packLayers = try loader.layers(for: changes, in: context)
+            loader.readChangedPackLists(changes, layers: packLayers, in: &context)
             if let failure = reading.failure { throw failure }
+            layers = packLayers
         }
         try ChangeWriter(layout: layout, context: context, transaction: transaction, layers: layers).write(changes)
         if let layers { ChangeWriter.markPackSources(changes, layout: layout, layers: layers, in: &context) }
