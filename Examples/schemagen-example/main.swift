@@ -172,6 +172,7 @@ func contentPacks() throws {
     let store = try Store(.file(folder.appendingPathComponent("user.sqlite")), schema: ChatModelsSchema.self,
                           packs: folder.appendingPathComponent("Packs"))
     try store.installPack(from: starter.url)
+    print("  the user's store reads the union on demand (SQL over the user's file and the pack's):", store.readsOnDemand)
     try store.write { context in
         // The user's own message in the pack's chat, and an edit of the pack's message.
         try Message(id: "u1", text: "Thanks!", author: .relation(User(id: "me", name: "Me")), chat: .id("welcome")).save(to: &context)
