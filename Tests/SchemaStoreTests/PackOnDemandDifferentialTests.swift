@@ -208,6 +208,27 @@ import Testing
         #expect(store.context.find(User.self, id: "u3") != nil)
     }
 
+    /// Appending to a pack's list the user store keeps appends; appending what makes it the
+    /// pack's list again drops the user's copy and its record (the edit is undone).
+    @Test(arguments: [Store.Residency.onDemand, .resident])
+    func appendingToAKeptListAppendsUntilItIsThePacksAgain(residency: Store.Residency) throws {
+        let fixture = try PackFixtures.Installed()
+        let store = try fixture.open("store.sqlite", residency)
+        func users() -> [String]? { Chat.queryAll(with: .ids, in: store.context).resolve().first { $0.id == "c0" }?.$users.ids }
+        try store.write { try Chat(id: "c0", title: "Welcome", users: .ids(["u0"])).save(to: &$0) }
+        #expect(store.edits(of: Chat.self, inPack: PackFixtures.starterID).edited == ["c0"])
+        try store.write { try Chat(id: "c0").insert(["u1"], at: 1, into: \.$users, in: &$0) }
+        #expect(users() == ["u0", "u1"])
+        #expect(store.edits(of: Chat.self, inPack: PackFixtures.starterID).isEmpty, "the list is the pack's again: no edit is left")
+        try store.write { try Chat(id: "c0").insert(["u3"], at: 2, into: \.$users, in: &$0) }
+        try store.write { try Chat(id: "c0").insert(["u2"], at: 3, into: \.$users, in: &$0) }
+        #expect(users() == ["u0", "u1", "u3", "u2"])
+        #expect(store.edits(of: Chat.self, inPack: PackFixtures.starterID).edited == ["c0"])
+        store.close()
+        let reopened = try fixture.open("store.sqlite", .resident, readOnly: true)
+        #expect(Chat.queryAll(with: .ids, in: reopened.context).resolve().first { $0.id == "c0" }?.$users.ids == ["u0", "u1", "u3", "u2"])
+    }
+
     /// Reverting a pack chat puts back the pack's users and keeps the user's own after them;
     /// a user of another pack the user added goes (as in a resident store).
     @Test func revertKeepsTheUsersOwnLinksOnly() throws {

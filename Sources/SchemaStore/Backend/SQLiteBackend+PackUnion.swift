@@ -99,6 +99,23 @@ extension SQLiteBackend {
         database.clearStatementCache()
     }
 
+    /// For a pack entity's list the user store keeps (a `links` record names it): how many
+    /// links the user store holds for `owner`, and how many the packs hold; nil without a
+    /// record. O(log n + the counts), counted in SQL.
+    func keptListLengths(_ link: LinkLayout, owner: StoredValue) throws -> (user: Int, packs: Int)? {
+        guard let attached = attachedPacks else { return nil }
+        return try mapped {
+            let kept = try values("SELECT 1 FROM \(attached.overlay) WHERE kind = 'links' AND name = ? AND id = ?", [.text(link.name), owner])
+            guard !kept.isEmpty else { return nil }
+            func count(_ table: String) throws -> Int {
+                guard case .integer(let count) = try values("SELECT count(*) FROM \(table) WHERE owner = ?", [owner]).first else { return 0 }
+                return Int(count)
+            }
+            let packs = try attached.union.packs.indices.reduce(0) { $0 + (try count("\(quoted(PackUnion.schema(ofPack: $1))).\(quoted(link.name))")) }
+            return (try count("main.\(quoted(link.name))"), packs)
+        }
+    }
+
     /// The user's edit records that no longer apply: their pack is not installed, or no
     /// longer has the entity they name (the unions ignore them; a writer deletes them).
     /// O(records).

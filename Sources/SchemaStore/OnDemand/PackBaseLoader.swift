@@ -11,8 +11,28 @@ struct PackBaseLoader {
     let backend: any SnapshotConnection
     let union: PackUnion
 
-    /// The pack layers a write with `changes` (made in `context`) compares against.
-    func layers(for changes: ChangeSet, in context: Context) throws -> PackLayers {
+    /// The owners, per link table, of pack entities' lists the write only appended to that
+    /// the user store keeps already (a replaced slot) and that cannot come to equal their
+    /// pack's list (the lengths differ): ``ChangeWriter`` appends to them, so neither they
+    /// nor the pack's list need reading. O(such lists × log n).
+    func keptListsAppendedTo(_ changes: ChangeSet, in context: Context) throws -> [String: Set<StoredValue>] {
+        guard let file = backend as? SQLiteBackend else { return [:] }
+        var kept: [String: Set<StoredValue>] = [:]
+        for link in layout.links where link.isToMany {
+            guard let lists = changes.toMany[ChangeSet.Slot(table: link.owner, slot: link.slot)] else { continue }
+            for (key, change) in lists where !change.isReplaced && change.removed.isEmpty && !change.appended.isEmpty {
+                let owner = link.ownerEntity.idValue(key, in: context)
+                guard let lengths = try file.keptListLengths(link, owner: owner) else { continue }
+                let surviving = Set(change.appended).filter { context.links(link.owner, link.slot, of: key, to: $0) }.count
+                if lengths.user + surviving != lengths.packs { kept[link.name, default: []].insert(owner) }
+            }
+        }
+        return kept
+    }
+
+    /// The pack layers a write with `changes` (made in `context`) compares against; the
+    /// packs' lists of the owners in `appendedTo` are not read (``keptListsAppendedTo(_:in:)``).
+    func layers(for changes: ChangeSet, in context: Context, appendedTo: [String: Set<StoredValue>] = [:]) throws -> PackLayers {
         var ids: [ObjectIdentifier: Set<StoredValue>] = [:]
         for (table, keys) in changes.rows {
             guard let entity = layout.persisterByTable[table] else { continue }
@@ -25,7 +45,8 @@ struct PackBaseLoader {
             let keys = link.isToMany ? changes.toMany[slot].map { Array($0.keys) } ?? [] : changes.toOne[slot].map(Array.init) ?? []
             guard !keys.isEmpty else { continue }
             let values = keys.map { link.ownerEntity.idValue($0, in: context) }
-            owners[link.name] = values
+            let skipped = appendedTo[link.name] ?? []
+            owners[link.name] = values.filter { !skipped.contains($0) }
             ids[link.owner, default: []].formUnion(values)
         }
         var base = Context()
@@ -45,10 +66,14 @@ struct PackBaseLoader {
     /// Reads into the write's `context` the lists of pack entities the write changed without
     /// reading them (appends alone): a pack entity's changed list is written whole
     /// (``ChangeWriter``), so it must hold the stored links before the appended ones.
-    func readChangedPackLists(_ changes: ChangeSet, layers: PackLayers, in context: inout Context) {
+    func readChangedPackLists(_ changes: ChangeSet, layers: PackLayers, except appendedTo: [String: Set<StoredValue>] = [:], in context: inout Context) {
         for link in layout.links where link.isToMany {
             guard let lists = changes.toMany[ChangeSet.Slot(table: link.owner, slot: link.slot)] else { continue }
-            let packOwners = lists.keys.filter { layers.packEntity(link.ownerEntity, id: link.ownerEntity.idValue($0, in: context)) != nil }
+            let skipped = appendedTo[link.name] ?? []
+            let packOwners = lists.keys.filter { key in
+                let id = link.ownerEntity.idValue(key, in: context)
+                return !skipped.contains(id) && layers.packEntity(link.ownerEntity, id: id) != nil
+            }
             if !packOwners.isEmpty { context.readLists(link.owner, link.slot, packOwners.sorted()) }
         }
     }

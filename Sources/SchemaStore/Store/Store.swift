@@ -489,8 +489,9 @@ public final class Store: @unchecked Sendable {
         var layers: PackLayers?
         if let union = file.packUnion {
             let loader = PackBaseLoader(layout: layout, backend: file, union: union)
-            let packLayers = try loader.layers(for: changes, in: context)
-            loader.readChangedPackLists(changes, layers: packLayers, in: &context)
+            let appendedTo = try loader.keptListsAppendedTo(changes, in: context)
+            let packLayers = try loader.layers(for: changes, in: context, appendedTo: appendedTo)
+            loader.readChangedPackLists(changes, layers: packLayers, except: appendedTo, in: &context)
             if let failure = reading.failure { throw failure }
             layers = packLayers
         }
