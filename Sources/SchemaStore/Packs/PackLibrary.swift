@@ -179,12 +179,11 @@ public final class PackLibrary: @unchecked Sendable {
     /// they were installed) to this one, as installing them now would. Only the installed
     /// copies are written; a migration that fails leaves its pack as it was and throws.
     private func migrateInstalled() throws {
-        let recorded = try readIndex()
-        var index = recorded
-        for (position, entry) in index.enumerated() {
+        var prepared = Set<String>()
+        for entry in try readIndex() {
             let pack = try Pack.open(at: directory.appendingPathComponent(entry.folder))
             guard pack.manifest.schemaFingerprint != schema.fingerprint else {
-                if entry.prepared != true { index[position].prepared = prepare(pack) }
+                if entry.prepared != true, prepare(pack) == true { prepared.insert(entry.folder) }
                 continue
             }
             let store = try Store(.file(pack.storeURL), schema: schema, options: .init(residency: .onDemand))
@@ -194,22 +193,26 @@ public final class PackLibrary: @unchecked Sendable {
             manifest.schemaFingerprint = schema.fingerprint
             try manifest.write(to: pack.url.appendingPathComponent(Pack.manifestFileName))
             // Opened on demand to migrate: it has its SQL indexes and postings now.
-            index[position].prepared = true
+            if entry.prepared != true { prepared.insert(entry.folder) }
         }
-        if index != recorded { try writeIndex(index) }
+        guard !prepared.isEmpty else { return }
+        // Read again just before writing: what another process installed meanwhile stays.
+        var index = try readIndex()
+        for position in index.indices where prepared.contains(index[position].folder) { index[position].prepared = true }
+        try writeIndex(index)
     }
 
     /// Gives a pack an older version installed what stores reading on demand query (SQL
     /// indexes, full-text postings); returns whether it has them. Best effort: a pack another
     /// store reads now is prepared at a later open, and until then its queries scan.
-    private func prepare(_ pack: Pack) -> Bool? {
+    private func prepare(_ pack: Pack) -> Bool {
         if SQLiteBackend.isPrepared(pack.storeURL.path, for: StoreLayout(schema)) { return true }
         do {
             try Store(.file(pack.storeURL), schema: schema, options: .init(residency: .onDemand)).close()
             try Pack.seal(pack.storeURL)
             return true
         } catch {
-            return nil
+            return false
         }
     }
 
