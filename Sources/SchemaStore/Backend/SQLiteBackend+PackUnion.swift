@@ -83,10 +83,7 @@ extension SQLiteBackend {
             overlay = "main." + Self.overlayTable
         } else {
             overlay = "temp." + quoted(PackUnion.emptyOverlay)
-            try database.execute("""
-                CREATE TEMP TABLE IF NOT EXISTS \(overlay) (kind TEXT NOT NULL, name TEXT NOT NULL, id NOT NULL, \
-                pack TEXT NOT NULL, PRIMARY KEY (kind, name, id))
-                """)
+            try database.execute(Self.overlayTableDefinition(named: overlay, temporary: true))
         }
         var schemas = ["main"]
         for index in union.packs.indices { schemas.append(quoted(PackUnion.schema(ofPack: index))) }

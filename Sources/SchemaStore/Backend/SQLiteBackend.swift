@@ -22,10 +22,15 @@ final class SQLiteBackend: StoreBackend, @unchecked Sendable {
     /// The user's edits of pack entities (``OverlayRecord``); created by the first edit, or
     /// by a writer opening the store on demand over packs.
     static let overlayTable = quoted("schemagen:overlay")
-    static let overlayTableDefinition = """
-        CREATE TABLE IF NOT EXISTS \(overlayTable) (kind TEXT NOT NULL, name TEXT NOT NULL, id NOT NULL, \
+    static let overlayTableDefinition = overlayTableDefinition(named: overlayTable)
+
+    /// Creates the table of edit records as `name` (quoted, maybe qualified) if it is missing.
+    static func overlayTableDefinition(named name: String, temporary: Bool = false) -> String {
+        """
+        CREATE \(temporary ? "TEMP " : "")TABLE IF NOT EXISTS \(name) (kind TEXT NOT NULL, name TEXT NOT NULL, id NOT NULL, \
         pack TEXT NOT NULL, PRIMARY KEY (kind, name, id))
         """
+    }
     /// Soft-deleted archives (`Deleted<Entity>`), as JSON: created on first use.
     static let archiveTable = quoted("schemagen:archive")
     /// What each commit changed (``CommitLog``): created when a writer opens the file.
