@@ -9,8 +9,13 @@ import CSQLite
 /// The floor for the first commit: the same tables and rows a store writes (entity rows and
 /// link rows with positions), inserted by hand-written prepared statements in one
 /// transaction, WAL journal, `synchronous = NORMAL`. No ORM, no change tracking.
+///
+/// `indexed`: the floor for a store read on demand, whose file also answers queries: the
+/// same rows plus the schema's two ordered indexes as SQLite indexes and the message text in
+/// an FTS5 index (contentless, as the store keeps no second copy of the text either), which
+/// is what an app would write by hand to search it.
 enum PlainSQLiteBaseline {
-    static func insertAll(users: [User], chats: [Chat], at path: String) {
+    static func insertAll(users: [User], chats: [Chat], at path: String, indexed: Bool = false) {
         var database: OpaquePointer?
         check(sqlite3_open(path, &database), database)
         defer { sqlite3_close(database) }
@@ -27,6 +32,13 @@ enum PlainSQLiteBaseline {
             CREATE UNIQUE INDEX "Chat.messages:order" ON "Chat.messages" (owner, position);
             CREATE TABLE "Message.author" (owner INTEGER NOT NULL PRIMARY KEY, target INTEGER NOT NULL);
             """)
+        if indexed {
+            execute(database, """
+                CREATE INDEX "User:age" ON "User" (age);
+                CREATE INDEX "Message:timestamp" ON "Message" (timestamp);
+                CREATE VIRTUAL TABLE "Message:text" USING fts5(text, content='');
+                """)
+        }
         execute(database, "BEGIN")
         let user = prepare(database, #"INSERT INTO "User" VALUES (?, ?, ?)"#)
         let chat = prepare(database, #"INSERT INTO "Chat" VALUES (?, ?)"#)
@@ -35,7 +47,8 @@ enum PlainSQLiteBaseline {
         let chatUsers = prepare(database, #"INSERT INTO "Chat.users" VALUES (?, ?, ?)"#)
         let chatMessages = prepare(database, #"INSERT INTO "Chat.messages" VALUES (?, ?, ?)"#)
         let author = prepare(database, #"INSERT INTO "Message.author" VALUES (?, ?)"#)
-        defer { [user, chat, message, userChats, chatUsers, chatMessages, author].forEach { sqlite3_finalize($0) } }
+        let text = indexed ? prepare(database, #"INSERT INTO "Message:text" (rowid, text) VALUES (?, ?)"#) : nil
+        defer { [user, chat, message, userChats, chatUsers, chatMessages, author, text].forEach { sqlite3_finalize($0) } }
         for entity in users {
             run(user, .integer(entity.id), .text(entity.name), .integer(entity.age))
         }
@@ -51,6 +64,7 @@ enum PlainSQLiteBaseline {
                 run(message, .integer(embedded.id), .text(embedded.text), .integer(embedded.timestamp))
                 run(chatMessages, .integer(entity.id), .integer(position), .integer(embedded.id))
                 run(author, .integer(embedded.id), .integer(embedded.$author.id ?? 0))
+                if indexed { run(text, .integer(embedded.id), .text(embedded.text)) }
             }
         }
         execute(database, "COMMIT")
