@@ -44,7 +44,7 @@ extension Context {
     ) throws {
         if case .entities(let entities, let fragment, _) = relation.state {
             let strategy = fragment ? Target.fragmentMergeStrategy : Target.defaultMergeStrategy
-            faultEntities(ids: entities.map(\.id), Target.self)
+            faultEntities(ids: entities.map { $0.id }, Target.self)
             for entity in entities { try saveEmbedded(entity, options: strategy) }
         }
         link(relation, of: key, descriptor)

@@ -122,7 +122,7 @@ extension Context {
     /// Loads the stored entities that may hold `entity`'s unique index keys.
     @usableFromInline
     mutating func faultUniqueHolders<Entity: EntityModelProtocol>(of entity: Entity) {
-        guard let faulter, Entity.indexes.contains(where: \.isUnique) else { return }
+        guard let faulter, Entity.indexes.contains(where: { $0.isUnique }) else { return }
         let keys = withoutJournal { context in faulter.uniqueHolders(of: entity, into: &context) }
         loadFaulted(ObjectIdentifier(Entity.self), keys)
     }

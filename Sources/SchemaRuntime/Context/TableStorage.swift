@@ -210,7 +210,7 @@ final class EntityTable<Entity: EntityModelProtocol>: TableStorage, @unchecked S
     /// unique ones with `uniqueOnly` (a write reading on demand: they check collisions).
     @usableFromInline
     convenience init(indexed: Bool = true, uniqueOnly: Bool = false) {
-        self.init(descriptors: !indexed ? [] : uniqueOnly ? Entity.indexes.filter(\.isUnique) : Entity.indexes)
+        self.init(descriptors: !indexed ? [] : uniqueOnly ? Entity.indexes.filter { $0.isUnique } : Entity.indexes)
     }
 
     /// A table keeping the indexes `descriptors` (some of `Entity.indexes`).
@@ -224,7 +224,7 @@ final class EntityTable<Entity: EntityModelProtocol>: TableStorage, @unchecked S
             switch descriptor.kind {
             case .ordered:
                 slots.append(ordered.count)
-                ordered.append(OrderedIndexStorage(descending: descriptor.fields.map(\.descending)))
+                ordered.append(OrderedIndexStorage(descending: descriptor.fields.map { $0.descending }))
             case .hash:
                 slots.append(hashed.count)
                 hashed.append(HashIndexStorage())

@@ -99,7 +99,7 @@ extension Sequence where Element: EntityModelProtocol {
     public func save(to context: inout Context, options: MergeStrategy<Element> = Element.defaultMergeStrategy) throws {
         try context.transaction { context in
             // Writing on demand: the stored rows are read in batches, not one by one.
-            context.faultEntities(ids: map(\.id), Element.self)
+            context.faultEntities(ids: map { $0.id }, Element.self)
             for entity in self { try entity.save(to: &context, options: options) }
         }
     }

@@ -83,7 +83,7 @@ extension NestedQuery {
         slice keyPath: WritableKeyPath<Entity, ToMany<Target, Directionality>>,
         _ nested: (QueryList<Target>) -> QueryList<Target> = { $0 }
     ) -> Self {
-        toMany(keyPath, nested) { .appending(ids: $0.map(\.id)) }
+        toMany(keyPath, nested) { .appending(ids: $0.map { $0.id }) }
     }
 
     /// Resolves a to-one relation as the related id only.

@@ -43,7 +43,7 @@ public struct ToMany<Target: EntityModelProtocol, Directionality>: Sendable {
         switch state {
         case .none: nil
         case .ids(let ids, _): ids
-        case .entities(let entities, _, _): entities.map(\.id)
+        case .entities(let entities, _, _): entities.map { $0.id }
         }
     }
 
