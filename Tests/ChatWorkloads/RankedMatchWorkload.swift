@@ -16,10 +16,11 @@ public enum RankedMatchWorkload {
         }
     }
 
-    /// A round: 15 messages among 60 ids saved with new texts or deleted.
-    public static func round(_ random: inout SplitMix64) -> @Sendable (inout Context) throws -> Void {
-        let edits = (0..<15).map { _ -> (String, String?) in
-            let id = "m\(Int.random(in: 0..<60, using: &random))"
+    /// A round: `edits` messages among `ids` ids (15 among 60 by default) saved with new
+    /// texts or deleted. Large rounds write postings in several statements and batches.
+    public static func round(_ random: inout SplitMix64, edits count: Int = 15, ids: Int = 60) -> @Sendable (inout Context) throws -> Void {
+        let edits = (0..<count).map { _ -> (String, String?) in
+            let id = "m\(Int.random(in: 0..<ids, using: &random))"
             return (id, Int.random(in: 0..<4, using: &random) == 0 ? nil : RandomText.next(&random))
         }
         return { context in

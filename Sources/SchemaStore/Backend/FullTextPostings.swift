@@ -1,55 +1,76 @@
 @_spi(SchemaStore) import SchemaRuntime
 
-/// Writes a full-text index's SQL tables (``FullTextLayout``): an entity's postings, length
-/// and its share of the totals, added and removed as its rows are written. O(distinct tokens
-/// of the entity) statements per change, each a seek by primary key.
+/// Writes a full-text index's SQL tables (``FullTextLayout``) for one write: the postings,
+/// lengths and share of the totals of the entities it removed and added
+/// (``FullTextChanges``). O(postings changed × log n), a statement per 64 rows written.
+///
+/// Postings are written grouped by term, terms in order, rather than entity by entity: the
+/// terms table is clustered by (term, id), so a write of many entities then fills each
+/// term's pages one after another instead of touching a random page per posting.
 enum FullTextPostings {
-    /// Indexes `text` for entity `id` (which has no postings yet); returns what it adds to
-    /// the totals (one document, its length), which the caller applies once per write.
-    @discardableResult
-    static func add(_ index: FullTextLayout, id: StoredValue, text: String, in database: SQLiteDatabase) throws -> (documents: Int, length: Int) {
-        let (terms, length) = FullTextStatistics.terms(of: text)
-        let insert = try database.statement(cacheKey: "fts add " + index.termsTable,
-                                            "INSERT INTO \(quoted(index.termsTable)) (term, id, count) VALUES (?, ?, ?)")
-        for (term, count) in terms { try insert.run([.text(term), id, .integer(Int64(count))]) }
-        let joined = terms.map(\.0).joined(separator: String(FullTextLayout.termSeparator))
-        try database.statement(cacheKey: "fts document " + index.documentsTable,
-                               "INSERT INTO \(quoted(index.documentsTable)) (id, length, terms) VALUES (?, ?, ?)")
-            .run([id, .integer(Int64(length)), .text(joined)])
-        return (1, length)
-    }
-
-    /// Removes entity `id` from the index, if it is there; returns what it takes from the
-    /// totals (nothing when it was not indexed).
-    static func remove(_ index: FullTextLayout, id: StoredValue, in database: SQLiteDatabase) throws -> (documents: Int, length: Int) {
-        let removed = try database.statement(cacheKey: "fts remove " + index.documentsTable,
-                                             "DELETE FROM \(quoted(index.documentsTable)) WHERE id = ? RETURNING length, terms")
-        try removed.bind([id])
-        let found = try removed.step() ? (removed.value(at: 0), removed.value(at: 1)) : nil
-        // Stepped to the end, so the delete completes.
-        while try removed.step() {}
-        removed.reset()
-        guard let (stored, terms) = found, case .integer(let length) = stored, case .text(let joined) = terms else { return (0, 0) }
+    /// Writes `changes` to `index`'s tables; the totals gain `added` (what the changes' texts
+    /// add, from ``FullTextChanges/update(id:text:)``) less what the removed entities held.
+    static func write(_ changes: FullTextChanges, to index: FullTextLayout, adding added: (documents: Int, length: Int),
+                      in database: SQLiteDatabase) throws {
+        var documents = added.documents, length = added.length
+        // The removed entities' documents go first; the terms each lists find its postings.
+        var gone: [String: [StoredValue]] = [:]
+        for batch in paddedBatches(changes.removed) {
+            let removed = try database.statement(cacheKey: "fts remove \(batch.count) " + index.documentsTable, """
+                DELETE FROM \(quoted(index.documentsTable)) WHERE id IN (\(placeholders(batch.count))) RETURNING id, length, terms
+                """)
+            try removed.bind(batch)
+            while try removed.step() {
+                guard case .integer(let removedLength) = removed.value(at: 1), case .text(let terms) = removed.value(at: 2) else { continue }
+                documents -= 1
+                length -= Int(removedLength)
+                let id = removed.value(at: 0)
+                for term in terms.split(separator: FullTextLayout.termSeparator) { gone[String(term), default: []].append(id) }
+            }
+            removed.reset()
+        }
         let delete = try database.statement(cacheKey: "fts remove " + index.termsTable,
                                             "DELETE FROM \(quoted(index.termsTable)) WHERE term = ? AND id = ?")
-        for term in joined.split(separator: FullTextLayout.termSeparator) { try delete.run([.text(String(term)), id]) }
-        return (-1, -Int(length))
-    }
+        for term in gone.keys.sorted() {
+            for id in gone[term]! { try delete.run([.text(term), id]) }
+        }
 
-    /// Adds a write's changes to the totals, in one statement.
-    static func addToTotals(_ index: FullTextLayout, documents: Int, length: Int, in database: SQLiteDatabase) throws {
+        var postings: [String: [(id: StoredValue, count: Int32)]] = [:]
+        for (id, terms, _) in changes.added {
+            for (term, count) in terms { postings[term, default: []].append((id, count)) }
+        }
+        var rows: [StoredValue] = []
+        rows.reserveCapacity(3 * postings.values.reduce(0) { $0 + $1.count })
+        for term in postings.keys.sorted() {
+            for (id, count) in postings[term]! { rows += [.text(term), id, .integer(Int64(count))] }
+        }
+        try database.insertRows(rows, width: 3, head: "INSERT INTO \(quoted(index.termsTable)) (term, id, count)", cacheKey: "fts add " + index.termsTable)
+        rows.removeAll(keepingCapacity: true)
+        for (id, terms, documentLength) in changes.added {
+            rows += [id, .integer(Int64(documentLength)), .text(terms.map(\.0).joined(separator: String(FullTextLayout.termSeparator)))]
+        }
+        try database.insertRows(rows, width: 3, head: "INSERT INTO \(quoted(index.documentsTable)) (id, length, terms)",
+                                cacheKey: "fts add " + index.documentsTable)
+
         guard documents != 0 || length != 0 else { return }
         try database.statement(cacheKey: "fts totals " + index.totalsTable,
                                "UPDATE \(quoted(index.totalsTable)) SET documents = documents + ?, length = length + ?")
             .run([.integer(Int64(documents)), .integer(Int64(length))])
     }
 
-    /// Sets the totals from the documents table (after a fill).
-    static func recomputeTotals(_ index: FullTextLayout, in database: SQLiteDatabase) throws {
-        try database.execute("""
-            UPDATE \(quoted(index.totalsTable)) SET documents = (SELECT count(*) FROM \(quoted(index.documentsTable))), \
-            length = (SELECT coalesce(sum(length), 0) FROM \(quoted(index.documentsTable)))
-            """)
+    /// `ids` in batches of 512, the last one padded (with its first id, which `IN` ignores)
+    /// to 1, 8, 64 or 512 ids: a few cached statements serve every count.
+    private static func paddedBatches(_ ids: [StoredValue]) -> [[StoredValue]] {
+        stride(from: 0, to: ids.count, by: 512).map { start in
+            var batch = Array(ids[start..<min(start + 512, ids.count)])
+            let size = [1, 8, 64, 512].first { $0 >= batch.count }!
+            batch += Array(repeating: batch[0], count: size - batch.count)
+            return batch
+        }
+    }
+
+    private static func placeholders(_ count: Int) -> String {
+        Array(repeating: "?", count: count).joined(separator: ", ")
     }
 }
 
@@ -69,10 +90,21 @@ extension SQLiteBackend {
         for (entity, position, index) in wanted where !index.tables.allSatisfy(kept.contains) {
             for name in index.tables where kept.contains(name) { try database.execute("DROP TABLE \(quoted(name))") }
             for statement in index.createStatements { try database.execute(statement) }
-            try loadRows(entity) { values in
-                try FullTextPostings.add(index, id: values[0], text: entity.indexedTexts(ofRow: values)[position], in: database)
+            // In parts of 20,000 rows, so memory stays bounded; nothing to remove from tables
+            // just made.
+            var changes = FullTextChanges()
+            var added = (documents: 0, length: 0)
+            func flush() throws {
+                changes.removed = []
+                try FullTextPostings.write(changes, to: index, adding: added, in: database)
+                (changes, added) = (FullTextChanges(), (0, 0))
             }
-            try FullTextPostings.recomputeTotals(index, in: database)
+            try loadRows(entity) { values in
+                let change = changes.update(id: values[0], text: try entity.indexedTexts(ofRow: values)[position])
+                added = (added.documents + change.documents, added.length + change.length)
+                if changes.added.count == 20_000 { try flush() }
+            }
+            try flush()
         }
         database.clearStatementCache()
     }

@@ -4,6 +4,12 @@ import SchemaRuntime
 /// The statements of one write transaction, prepared once per connection and reused.
 struct SQLiteTransaction: StoreTransaction {
     let database: SQLiteDatabase
+    /// The write's full-text changes per index (terms table), written with its totals.
+    private let fullText = PendingFullText()
+
+    private final class PendingFullText {
+        var changes: [String: FullTextChanges] = [:]
+    }
 
     func upsertRow(_ entity: any AnyEntityPersister, _ values: [StoredValue]) throws {
         try database.statement(cacheKey: "upsert " + entity.tableName, Self.upsertSQL(entity)).run(values)
@@ -45,11 +51,13 @@ struct SQLiteTransaction: StoreTransaction {
         var next: Int64 = 0
         if try last.step(), case .integer(let position) = last.value(at: 0) { next = position + 1 }
         last.reset()
-        let insert = try database.statement(cacheKey: "append " + link.name, "INSERT INTO \(quoted(link.name)) (owner, position, target) VALUES (?, ?, ?)")
+        var rows: [StoredValue] = []
+        rows.reserveCapacity(3 * targets.count)
         for target in targets {
-            try insert.run([owner, .integer(next), target])
+            rows += [owner, .integer(next), target]
             next += 1
         }
+        try database.insertRows(rows, width: 3, head: "INSERT INTO \(quoted(link.name)) (owner, position, target)", cacheKey: "append " + link.name)
     }
 
     func addOverlay(_ record: OverlayRecord) throws {
@@ -88,10 +96,10 @@ struct SQLiteTransaction: StoreTransaction {
         var commit: Int64 = 1
         if try last.step(), case .integer(let number) = last.value(at: 0) { commit = number + 1 }
         last.reset()
-        let insert = try database.statement(cacheKey: "commit add", "INSERT INTO \(SQLiteBackend.commitLogTable) (\"commit\", kind, name, id, change) VALUES (?, ?, ?, ?, ?)")
-        for entry in entries {
-            try insert.run([.integer(commit), .text(entry.kind.rawValue), .text(entry.name), entry.id, entry.change ?? .null])
-        }
+        var rows: [StoredValue] = []
+        rows.reserveCapacity(5 * entries.count)
+        for entry in entries { rows += [.integer(commit), .text(entry.kind.rawValue), .text(entry.name), entry.id, entry.change ?? .null] }
+        try database.insertRows(rows, width: 5, head: "INSERT INTO \(SQLiteBackend.commitLogTable) (\"commit\", kind, name, id, change)", cacheKey: "commit add")
         try database.statement(cacheKey: "commit prune", "DELETE FROM \(SQLiteBackend.commitLogTable) WHERE \"commit\" <= ?")
             .run([.integer(commit - CommitLog.retainedCommits)])
         return commit
@@ -103,14 +111,12 @@ struct SQLiteTransaction: StoreTransaction {
     }
 
     func updateFullText(_ index: FullTextLayout, id: StoredValue, text: String?) throws -> (documents: Int, length: Int) {
-        let removed = try FullTextPostings.remove(index, id: id, in: database)
-        guard let text else { return removed }
-        let added = try FullTextPostings.add(index, id: id, text: text, in: database)
-        return (removed.documents + added.documents, removed.length + added.length)
+        fullText.changes[index.termsTable, default: FullTextChanges()].update(id: id, text: text)
     }
 
     func addToFullTextTotals(_ index: FullTextLayout, documents: Int, length: Int) throws {
-        try FullTextPostings.addToTotals(index, documents: documents, length: length, in: database)
+        guard let changes = fullText.changes.removeValue(forKey: index.termsTable) else { return }
+        try FullTextPostings.write(changes, to: index, adding: (documents, length), in: database)
     }
 
     /// Created on first use: stores that never archive never have the table.

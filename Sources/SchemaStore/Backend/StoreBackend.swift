@@ -119,8 +119,11 @@ protocol StoreTransaction {
     /// The full-text indexes (``FullTextLayout``) of the layout whose tables the file has.
     func fullTextIndexesPresent(_ layout: StoreLayout) throws -> Set<String>
     /// Keeps the full-text tables of `index` in step with row `id`: indexing `text`, or
-    /// removing it for nil. Returns the change to the totals, applied by ``addToFullTextTotals``.
+    /// removing it for nil. Returns what the text adds to the totals; what the entity held
+    /// before is taken from them when the change is written. Changes are written, with the
+    /// totals, by ``addToFullTextTotals``, which a write calls once per index it changed.
     func updateFullText(_ index: FullTextLayout, id: StoredValue, text: String?) throws -> (documents: Int, length: Int)
+    /// Writes the write's changes to `index` and adds `documents` and `length` to its totals.
     func addToFullTextTotals(_ index: FullTextLayout, documents: Int, length: Int) throws
 }
 

@@ -16,17 +16,23 @@ struct FullTextLayout: @unchecked Sendable {
     /// The columns of those fields.
     let columns: [String]
 
-    /// `v2`: the layout of the tables (an older layout's tables are dropped and made again).
-    private var prefix: String { "\(entityName):fts:v2:\(indexName)(\(columns.joined(separator: ",")))" }
     /// `(term, id, count)`, keyed by term then id.
-    var termsTable: String { prefix + ":terms" }
+    let termsTable: String
     /// `(id, length, terms)`: every indexed entity's length in tokens and its distinct terms
     /// (joined by ``termSeparator``), so removing it finds its postings by key.
-    var documentsTable: String { prefix + ":documents" }
+    let documentsTable: String
     /// Between the terms of a document: a control character, which no token contains.
     static let termSeparator: Character = "\u{1F}"
     /// One row: `(documents, length)`, the number of indexed entities and their total length.
-    var totalsTable: String { prefix + ":totals" }
+    let totalsTable: String
+
+    init(entityName: String, indexName: String, keyPaths: [AnyKeyPath], columns: [String]) {
+        (self.entityName, self.indexName, self.keyPaths, self.columns) = (entityName, indexName, keyPaths, columns)
+        // `v2`: the layout of the tables (an older layout's tables are dropped and made again).
+        // Stored, not computed: writes key their statements by these names.
+        let prefix = "\(entityName):fts:v2:\(indexName)(\(columns.joined(separator: ",")))"
+        (termsTable, documentsTable, totalsTable) = (prefix + ":terms", prefix + ":documents", prefix + ":totals")
+    }
     var tables: [String] { [termsTable, documentsTable, totalsTable] }
 
     /// Whether `name` is a table of some full-text layout (managed: dropped when unwanted).

@@ -41,7 +41,7 @@ final class SQLiteStatement {
     }
 
     /// Binds `values` to parameters 1...n.
-    func bind(_ values: [StoredValue]) throws {
+    func bind<Values: Collection<StoredValue>>(_ values: Values) throws {
         for (offset, value) in values.enumerated() { try bind(value, at: Int32(offset + 1)) }
     }
 
@@ -56,11 +56,14 @@ final class SQLiteStatement {
     }
 
     /// Runs a statement that returns no rows.
-    func run(_ values: [StoredValue] = []) throws {
+    func run<Values: Collection<StoredValue>>(_ values: Values) throws {
         try bind(values)
         while try step() {}
         sqlite3_reset(pointer)
     }
+
+    /// Runs a statement that takes no values and returns no rows.
+    func run() throws { try run(EmptyCollection()) }
 
     var columnCount: Int32 { sqlite3_column_count(pointer) }
 

@@ -1,24 +1,5 @@
 @_spi(SchemaStore) import SchemaRuntime
 
-/// One write's changes to one full-text index: the entities whose postings go (every entity
-/// written or deleted), and the texts indexed again. Sent together when the write adds the
-/// index's totals (``PostgreSQLBackend/writeFullText(_:addedDocuments:addedLength:)``), so
-/// that a write of many entities sends a few large statements rather than several per entity.
-struct FullTextChanges {
-    var removed: [StoredValue] = []
-    var added: [(id: StoredValue, terms: [(String, Int32)], length: Int)] = []
-
-    /// Records that entity `id` now has `text` (nil: no longer indexed); returns what it adds
-    /// to the totals (what it removes is taken from them in SQL).
-    mutating func update(id: StoredValue, text: String?) -> (documents: Int, length: Int) {
-        removed.append(id)
-        guard let text else { return (0, 0) }
-        let (terms, length) = FullTextStatistics.terms(of: text)
-        added.append((id, terms, length))
-        return (1, length)
-    }
-}
-
 /// Full-text postings on PostgreSQL: the tables of ``FullTextLayout`` (postings by term and
 /// id, each entity's length and terms, the totals), with PostgreSQL's types, so that a store
 /// reading on demand finds a ranked `matches` query's candidates and BM25 statistics in SQL,

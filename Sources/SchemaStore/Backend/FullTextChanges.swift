@@ -1,0 +1,22 @@
+@_spi(SchemaStore) import SchemaRuntime
+
+/// One write's changes to one full-text index: the entities whose postings go (every entity
+/// written or deleted), and the texts indexed again. Sent together when the write adds the
+/// index's totals (``StoreTransaction/addToFullTextTotals(_:documents:length:)``), so that a
+/// write of many entities sends a few large statements rather than several per entity (a
+/// server), or writes the postings in term order (a SQLite file, where each term's postings
+/// then fill pages one after another instead of one random page each).
+struct FullTextChanges {
+    var removed: [StoredValue] = []
+    var added: [(id: StoredValue, terms: [(String, Int32)], length: Int)] = []
+
+    /// Records that entity `id` now has `text` (nil: no longer indexed); returns what it adds
+    /// to the totals (what it removes is taken from them when the changes are written).
+    mutating func update(id: StoredValue, text: String?) -> (documents: Int, length: Int) {
+        removed.append(id)
+        guard let text else { return (0, 0) }
+        let (terms, length) = FullTextStatistics.terms(of: text)
+        added.append((id, terms, length))
+        return (1, length)
+    }
+}
