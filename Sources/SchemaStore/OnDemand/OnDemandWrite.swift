@@ -31,6 +31,12 @@ final class OnDemandWrite: ContextFaulter, ContextReader, @unchecked Sendable {
     /// Per table: each stored id read so far and its place in storage order (SQLite's rowid),
     /// which orders the sources of queries in the write as the file will.
     private var positions: [ObjectIdentifier: [StoredValue: Int64]] = [:]
+    /// Per entity or link table, whether it held no rows when the write began, asked once: a
+    /// write into an empty table (a first import) has no stored rows, links or unique
+    /// holders to read there. The file does not change under the write until it commits (it
+    /// holds the write lock, and its own changes are written after its closure); forgotten
+    /// when it ends.
+    private var emptyTables: [String: Bool] = [:]
     /// How many statements the write ran to read (for tests and benchmarks).
     var statements: Int { lock.withLock { statementCount } }
     private var statementCount = 0
@@ -48,7 +54,10 @@ final class OnDemandWrite: ContextFaulter, ContextReader, @unchecked Sendable {
     /// Called when the write's transaction ended: a context that outlives it (returned by
     /// the closure) reads the file as committed, through a snapshot of its own.
     func endWrite() {
-        access.withLock { writeEnded = true }
+        access.withLock {
+            writeEnded = true
+            emptyTables = [:]
+        }
     }
 
     deinit {
@@ -72,7 +81,7 @@ final class OnDemandWrite: ContextFaulter, ContextReader, @unchecked Sendable {
                 }
                 return
             }
-            guard let entity = layout.persisterByTable[table] else { return }
+            guard let entity = layout.persisterByTable[table], try !isEmpty(entity.tableName, column: entity.columns[0].name) else { return }
             let ids = keys.map { entity.idValue($0, in: context) }
             for batch in SubgraphLoader.batches(ids) {
                 try loadRows(entity, filter: .oneOf(.column(entity.columns[0].name), batch), into: &context)
@@ -93,7 +102,8 @@ final class OnDemandWrite: ContextFaulter, ContextReader, @unchecked Sendable {
 
     func uniqueHolders<Entity: EntityModelProtocol>(of entity: Entity, into context: inout Context) -> [Int32] {
         attempt {
-            guard let persister = layout.persisterByTable[ObjectIdentifier(Entity.self)] else { return [] }
+            guard let persister = layout.persisterByTable[ObjectIdentifier(Entity.self)],
+                  try !isEmpty(persister.tableName, column: persister.columns[0].name) else { return [] }
             let filter = try persister.uniqueHolderFilter(of: entity)
             var ids: [StoredValue] = []
             countStatement()
@@ -280,6 +290,10 @@ final class OnDemandWrite: ContextFaulter, ContextReader, @unchecked Sendable {
     /// Reads the stored links of `slot` of the entities `ids` (whole, in order) into their own
     /// slot only: the entities they link to read theirs when the write touches them.
     private func loadLinks(_ slot: LinkSlot, of ids: [StoredValue], owner: any AnyEntityPersister, into context: inout Context) throws {
+        switch links.source(of: slot, in: owner.table) {
+        case .stored(let link)?, .inverse(let link)?: if try isEmpty(link.name, column: "owner") { return }
+        case nil: return
+        }
         guard let (source, pairs) = try links.pairs(of: slot, in: owner.table, ids: ids, backend: backend) else { return }
         countStatement()
         let target: any AnyEntityPersister
@@ -303,6 +317,19 @@ final class OnDemandWrite: ContextFaulter, ContextReader, @unchecked Sendable {
 
     private func record(_ position: Int64, of id: StoredValue, in table: ObjectIdentifier) {
         lock.withLock { positions[table, default: [:]][id] = position }
+    }
+
+    /// Whether the entity or link table `name` (over packs: the union) held no rows when the
+    /// write began; `column` is one of its columns. Only while the write runs: a context
+    /// that outlives it reads the committed file.
+    private func isEmpty(_ name: String, column: String) throws -> Bool {
+        guard !writeEnded else { return false }
+        if let known = emptyTables[name] { return known }
+        var empty = true
+        countStatement()
+        try backend.rows(SQLSelect(output: .columns([.column(column)]), table: name, limit: 1)) { _ in empty = false }
+        emptyTables[name] = empty
+        return empty
     }
 
     private func countStatement() {
