@@ -10,19 +10,25 @@
 /// (``Context/storage(_:)``), which is what makes copying a context O(1).
 @usableFromInline
 class TableStorage: @unchecked Sendable {
-    /// To-one link columns: `toOne[column][key]` is the linked key, or `-1`.
+    // The per-key columns are read and written on every row and link operation. They are
+    // `@exclusivity(unchecked)`: a table is only mutated through the one context that owns
+    // it uniquely (``Context/storage(_:)`` copies a shared one first), so accesses cannot
+    // overlap, and the run-time checks of class properties cost about a tenth of reading
+    // rows into a context (`swift_beginAccess` on every append).
+
     /// Per key: whether a row is stored there. Kept beside the typed rows so that checking
     /// for a row costs one load, with no generic metadata and no copy of the row.
-    @usableFromInline final var present = ChunkedArray<Bool>()
-    @usableFromInline final var toOne: [ChunkedArray<Int32>]
+    @exclusivity(unchecked) @usableFromInline final var present = ChunkedArray<Bool>()
+    /// To-one link columns: `toOne[column][key]` is the linked key, or `-1`.
+    @exclusivity(unchecked) @usableFromInline final var toOne: [ChunkedArray<Int32>]
     /// To-many link columns: `toMany[column][key]` is the ordered list of linked keys.
-    @usableFromInline final var toMany: [ChunkedArray<LinkList>]
+    @exclusivity(unchecked) @usableFromInline final var toMany: [ChunkedArray<LinkList>]
     /// Per key: how many links are stored at it plus how many point to it, from any table.
     /// A key with no row and no references is unused: its id is forgotten (see ``forget(_:)``).
-    @usableFromInline final var references = ChunkedArray<Int32>()
+    @exclusivity(unchecked) @usableFromInline final var references = ChunkedArray<Int32>()
     /// Per key: the number of its ``EntitySource`` in ``Context/packSources`` (0, the user, for
     /// keys past the end).
-    @usableFromInline final var origins = ChunkedArray<UInt16>()
+    @exclusivity(unchecked) @usableFromInline final var origins = ChunkedArray<UInt16>()
     /// Per to-one column: whether it is a `required` relation, which every stored entity
     /// must hold a link in at the end of each write.
     @usableFromInline final let isRequiredToOne: [Bool]
@@ -176,14 +182,15 @@ class TableStorage: @unchecked Sendable {
 /// The typed part of a table: the id of each key and the stored (normalized) entities.
 @usableFromInline
 final class EntityTable<Entity: EntityModelProtocol>: TableStorage, @unchecked Sendable {
+    // Unchecked for exclusivity, as the columns of ``TableStorage`` are.
     /// id -> key.
-    @usableFromInline var keyByID = ShardedDictionary<Entity.ID, Int32>()
+    @exclusivity(unchecked) @usableFromInline var keyByID = ShardedDictionary<Entity.ID, Int32>()
     /// key -> id.
-    @usableFromInline var ids = ChunkedArray<Entity.ID>()
+    @exclusivity(unchecked) @usableFromInline var ids = ChunkedArray<Entity.ID>()
     /// key -> stored entity, nil when the id is only linked to or was deleted.
-    @usableFromInline var rows = ChunkedArray<Entity?>()
+    @exclusivity(unchecked) @usableFromInline var rows = ChunkedArray<Entity?>()
     /// The number of non-nil rows.
-    @usableFromInline var rowCount = 0
+    @exclusivity(unchecked) @usableFromInline var rowCount = 0
 
     /// Index storages by kind, and for each of `Entity.indexes` its position in its kind's array.
     @usableFromInline var ordered: [OrderedIndexStorage] = []
