@@ -21,6 +21,7 @@ enum OnDemandBenchmark {
         for size in sizes {
             let url = folder.appendingPathComponent("ondemand-\(size).sqlite")
             let build = try milliseconds { try fill(url, messages: size) }
+            if size <= 100_000 { try buildFTS5(beside: url) }
             print(String(format: "\n%d messages (file built in %.1f s, %.0f MB)", size, build / 1000, fileMegabytes(url)))
             var results: [String: [String: [Double]]] = [:]
             for _ in 0..<rounds {
@@ -38,7 +39,7 @@ enum OnDemandBenchmark {
                 }
                 print(line)
             }
-            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: url.path + suffix) }
+            for suffix in ["", "-wal", "-shm", ".fts5"] { try? FileManager.default.removeItem(atPath: url.path + suffix) }
         }
     }
 
@@ -100,6 +101,10 @@ enum OnDemandBenchmark {
             figures += [("open", open), ("first screen", screen), ("open + first screen", open + screen), ("peak RSS MB", peakMegabytes())]
             figures.append(("range of 1000", milliseconds { _ = plainRange(database) }))
             for step in ["count 10%", "count 10% again"] { figures.append((step, milliseconds { _ = plainCount(database) })) }
+            if FileManager.default.fileExists(atPath: path + ".fts5") {
+                sqlite3_exec(database, "ATTACH '\(path).fts5' AS fts", nil, nil, nil)
+                figures.append(("full text 2 words", milliseconds { _ = plainFullText(database) }))
+            }
             sqlite3_close(database)
         } else {
             var store: Store!
@@ -228,6 +233,36 @@ enum OnDemandBenchmark {
         sqlite3_bind_int64(statement, 2, Int64(500_000_000 + 1_000_000_000 / total * 1000))
         var rows = 0
         while sqlite3_step(statement) == SQLITE_ROW { rows += 1 }
+        return rows
+    }
+
+    /// The hand-written floor of a ranked match: the messages' text in a contentless FTS5
+    /// index in a file beside the store's (`<store>.fts5`), built once per size.
+    static func buildFTS5(beside url: URL) throws {
+        var database: OpaquePointer?
+        sqlite3_open(url.path + ".fts5", &database)
+        defer { sqlite3_close(database) }
+        let sql = """
+            CREATE VIRTUAL TABLE "MessageText" USING fts5(text, content=''); \
+            ATTACH '\(url.path)' AS store; \
+            INSERT INTO "MessageText" (rowid, text) SELECT "id", "text" FROM store."Message"
+            """
+        guard sqlite3_exec(database, sql, nil, nil, nil) == SQLITE_OK else { throw CocoaError(.fileWriteUnknown) }
+    }
+
+    /// The 20 messages matching two words best (BM25, FTS5's `rank`), with their rows.
+    static func plainFullText(_ database: OpaquePointer?) -> Int {
+        var statement: OpaquePointer?
+        sqlite3_prepare_v2(database, """
+            SELECT m."id", m."text", m."timestamp" FROM fts."MessageText" f JOIN main."Message" m ON m."id" = f.rowid \
+            WHERE f."MessageText" MATCH 'word17 word42' ORDER BY f.rank LIMIT 20
+            """, -1, &statement, nil)
+        defer { sqlite3_finalize(statement) }
+        var rows = 0
+        while sqlite3_step(statement) == SQLITE_ROW {
+            _ = String(cString: sqlite3_column_text(statement, 1))
+            rows += 1
+        }
         return rows
     }
 
