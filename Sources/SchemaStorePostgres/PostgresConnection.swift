@@ -30,6 +30,7 @@ public final class PostgresConnection: @unchecked Sendable {
 
     public let configuration: Configuration
     private var handle: OpaquePointer?
+    private var prepared = PreparedStatements()
 
     /// Connects; throws ``PostgresError/cannotConnect(host:database:reason:)`` within the
     /// configuration's timeout for a server that is down or refuses the credentials.
@@ -84,9 +85,24 @@ public final class PostgresConnection: @unchecked Sendable {
     @discardableResult
     public func execute(_ sql: String, _ parameters: [StoredValue] = []) throws -> [[StoredValue]] {
         guard let handle else { throw lost("the connection is closed") }
+        defer { prepared.ran(sql) }
+        // Preparing fails where running would (a syntax error, a missing table): then its
+        // result is the statement's.
+        var failedPreparing: OpaquePointer?
+        if prepared.name(of: sql) == nil, let name = prepared.nameToPrepare(sql) {
+            let preparing = PQprepare(handle, name, sql, Int32(parameters.count), nil)
+            if PQresultStatus(preparing) == PGRES_COMMAND_OK {
+                prepared.prepared(sql, as: name)
+                PQclear(preparing)
+            } else {
+                failedPreparing = preparing
+            }
+        }
         let texts: [String?] = parameters.map(Self.text)
-        let result: OpaquePointer? = Self.withOptionalCStrings(texts) { pointers in
-            PQexecParams(handle, sql, Int32(parameters.count), nil, pointers, nil, nil, 0)
+        let name = prepared.name(of: sql)
+        let result: OpaquePointer? = failedPreparing ?? Self.withOptionalCStrings(texts) { pointers in
+            if let name { return PQexecPrepared(handle, name, Int32(parameters.count), pointers, nil, nil, 0) }
+            return PQexecParams(handle, sql, Int32(parameters.count), nil, pointers, nil, nil, 0)
         }
         defer { PQclear(result) }
         let status = PQresultStatus(result)
@@ -122,25 +138,46 @@ public final class PostgresConnection: @unchecked Sendable {
                 continue
             }
             defer { PQexitPipelineMode(handle) }
+            defer { for statement in chunk { prepared.ran(statement.sql) } }
             var failure: PostgresError?
+            // What each result answers, in order: a statement, or the preparing of a text
+            // (recorded as prepared only once the server says it is).
+            var preparing: [(sql: String, name: String)?] = []
             for statement in chunk {
+                let count = Int32(statement.parameters.count)
+                var name = prepared.name(of: statement.sql)
+                if name == nil, let new = prepared.nameToPrepare(statement.sql) {
+                    if PQsendPrepare(handle, new, statement.sql, count, nil) != 1 { failure = lost(Self.message(PQerrorMessage(handle))); break }
+                    preparing.append((statement.sql, new))
+                    name = new
+                }
                 let texts: [String?] = statement.parameters.map(Self.text)
                 let sent = Self.withOptionalCStrings(texts) { pointers in
-                    PQsendQueryParams(handle, statement.sql, Int32(statement.parameters.count), nil, pointers, nil, nil, 0)
+                    if let name { return PQsendQueryPrepared(handle, name, count, pointers, nil, nil, 0) }
+                    return PQsendQueryParams(handle, statement.sql, count, nil, pointers, nil, nil, 0)
                 }
                 if sent != 1 { failure = lost(Self.message(PQerrorMessage(handle))); break }
+                preparing.append(nil)
             }
             if failure == nil, PQpipelineSync(handle) != 1 { failure = lost(Self.message(PQerrorMessage(handle))) }
             if let failure {
                 throw failure
             }
             // Every statement's results, then the sync point.
+            var answered = 0
             while true {
                 guard let result = PQgetResult(handle) else {
                     if PQstatus(handle) != CONNECTION_OK { throw lost(Self.message(PQerrorMessage(handle))) }
                     continue
                 }
                 let status = PQresultStatus(result)
+                let isPreparing = status != PGRES_PIPELINE_SYNC && answered < preparing.count && preparing[answered] != nil
+                if isPreparing, status == PGRES_COMMAND_OK, let (sql, name) = preparing[answered] { prepared.prepared(sql, as: name) }
+                answered += 1
+                if isPreparing && status != PGRES_FATAL_ERROR {
+                    PQclear(result)
+                    continue
+                }
                 if status == PGRES_TUPLES_OK { lastRows = Self.rows(result) } else if status == PGRES_COMMAND_OK { lastRows = [] }
                 if status == PGRES_FATAL_ERROR, failure == nil {
                     let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) } ?? "?????"

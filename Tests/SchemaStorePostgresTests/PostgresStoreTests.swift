@@ -510,6 +510,31 @@ import Testing
         }
     }
 
+    /// The commit log keeps the last ``CommitLog/retainedCommits`` commits, each write
+    /// forgetting the ones that fell out, also those a store opening finds left behind.
+    @Test func theCommitLogKeepsItsLastCommitsOnly() throws {
+        guard let cluster = try PostgresDialectTests.cluster() else { return }
+        defer { cluster.stop() }
+        let configuration = try Self.database(cluster, "retention")
+        let store = try Store(.postgres(configuration), schema: ChatModelsSchema.self)
+        let retained = Int(CommitLog.retainedCommits)
+        for index in 0..<(retained + 30) {
+            try store.write { context in try User(id: "u\(index % 5)", name: "\(index)").save(to: &context) }
+        }
+        store.close()
+        let connection = try PostgresConnection(configuration)
+        func span() throws -> [StoredValue] {
+            try connection.execute("SELECT min(\"commit\"), max(\"commit\"), count(DISTINCT \"commit\") FROM \"schemagen:commits\"")[0]
+        }
+        let (first, last) = try (span()[0], span()[1])
+        guard case .integer(let newest) = last else { Issue.record("no commits: \(first)"); return }
+        #expect(try span() == [.integer(newest - Int64(retained) + 1), .integer(newest), .integer(Int64(retained))])
+        // Entries an older version left behind go when a writer opens.
+        try connection.execute("INSERT INTO \"schemagen:commits\" (\"commit\", kind, name, id) VALUES (1, 'row', 'User', 's:u0')")
+        try Store(.postgres(configuration), schema: ChatModelsSchema.self).close()
+        #expect(try span() == [.integer(newest - Int64(retained) + 1), .integer(newest), .integer(Int64(retained))])
+    }
+
     @Test func openingWhatIsNotAStoreIsATypedErrorThatChangesNothing() throws {
         guard let cluster = try PostgresDialectTests.cluster() else { return }
         defer { cluster.stop() }

@@ -159,6 +159,10 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
             try syncUniqueConstraints(layout)
             // Postings describe rows as they were before a migration: made again then.
             try syncFullText(layout, rebuild: applied != nil)
+            // Each write forgets only the commits that just fell out of the log (below);
+            // any older ones left behind (a version that kept more) go here.
+            try execute("DELETE FROM \(Self.commitLogTable) WHERE \"commit\" <= (SELECT max(\"commit\") FROM \(Self.commitLogTable)) - $1",
+                        [.integer(CommitLog.retainedCommits)])
         }
         return applied
     }
@@ -671,7 +675,11 @@ private struct PostgreSQLTransaction: StoreTransaction {
                                       [.integer(commit), .text(entry.kind.rawValue), .text(entry.name), .text(ServerValueText.encode(entry.id)),
                                        entry.change.map { .text(ServerValueText.encode($0)) } ?? .null], key: nil)
         }
-        try backend.run("DELETE FROM \(PostgreSQLBackend.commitLogTable) WHERE \"commit\" <= $1", [.integer(commit - CommitLog.retainedCommits)])
+        // The commits that fall out of the log now: a range below the kept ones, not every
+        // commit up to them, which PostgreSQL would scan through the dead entries of all
+        // those deleted before until a vacuum (0.2 ms a write, most of its statements' time).
+        try backend.run("DELETE FROM \(PostgreSQLBackend.commitLogTable) WHERE \"commit\" > $1 AND \"commit\" <= $2",
+                        [.integer(commit - CommitLog.retainedCommits - 16), .integer(commit - CommitLog.retainedCommits)])
         // Delivered when the transaction commits, to every store listening (CommitListener).
         try backend.run("SELECT pg_notify($1, $2)", [.text(CommitListener.channel), .text("\(commit)")])
         return commit

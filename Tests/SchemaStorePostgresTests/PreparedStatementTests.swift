@@ -1,0 +1,89 @@
+import Foundation
+import SchemaRuntime
+import SchemaStorePostgres
+import PostgresTestSupport
+import Testing
+
+/// A connection prepares the statements it sends again (``PostgresConnection``): they must
+/// answer as unprepared ones do, fail alike, and never run a plan made for tables a schema
+/// change replaced.
+@Suite(.serialized) struct PreparedStatementTests {
+    /// The texts the server holds prepared for this connection.
+    private static func preparedTexts(_ connection: PostgresConnection) throws -> [String] {
+        try connection.execute("SELECT statement FROM pg_prepared_statements ORDER BY name").compactMap {
+            if case .text(let text) = $0[0] { return text }
+            return nil
+        }
+    }
+
+    @Test func aStatementSentAgainIsPreparedAndAnswersAlike() throws {
+        guard let cluster = try PostgresDialectTests.cluster() else { return }
+        defer { cluster.stop() }
+        let connection = try PostgresConnection(cluster.configuration())
+        try connection.execute("CREATE TABLE numbers (n bigint PRIMARY KEY, word text NOT NULL)")
+        let insert = "INSERT INTO numbers (n, word) VALUES ($1, $2)"
+        for n in 0..<20 { try connection.execute(insert, [.integer(Int64(n)), .text("w\(n)")]) }
+        let select = "SELECT word FROM numbers WHERE n >= $1 ORDER BY n"
+        for start in [0, 5, 19, 20] {
+            let words = try connection.execute(select, [.integer(Int64(start))]).map { $0[0] }
+            #expect(words == (start..<20).map { .text("w\($0)") })
+        }
+        // Each text sent more than once is prepared; one sent once is not.
+        let texts = try Self.preparedTexts(connection)
+        #expect(texts.contains(insert) && texts.contains(select))
+        #expect(!texts.contains { $0.hasPrefix("CREATE") })
+        // The same through a pipeline, with a text prepared there.
+        let batched = "SELECT count(*) FROM numbers WHERE n < $1"
+        let rows = try connection.executeBatch([(batched, [.integer(3)]), (batched, [.integer(7)])])
+        #expect(rows == [[.integer(7)]])
+        #expect(try Self.preparedTexts(connection).contains(batched))
+    }
+
+    @Test func aFailingStatementFailsAlikeWhetherPreparedOrNot() throws {
+        guard let cluster = try PostgresDialectTests.cluster() else { return }
+        defer { cluster.stop() }
+        let connection = try PostgresConnection(cluster.configuration())
+        let missing = "SELECT n FROM missing WHERE n = $1"
+        func state(_ body: () throws -> Void) -> String? {
+            do {
+                try body()
+                return nil
+            } catch PostgresError.statementFailed(_, _, let state, _) {
+                return state
+            } catch {
+                return "\(error)"
+            }
+        }
+        // The first time unnamed, the second time while preparing it, in and out of pipelines.
+        for _ in 0..<3 { #expect(state { try connection.execute(missing, [.integer(1)]) } == "42P01") }
+        for _ in 0..<3 { #expect(state { try connection.executeBatch([("SELECT 1", []), (missing, [.integer(1)])]) } == "42P01") }
+        // Inside a transaction, where a failed prepare aborts it: still the statement's error.
+        let other = "SELECT n FROM missing WHERE n > $1"
+        #expect(state { try connection.execute(other, [.integer(1)]) } == "42P01")
+        try connection.execute("BEGIN")
+        #expect(state { try connection.execute(other, [.integer(1)]) } == "42P01")
+        try connection.execute("ROLLBACK")
+        // Nothing was recorded as prepared: once the table exists, the text runs.
+        try connection.execute("CREATE TABLE missing (n bigint)")
+        try connection.execute("INSERT INTO missing (n) VALUES (1)")
+        #expect(try connection.execute(missing, [.integer(1)]) == [[.integer(1)]])
+        #expect(try connection.executeBatch([(missing, [.integer(1)])]) == [[.integer(1)]])
+    }
+
+    @Test func aSchemaChangeForgetsWhatWasPrepared() throws {
+        guard let cluster = try PostgresDialectTests.cluster() else { return }
+        defer { cluster.stop() }
+        let connection = try PostgresConnection(cluster.configuration())
+        try connection.execute("CREATE TABLE things (id bigint)")
+        try connection.execute("INSERT INTO things (id) VALUES (1)")
+        let all = "SELECT * FROM things"
+        for _ in 0..<3 { #expect(try connection.execute(all) == [[.integer(1)]]) }
+        // A plan made before would now fail ("cached plan must not change result type").
+        try connection.execute("ALTER TABLE things ADD COLUMN label text NOT NULL DEFAULT 'x'")
+        for _ in 0..<3 { #expect(try connection.execute(all) == [[.integer(1), .text("x")]]) }
+        try connection.execute("DROP TABLE things")
+        try connection.execute("CREATE TABLE things (id text)")
+        try connection.execute("INSERT INTO things (id) VALUES ('a')")
+        for _ in 0..<3 { #expect(try connection.execute(all) == [[.text("a")]]) }
+    }
+}
