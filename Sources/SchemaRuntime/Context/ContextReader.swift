@@ -101,6 +101,18 @@ extension QueryList {
         return copy
     }
 
+    /// The query answered by the reader: exactly `keys`, in that order, which its filter,
+    /// sort, offset and limit already chose (SQL ran them all, exactly as Swift would).
+    /// Nothing is filtered or sorted again: O(keys). The filter and sort stay known, for
+    /// what reads them (the cursors of pages).
+    public func answered(by keys: [Int32]) -> QueryList {
+        var copy = self
+        copy.source = .keys(keys)
+        copy.offset = 0
+        copy.isAnswered = true
+        return copy
+    }
+
     /// This query's rows, from the context it runs in (the reader's materialized one for a
     /// context that reads on demand).
     @usableFromInline

@@ -267,8 +267,10 @@ extension QueryList {
             keys = keys.filter(admits)
         }
 
-        // 2. Filter: every candidate is checked against the whole predicate.
-        if let predicate, !planner.plan.isExact {
+        // 2. Filter: every candidate is checked against the whole predicate (unless a reader
+        // answered the query: its keys are the result, in order).
+        if isAnswered { planner.plan.steps.append("answered by the reader") }
+        if let predicate, !planner.plan.isExact, !isAnswered {
             planner.plan.steps.append("filter")
             // Unordered results with a limit stop at the first matches (`first()`, `limit(_:)`).
             let keepsOrder = sortKeys.isEmpty && saveTimeOrder == nil && Self.rankingCondition(predicate.node) == nil
@@ -286,7 +288,9 @@ extension QueryList {
 
         // 3. Order. An index gives ties in context order, which is the source order only when
         // the keys are ascending; otherwise the stable sort keeps the source order.
-        if !sortKeys.isEmpty, !fromIndexOrder {
+        if isAnswered {
+            // Already in order.
+        } else if !sortKeys.isEmpty, !fromIndexOrder {
             if let (position, descriptor, reversed) = planner.sortIndex(sortKeys), let table = planner.table,
                keys.count * 8 > table.rowCount, zip(keys, keys.dropFirst()).allSatisfy({ $0 < $1 }) {
                 planner.plan.steps.append("sort by index \(Entity.entityName).\(descriptor.name)\(reversed ? " reversed" : "")")

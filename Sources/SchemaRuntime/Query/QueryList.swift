@@ -42,6 +42,9 @@ public struct QueryList<Entity: EntityModelProtocol>: NestedQuery {
     var additionalReach = ReadReach()
     /// For `related(_:)` of a query naming its entity: where the list's links are.
     var relatedOrigin: RelatedOrigin?
+    /// Whether the keys of its `.keys` source are already filtered and sorted (a reader
+    /// answered it in SQL; ``answered(by:)``): execution keeps them as they are.
+    var isAnswered = false
 
     @usableFromInline
     init(context: Context?, source: Source) {

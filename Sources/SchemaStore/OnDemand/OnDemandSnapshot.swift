@@ -149,7 +149,8 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
             let keys = try loader.loadRows(entity, select)
             try loader.follow(list.readReach, from: keys, of: entity.table)
             record(loader)
-            return (list.reading(keys: keys, offsetApplied: ordered), loader.context)
+            // An ordered select is the answer; otherwise Swift filters and sorts its candidates.
+            return (ordered ? list.answered(by: keys) : list.reading(keys: keys, offsetApplied: false), loader.context)
         }
         // A ranked list of linked or listed entities ranks them against the whole table's
         // statistics, from its full-text postings; without them it runs on the whole graph.
@@ -166,7 +167,7 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
                 let keys = try loader.loadRows(entity, select)
                 try loader.follow(list.readReach, from: keys, of: entity.table)
                 record(loader)
-                return (list.reading(keys: keys, offsetApplied: true), loader.context)
+                return (list.answered(by: keys), loader.context)
             }
             // The owner's links, whole, then the linked rows the filter may keep: the list
             // reads them through the links, in link order.
