@@ -17,7 +17,7 @@ enum FullTextPostings {
         var gone: [String: [StoredValue]] = [:]
         for batch in paddedBatches(changes.removed) {
             let removed = try database.statement(cacheKey: "fts remove \(batch.count) " + index.documentsTable, """
-                DELETE FROM \(quoted(index.documentsTable)) WHERE id IN (\(placeholders(batch.count))) RETURNING id, length, terms
+                DELETE FROM \(quoted(index.documentsTable)) WHERE id IN (\(SQLiteDatabase.placeholders(batch.count))) RETURNING id, length, terms
                 """)
             try removed.bind(batch)
             while try removed.step() {
@@ -67,10 +67,6 @@ enum FullTextPostings {
             batch += Array(repeating: batch[0], count: size - batch.count)
             return batch
         }
-    }
-
-    private static func placeholders(_ count: Int) -> String {
-        Array(repeating: "?", count: count).joined(separator: ", ")
     }
 }
 

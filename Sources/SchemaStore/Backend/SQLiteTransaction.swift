@@ -23,7 +23,7 @@ struct SQLiteTransaction: StoreTransaction {
         let conflict = updates.isEmpty ? "DO NOTHING" : "DO UPDATE SET \(updates.joined(separator: ", "))"
         return """
             INSERT INTO \(quoted(entity.tableName)) (\(names.joined(separator: ", "))) \
-            VALUES (\(Array(repeating: "?", count: names.count).joined(separator: ", "))) ON CONFLICT (\(names[0])) \(conflict)
+            VALUES (\(SQLiteDatabase.placeholders(names.count))) ON CONFLICT (\(names[0])) \(conflict)
             """
     }
 

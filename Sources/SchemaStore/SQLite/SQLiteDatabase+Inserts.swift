@@ -2,23 +2,28 @@ import SchemaRuntime
 
 extension SQLiteDatabase {
     /// Inserts rows of `width` values each, laid out one after another in `values`, with
-    /// `head` (`INSERT INTO "t" (a, b)`) and `tail` (e.g. an `ON CONFLICT` clause): 64 rows
-    /// per statement while that many are left, then 8, then one, so three cached statements
-    /// (under `cacheKey`) serve any count, and a large write steps a statement per 64 rows
-    /// instead of one per row. Rows are inserted in order, as separate statements would.
-    func insertRows(_ values: [StoredValue], width: Int, head: String, tail: String = "", cacheKey: String) throws {
+    /// `head` (`INSERT INTO "t" (a, b)`): 64 rows per statement while that many are left,
+    /// then 8, then one, so three cached statements (under `cacheKey`) serve any count, and
+    /// a large write steps a statement per 64 rows instead of one per row. Rows are inserted
+    /// in order, as separate statements would.
+    func insertRows(_ values: [StoredValue], width: Int, head: String, cacheKey: String) throws {
         precondition(width > 0 && values.count % width == 0, "values must hold whole rows")
-        let row = "(" + Array(repeating: "?", count: width).joined(separator: ", ") + ")"
+        let row = "(" + Self.placeholders(width) + ")"
         var start = 0
         for rowsPerStatement in [64, 8, 1] {
             let count = width * rowsPerStatement
             guard values.count - start >= count else { continue }
             let statement = try self.statement(cacheKey: "\(cacheKey) ×\(rowsPerStatement)",
-                                               "\(head) VALUES \(Array(repeating: row, count: rowsPerStatement).joined(separator: ", "))\(tail)")
+                                               "\(head) VALUES \(Array(repeating: row, count: rowsPerStatement).joined(separator: ", "))")
             while values.count - start >= count {
                 try statement.run(values[start..<start + count])
                 start += count
             }
         }
+    }
+
+    /// `?, ?, ...`: `count` parameters.
+    static func placeholders(_ count: Int) -> String {
+        Array(repeating: "?", count: count).joined(separator: ", ")
     }
 }
