@@ -308,6 +308,59 @@ extension OnDemandStoreTests {
         let statements = reader.onDemandStatistics.statements - before
         #expect(cachedRows > 0 ? statements == 1 : statements > 1, "\(statements) statements")
     }
+
+    /// A new snapshot of a file that did not change starts from the rows the last one read;
+    /// after a commit, by this store or another, the next snapshot reads the file again.
+    @Test func aNewSnapshotOfTheSameCommitStartsFromTheRowsTheLastOneRead() throws {
+        let url = try OnDemandDifferentialTests.temporaryFile()
+        defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
+        let writer = try Store(.file(url), schema: ChatModelsSchema.self, options: .init(residency: .onDemand))
+        try writer.write { context in
+            for user in 0..<3 { try User(id: "u\(user)", name: "User \(user)").save(to: &context) }
+            try Chat(id: "c", title: "C", messages: .relation((0..<30).map { index in
+                Message(id: "m\(index)", text: "text \(index)", timestamp: index, author: .id("u\(index % 3)"))
+            })).save(to: &context)
+        }
+        let nested: @Sendable (Context) -> String = { "\(Chat.query(["c"], in: $0).with(\.$messages) { $0.with(\.$author) }.resolve())" }
+        func resident() throws -> String {
+            let store = try Store(.file(url), schema: ChatModelsSchema.self, options: .init(readOnly: true, residency: .resident))
+            defer { store.close() }
+            return nested(store.context)
+        }
+        func statements(_ store: Store, _ body: () throws -> Void) rethrows -> Int {
+            let before = store.onDemandStatistics.statements
+            try body()
+            return store.onDemandStatistics.statements - before
+        }
+        for reader in [writer, try Store(.file(url), schema: ChatModelsSchema.self, options: .init(readOnly: true, residency: .onDemand))] {
+            #expect(try reader.read(nested) == resident())
+            // Only the chat its id names is read again.
+            let expected = try resident()
+            var again = ""
+            #expect(try statements(reader) { again = try reader.read(nested) } == 1)
+            #expect(again == expected)
+            // A commit of this store, then of another: the next snapshot reads what changed.
+            try writer.write { context in
+                try Message(id: "m1", text: "changed", timestamp: 1, author: .id("u1"), chat: .id("c")).save(to: &context)
+            }
+            let changed = try reader.read(nested)
+            let changedExpected = try resident()
+            #expect(changed.contains("changed") && changed == changedExpected)
+            let other = try Store(.file(url), schema: ChatModelsSchema.self, options: .init(residency: .onDemand))
+            try other.write { context in try User(id: "u1", name: "Renamed \(reader === writer)").save(to: &context) }
+            other.close()
+            let renamed = try reader.read(nested)
+            let renamedExpected = try resident()
+            #expect(renamed.contains("Renamed") && renamed == renamedExpected)
+            #expect(try statements(reader) { _ = try reader.read(nested) } == 1)
+            // Also from a snapshot still held, of the same commit.
+            try writer.write { context in try User(id: "u2", name: "Held \(reader === writer)").save(to: &context) }
+            let held = reader.context
+            #expect(nested(held).contains("Held"))
+            #expect(try statements(reader) { _ = try reader.read(nested) } == 1)
+            withExtendedLifetime(held) {}
+        }
+    }
 }
 
 /// Ranked full-text `matches` on demand: candidates and BM25 statistics come from postings a

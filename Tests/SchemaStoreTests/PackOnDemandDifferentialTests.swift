@@ -112,6 +112,24 @@ import Testing
         #expect(store.context.find(User.self, id: "u3") != nil)
     }
 
+    /// A read after an install or a removal sees the new union: the rows the last snapshot
+    /// read, kept for the next snapshot of the same commit, are not used across it (an
+    /// install commits nothing to the user store).
+    @Test func readsAfterAnInstallSeeTheNewUnion() throws {
+        let folder = try TemporaryFolder()
+        let packs = try PackFixtures.makePacks(in: folder.url)
+        let store = try Store(.file(folder.file()), schema: ChatModelsSchema.self, packs: folder.file("installed"),
+                              options: .init(residency: .onDemand))
+        try store.installPack(from: packs.starter.url)
+        // u0's chats: c0 in the starter pack, and c1 ("Extras") once the extra pack is in.
+        let chats: @Sendable (Context) -> String = { "\(User.query(["u0"], in: $0).with(\.$chats).resolve())" }
+        for _ in 0..<2 { #expect(try !store.read(chats).contains("Extras")) }
+        try store.installPack(from: packs.extra.url)
+        for _ in 0..<2 { #expect(try store.read(chats).contains("Extras")) }
+        try store.removePack(id: PackFixtures.extraID)
+        for _ in 0..<2 { #expect(try !store.read(chats).contains("Extras")) }
+    }
+
     /// Over more packs than SQLite attaches, a store opens resident by default; on demand it
     /// is a clear error, at open and at install, and the install changes nothing.
     @Test func morePacksThanSQLiteAttachesAreAClearError() throws {

@@ -20,11 +20,20 @@ extension SQLiteBackend: SnapshotConnection {
             let statement = try database.statement("SELECT count(*) FROM sqlite_master")
             defer { statement.reset() }
             _ = try statement.step()
+            snapshotCommit = nil
+            // Read in the transaction, so it is the snapshot's: a file only old versions
+            // wrote has no log.
+            if try database.tableNames().contains(CommitLog.table) {
+                let last = try database.statement("SELECT coalesce(max(\"commit\"), 0) FROM \(Self.commitLogTable)")
+                defer { last.reset() }
+                if try last.step(), case .integer(let commit) = last.value(at: 0) { snapshotCommit = commit }
+            }
         }
     }
 
     /// Ends the read transaction of ``beginSnapshot()``; the WAL may then be checkpointed past it.
     func endSnapshot() {
+        snapshotCommit = nil
         database.resetActiveStatements()
         try? database.execute("ROLLBACK")
     }

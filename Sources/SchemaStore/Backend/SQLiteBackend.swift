@@ -63,6 +63,9 @@ final class SQLiteBackend: StoreBackend, @unchecked Sendable {
     /// The packs this connection shows under the user store, once attached
     /// (``attach(_:)``, SQLiteBackend+PackUnion.swift).
     var attachedPacks: AttachedPacks?
+    /// For a snapshot: the last commit it sees (``SnapshotConnection/snapshotCommit``), set
+    /// by ``beginSnapshot()`` (SQLiteBackend+Reading.swift).
+    var snapshotCommit: Int64?
 
     init(path: String, durability: Store.Durability, lockTimeout: TimeInterval, readOnly: Bool = false, createsSQLIndexes: Bool = false) throws {
         location = path

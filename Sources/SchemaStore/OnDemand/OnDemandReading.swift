@@ -45,6 +45,10 @@ final class OnDemandReading: @unchecked Sendable {
     private var generation = 0
     /// What the snapshots did, summed as they end (see ``Store/onDemandStatistics``).
     private var finished = OnDemandStatistics()
+    /// The rows the last snapshot to end read (at most ``cachedRows``), for the next snapshot
+    /// of the same commit and connection generation: a file that did not change answers a new
+    /// `read` from them as the snapshot that read them would. Under `pool`.
+    private var kept: (rows: OnDemandSnapshot.KeptRows, generation: Int)?
     /// The schema fingerprint the file recorded when the store opened.
     private var fingerprint: String?
     /// Whether another store has since migrated the file to another schema: this code's
@@ -113,8 +117,8 @@ final class OnDemandReading: @unchecked Sendable {
             let snapshot: OnDemandSnapshot
             do {
                 snapshot = try OnDemandSnapshot(backend: connection, layout: layout, links: links, failures: failures,
-                                                cachedRows: cachedRows) { [weak self] connection, statistics in
-                    self?.recycle(connection, statistics, generation: generation)
+                                                cachedRows: cachedRows, resuming: keptRows(generation: generation)) { [weak self] connection, statistics, rows in
+                    self?.recycle(connection, statistics, rows, generation: generation)
                 }
             } catch {
                 connectionClosed()
@@ -147,8 +151,9 @@ final class OnDemandReading: @unchecked Sendable {
         let (connection, generation) = try takeConnection(waiting: false)
         let next: OnDemandSnapshot
         do {
-            next = try OnDemandSnapshot(backend: connection, layout: layout, links: links, cachedRows: cachedRows) { [weak self] connection, statistics in
-                self?.recycle(connection, statistics, generation: generation)
+            next = try OnDemandSnapshot(backend: connection, layout: layout, links: links, cachedRows: cachedRows,
+                                        resuming: keptRows(generation: generation)) { [weak self] connection, statistics, rows in
+                self?.recycle(connection, statistics, rows, generation: generation)
             }
         } catch {
             connectionClosed()
@@ -205,10 +210,15 @@ final class OnDemandReading: @unchecked Sendable {
     }
 
     /// Takes back the connection of an ended snapshot (opened in `generation`), and what it did.
-    private func recycle(_ connection: any SnapshotConnection, _ statistics: OnDemandStatistics, generation: Int) {
+    private func recycle(_ connection: any SnapshotConnection, _ statistics: OnDemandStatistics, _ rows: OnDemandSnapshot.KeptRows?,
+                         generation: Int) {
         let kept: Bool = pool.withLock {
             finished.add(statistics)
             defer { pool.signal() }
+            // The latest commit's rows win (snapshots of older ones may end later).
+            if let rows, generation == self.generation, rows.commit >= self.kept?.rows.commit ?? .min, rows.cache.rows > 0 {
+                self.kept = (rows, generation)
+            }
             guard !poolClosed, idle.count < Self.idleLimit, generation == self.generation else {
                 openConnections -= 1
                 return false
@@ -219,11 +229,22 @@ final class OnDemandReading: @unchecked Sendable {
         if !kept { connection.close() }
     }
 
+    /// What the current snapshot and the last one to end read, for a new snapshot on a
+    /// connection of `generation` (which uses what saw the same commit). Called holding `lock`.
+    private func keptRows(generation: Int) -> [OnDemandSnapshot.KeptRows] {
+        let ended = pool.withLock { kept?.generation == generation ? kept?.rows : nil }
+        // The current snapshot is of this generation: a discard forgets it.
+        return [snapshot?.keptRows, ended].compactMap { $0 }
+    }
+
     /// Opens the connections of later snapshots anew (``connect`` now opens them otherwise:
     /// over other packs): the idle ones are closed, the current snapshot is no longer handed
     /// out, and connections still held are closed when their snapshots end.
     func discardConnections() {
-        closeIdle { generation += 1 }
+        closeIdle {
+            generation += 1
+            kept = nil
+        }
         lock.withLock { snapshot = nil }
     }
 

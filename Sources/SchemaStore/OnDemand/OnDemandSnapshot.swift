@@ -30,15 +30,29 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
     private var counters = OnDemandStatistics()
     var statistics: OnDemandStatistics { lock.withLock { counters } }
 
-    /// Given back the connection and the statistics when the snapshot ends.
-    private let end: @Sendable (any SnapshotConnection, OnDemandStatistics) -> Void
+    /// What a snapshot leaves for the next one: the rows its queries read, and the commit
+    /// they are the rows of. A snapshot of the same commit starts from them.
+    struct KeptRows: Sendable {
+        let commit: Int64
+        let cache: SubgraphLoader.Cache
+    }
+
+    /// Given back the connection, the statistics and the rows to keep when the snapshot ends.
+    private let end: @Sendable (any SnapshotConnection, OnDemandStatistics, KeptRows?) -> Void
     /// For the snapshot of a ``Store/read(_:)`` scope: where failed reads go.
     private let failures: ReadFailures?
+    /// The commit the snapshot sees, when the database logs commits.
+    private let commit: Int64?
+    /// The last `cache` of this snapshot, readable without `lock` (``keptRows``); under
+    /// `publishing`.
+    private var published: KeptRows?
+    private let publishing = NSLock()
 
     /// A snapshot on `backend` (a read-only connection, not in a transaction), which `end`
-    /// gets back when the snapshot ends.
+    /// gets back when the snapshot ends. It starts from the first of `kept`, what earlier
+    /// snapshots read, that saw the same commit.
     init(backend: any SnapshotConnection, layout: StoreLayout, links: LinkLookup, failures: ReadFailures? = nil, cachedRows: Int = 0,
-         end: @escaping @Sendable (any SnapshotConnection, OnDemandStatistics) -> Void) throws {
+         resuming kept: [KeptRows] = [], end: @escaping @Sendable (any SnapshotConnection, OnDemandStatistics, KeptRows?) -> Void) throws {
         self.layout = layout
         self.links = links
         self.cachedRows = cachedRows
@@ -51,11 +65,13 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
             backend.close()
             throw error
         }
+        commit = backend.snapshotCommit
+        if let match = kept.first(where: { $0.commit == commit }) { cache = match.cache }
     }
 
     deinit {
         backend.endSnapshot()
-        end(backend, counters)
+        end(backend, counters, commit.map { KeptRows(commit: $0, cache: cache) })
     }
 
     /// The schema fingerprint the file records, as this snapshot reads it.
@@ -130,8 +146,14 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
     /// within `cachedRows`.
     private func record(_ loader: SubgraphLoader) {
         counters.record(loader)
-        if loader.cache.rows <= cachedRows { cache = loader.cache }
+        guard loader.cache.rows <= cachedRows else { return }
+        cache = loader.cache
+        if let commit { publishing.withLock { published = KeptRows(commit: commit, cache: cache) } }
     }
+
+    /// What the snapshot read so far, for a new snapshot of the same commit taken while this
+    /// one lives (``OnDemandReading``). Apart from `lock`, which a query holds while it reads.
+    var keptRows: KeptRows? { publishing.withLock { published } }
 
     private func plan<Entity: EntityModelProtocol>(_ list: QueryList<Entity>) throws -> (QueryList<Entity>, Context) {
         guard let entity = layout.persisterByTable[ObjectIdentifier(Entity.self)] else { return (list, try whole()) }

@@ -15,6 +15,11 @@ protocol SnapshotConnection: StoreBackend {
     /// whatever other connections commit meanwhile.
     func beginSnapshot() throws
     func endSnapshot()
+    /// The number of the last commit in the ``CommitLog`` as the snapshot sees it (0 for
+    /// none yet), read by ``beginSnapshot()``; nil where the database keeps no log. Two
+    /// snapshots with the same number see the same rows: every write that changes what
+    /// readers see logs a commit.
+    var snapshotCommit: Int64? { get }
     /// After a read of the snapshot failed: whether the connection could take up the same
     /// state again (a server connection lost while nothing was committed), so that the read
     /// can run again. False where a failure is final (a file).
@@ -35,6 +40,7 @@ protocol SnapshotConnection: StoreBackend {
 
 extension SnapshotConnection {
     func resumeSnapshot() throws -> Bool { false }
+    var snapshotCommit: Int64? { nil }
     var packUnion: PackUnion? { nil }
 
     /// The single integer `select` returns (a count).

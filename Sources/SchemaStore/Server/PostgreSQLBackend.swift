@@ -47,7 +47,7 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
     /// In a snapshot, the fingerprint its first query read (nil outside one).
     private(set) var snapshotFingerprint: String??
     /// In a snapshot, the last commit it holds (0 for none; nil outside one).
-    private var snapshotCommit: Int64?
+    private(set) var snapshotCommit: Int64?
     /// Whether the snapshot's connection was lost and the state it read cannot be read again:
     /// its reads fail until it ends.
     private var snapshotLost = false

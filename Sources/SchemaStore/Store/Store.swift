@@ -108,8 +108,11 @@ public final class Store: @unchecked Sendable {
         public var maximumReadConnections: Int
         /// For a store reading on demand: how many rows one snapshot keeps from a query for the
         /// next ones on it, which then read only what they lack (a snapshot never changes, so
-        /// they stay right). The contexts taken between two commits share a snapshot; it goes,
-        /// with its rows, when the last of them does. 0 keeps none.
+        /// they stay right). The contexts taken between two commits share a snapshot. A new
+        /// snapshot (a `read`, or a context after the last one went) of the same commit
+        /// starts from the rows the current or the last snapshot read; after a commit, from
+        /// none. The store holds the last snapshot's rows until the next one replaces them.
+        /// 0 keeps none.
         public var cachedRowsPerSnapshot: Int
 
         public init(durability: Durability = .normal, lockTimeout: TimeInterval = 5, migration: MigrationPolicy = .automatic,
