@@ -383,7 +383,8 @@ import Testing
                 try other.write { try User(id: "u2", name: "Grace").save(to: &$0) }
                 try admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()",
                                   [.text("lostsnapshot")])
-                counts.append(User.query(in: context).count())
+                // Another count than the first (whose answer the snapshot keeps): it needs the server.
+                counts.append(User.query(in: context).filter(\.name != "").count())
             }
         }
         #expect(counts.first == 1 && counts.dropFirst().allSatisfy { $0 != 2 }, "\(counts)")

@@ -361,6 +361,37 @@ extension OnDemandStoreTests {
             withExtendedLifetime(held) {}
         }
     }
+
+    /// A `count()` SQL answers is asked of SQL once per commit: again on the snapshot, or on
+    /// a new one of the same commit, it is the count it was; after a commit, counted anew.
+    @Test func aCountIsCountedOncePerCommit() throws {
+        let url = try OnDemandDifferentialTests.temporaryFile()
+        defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
+        let store = try Store(.file(url), schema: ChatModelsSchema.self, options: .init(residency: .onDemand))
+        func save(_ range: Range<Int>) throws {
+            try store.write { context in
+                try User(id: "u", name: "U").save(to: &context)
+                try Chat(id: "c", title: "C").save(to: &context)
+                for index in range { try Message(id: "m\(index)", text: "text \(index)", timestamp: index, author: .id("u"), chat: .id("c")).save(to: &context) }
+            }
+        }
+        try save(0..<20)
+        let recent: @Sendable (Context) -> Int = { Message.query(in: $0).filter(\.timestamp >= 16).count() }
+        let older: @Sendable (Context) -> Int = { Message.query(in: $0).filter(\.timestamp < 10).count() }
+        /// The answers of `body` in a `read`, and how many counts SQL ran for them.
+        func counted(_ body: @escaping @Sendable (Context) -> [Int]) throws -> (answers: [Int], counts: Int) {
+            let before = store.onDemandStatistics.counts
+            let answers = try store.read(body)
+            return (answers, store.onDemandStatistics.counts - before)
+        }
+        let first = try counted { [recent($0), recent($0), older($0)] }
+        #expect(first.answers == [4, 4, 10] && first.counts == 2)
+        let again = try counted { [recent($0), older($0)] }
+        #expect(again.answers == [4, 10] && again.counts == 0)
+        try save(20..<25)
+        let later = try counted { [recent($0), older($0), recent($0)] }
+        #expect(later.answers == [9, 10, 9] && later.counts == 2)
+    }
 }
 
 /// Ranked full-text `matches` on demand: candidates and BM25 statistics come from postings a

@@ -216,7 +216,8 @@ final class OnDemandReading: @unchecked Sendable {
             finished.add(statistics)
             defer { pool.signal() }
             // The latest commit's rows win (snapshots of older ones may end later).
-            if let rows, generation == self.generation, rows.commit >= self.kept?.rows.commit ?? .min, rows.cache.rows > 0 {
+            if let rows, generation == self.generation, rows.commit >= self.kept?.rows.commit ?? .min,
+               rows.cache.rows > 0 || !rows.counts.isEmpty {
                 self.kept = (rows, generation)
             }
             guard !poolClosed, idle.count < Self.idleLimit, generation == self.generation else {

@@ -26,6 +26,10 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
     /// holds at most `cachedRows` rows; under `lock`.
     private var cache = SubgraphLoader.Cache()
     private let cachedRows: Int
+    /// The answers of `count()` queries so far, by the count they are (at most
+    /// ``countedLimit``); kept with the rows. Under `lock`.
+    private var counts: [SQLSelect: Int] = [:]
+    private static let countedLimit = 256
     /// What the snapshot did, for tests and ``Store/onDemandStatistics``; under `lock`.
     private var counters = OnDemandStatistics()
     var statistics: OnDemandStatistics { lock.withLock { counters } }
@@ -35,6 +39,7 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
     struct KeptRows: Sendable {
         let commit: Int64
         let cache: SubgraphLoader.Cache
+        let counts: [SQLSelect: Int]
     }
 
     /// Given back the connection, the statistics and the rows to keep when the snapshot ends.
@@ -66,12 +71,12 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
             throw error
         }
         commit = backend.snapshotCommit
-        if let match = kept.first(where: { $0.commit == commit }) { cache = match.cache }
+        if let match = kept.first(where: { $0.commit == commit }) { (cache, counts) = (match.cache, match.counts) }
     }
 
     deinit {
         backend.endSnapshot()
-        end(backend, counters, commit.map { KeptRows(commit: $0, cache: cache) })
+        end(backend, counters, commit.map { KeptRows(commit: $0, cache: cache, counts: counts) })
     }
 
     /// The schema fingerprint the file records, as this snapshot reads it.
@@ -103,20 +108,33 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
                   list.limitCount == nil, list.offsetCount == 0 else { return nil }
             let compiled = filter(of: list, PredicateCompiler(entity: entity, dialect: backend.dialect))
             guard compiled.isExact else { return nil }
-            counters.counts += 1
-            // A full-text match counts among the entities its postings name (the filter
-            // still decides each), not by deciding it on every row.
-            if let (index, tokens) = try fullTextMatch(list, entity: entity), !tokens.isEmpty {
-                let ids = try backend.fullTextIDs(index, of: entity, tokens: tokens)
-                var total = 0
-                for batch in SubgraphLoader.batches(ids) {
-                    total += try backend.integer(SQLSelect(output: .count, table: entity.tableName,
-                                                           filter: .all([.oneOf(.column(entity.columns[0].name), batch), compiled.filter])))
-                }
-                return total
-            }
-            return try backend.integer(SQLSelect(output: .count, table: entity.tableName, filter: compiled.filter))
+            // The snapshot never changes: a count asked again is the count it was.
+            let key = SQLSelect(output: .count, table: entity.tableName, filter: compiled.filter)
+            if let known = counts[key] { return known }
+            let total = try countRows(list, entity: entity, filter: compiled.filter)
+            if counts.count >= Self.countedLimit { counts.removeAll() }
+            counts[key] = total
+            publish()
+            return total
         }
+    }
+
+    /// The rows `filter` keeps, counted in SQL.
+    private func countRows<Entity: EntityModelProtocol>(_ list: QueryList<Entity>, entity: any AnyEntityPersister,
+                                                       filter: SQLExpression) throws -> Int {
+        counters.counts += 1
+        // A full-text match counts among the entities its postings name (the filter still
+        // decides each), not by deciding it on every row.
+        if let (index, tokens) = try fullTextMatch(list, entity: entity), !tokens.isEmpty {
+            let ids = try backend.fullTextIDs(index, of: entity, tokens: tokens)
+            var total = 0
+            for batch in SubgraphLoader.batches(ids) {
+                total += try backend.integer(SQLSelect(output: .count, table: entity.tableName,
+                                                       filter: .all([.oneOf(.column(entity.columns[0].name), batch), filter])))
+            }
+            return total
+        }
+        return try backend.integer(SQLSelect(output: .count, table: entity.tableName, filter: filter))
     }
 
     func materializeEverything(in context: Context) -> Context {
@@ -148,7 +166,12 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
         counters.record(loader)
         guard loader.cache.rows <= cachedRows else { return }
         cache = loader.cache
-        if let commit { publishing.withLock { published = KeptRows(commit: commit, cache: cache) } }
+        publish()
+    }
+
+    /// Makes what the snapshot read so far the ``keptRows``.
+    private func publish() {
+        if let commit { publishing.withLock { published = KeptRows(commit: commit, cache: cache, counts: counts) } }
     }
 
     /// What the snapshot read so far, for a new snapshot of the same commit taken while this

@@ -112,7 +112,8 @@ public final class Store: @unchecked Sendable {
         /// snapshot (a `read`, or a context after the last one went) of the same commit
         /// starts from the rows the current or the last snapshot read; after a commit, from
         /// none. The store holds the last snapshot's rows until the next one replaces them.
-        /// 0 keeps none.
+        /// 0 keeps none. (The answers of `count()` queries are kept the same way, whatever
+        /// this number: a count asked again at the same commit is not counted again.)
         public var cachedRowsPerSnapshot: Int
 
         public init(durability: Durability = .normal, lockTimeout: TimeInterval = 5, migration: MigrationPolicy = .automatic,
