@@ -8,13 +8,13 @@ extension SQLiteDatabase {
     /// in order, as separate statements would.
     func insertRows(_ values: [StoredValue], width: Int, head: String, cacheKey: String) throws {
         precondition(width > 0 && values.count % width == 0, "values must hold whole rows")
-        let row = "(" + Self.placeholders(width) + ")"
         var start = 0
         for rowsPerStatement in [64, 8, 1] {
             let count = width * rowsPerStatement
             guard values.count - start >= count else { continue }
-            let statement = try self.statement(cacheKey: "\(cacheKey) ×\(rowsPerStatement)",
-                                               "\(head) VALUES \(Array(repeating: row, count: rowsPerStatement).joined(separator: ", "))")
+            // The text only when the statement is prepared (once per connection).
+            let statement = try self.statement(cacheKey: rowsPerStatement == 1 ? cacheKey : "\(cacheKey) ×\(rowsPerStatement)",
+                                               "\(head) VALUES \(Array(repeating: "(" + Self.placeholders(width) + ")", count: rowsPerStatement).joined(separator: ", "))")
             while values.count - start >= count {
                 try statement.run(values[start..<start + count])
                 start += count
