@@ -384,13 +384,13 @@ extension OnDemandStoreTests {
             let answers = try store.read(body)
             return (answers, store.onDemandStatistics.counts - before)
         }
-        let first = try counted { [recent($0), recent($0), older($0)] }
-        #expect(first.answers == [4, 4, 10] && first.counts == 2)
-        let again = try counted { [recent($0), older($0)] }
-        #expect(again.answers == [4, 10] && again.counts == 0)
+        let first = try counted { [recent($0), recent($0), older($0), $0.count(of: Message.self), $0.count(of: User.self)] }
+        #expect(first.answers == [4, 4, 10, 20, 1] && first.counts == 2)
+        let again = try counted { [recent($0), older($0), $0.count(of: Message.self)] }
+        #expect(again.answers == [4, 10, 20] && again.counts == 0)
         try save(20..<25)
-        let later = try counted { [recent($0), older($0), recent($0)] }
-        #expect(later.answers == [9, 10, 9] && later.counts == 2)
+        let later = try counted { [recent($0), older($0), recent($0), $0.count(of: Message.self)] }
+        #expect(later.answers == [9, 10, 9, 25] && later.counts == 2)
     }
 }
 

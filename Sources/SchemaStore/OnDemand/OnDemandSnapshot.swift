@@ -109,13 +109,9 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
             let compiled = filter(of: list, PredicateCompiler(entity: entity, dialect: backend.dialect))
             guard compiled.isExact else { return nil }
             // The snapshot never changes: a count asked again is the count it was.
-            let key = SQLSelect(output: .count, table: entity.tableName, filter: compiled.filter)
-            if let known = counts[key] { return known }
-            let total = try countRows(list, entity: entity, filter: compiled.filter)
-            if counts.count >= Self.countedLimit { counts.removeAll() }
-            counts[key] = total
-            publish()
-            return total
+            return try kept(count: SQLSelect(output: .count, table: entity.tableName, filter: compiled.filter)) { _ in
+                try countRows(list, entity: entity, filter: compiled.filter)
+            }
         }
     }
 
@@ -144,8 +140,19 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
     func count<Entity: EntityModelProtocol>(of type: Entity.Type, in context: Context) -> Int {
         reading(else: 0) {
             guard let entity = layout.persisterByTable[ObjectIdentifier(Entity.self)] else { return try whole().count(of: type) }
-            return try backend.integer(SQLSelect(output: .count, table: entity.tableName))
+            return try kept(count: SQLSelect(output: .count, table: entity.tableName)) { try backend.integer($0) }
         }
+    }
+
+    /// The answer of the count `select`: kept from when it was asked at this commit, else
+    /// `counting` it (then kept). Called holding `lock`.
+    private func kept(count select: SQLSelect, _ counting: (SQLSelect) throws -> Int) rethrows -> Int {
+        if let known = counts[select] { return known }
+        let total = try counting(select)
+        if counts.count >= Self.countedLimit { counts.removeAll() }
+        counts[select] = total
+        publish()
+        return total
     }
 
     // MARK: Planning
