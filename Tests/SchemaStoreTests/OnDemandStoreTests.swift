@@ -275,10 +275,8 @@ extension OnDemandStoreTests {
 /// as a resident store does whatever those read: linked rows an earlier filter left out are
 /// read when a later query needs them.
 @Suite struct OnDemandSnapshotCacheTests {
-    @Test(arguments: [50_000, 0])
-    func queriesOnOneSnapshotAnswerAsResidentWhatEverEarlierOnesRead(cachedRows: Int) throws {
-        let url = try OnDemandDifferentialTests.temporaryFile()
-        defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
+    /// A store writing on demand at `url`, holding three users and chat "c" of 30 messages.
+    static func chatOfThirtyMessages(at url: URL) throws -> Store {
         let writer = try Store(.file(url), schema: ChatModelsSchema.self, options: .init(residency: .onDemand))
         try writer.write { context in
             for user in 0..<3 { try User(id: "u\(user)", name: "User \(user)").save(to: &context) }
@@ -286,6 +284,14 @@ extension OnDemandStoreTests {
                 Message(id: "m\(index)", text: "text \(index)", timestamp: index, author: .id("u\(index % 3)"))
             })).save(to: &context)
         }
+        return writer
+    }
+
+    @Test(arguments: [50_000, 0])
+    func queriesOnOneSnapshotAnswerAsResidentWhatEverEarlierOnesRead(cachedRows: Int) throws {
+        let url = try OnDemandDifferentialTests.temporaryFile()
+        defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
+        try Self.chatOfThirtyMessages(at: url).close()
         let reader = try Store(.file(url), schema: ChatModelsSchema.self, options: .init(readOnly: true, residency: .onDemand, cachedRowsPerSnapshot: cachedRows))
         let resident = try Store(.file(url), schema: ChatModelsSchema.self, options: .init(readOnly: true, residency: .resident))
         let context = reader.context
@@ -314,13 +320,7 @@ extension OnDemandStoreTests {
     @Test func aNewSnapshotOfTheSameCommitStartsFromTheRowsTheLastOneRead() throws {
         let url = try OnDemandDifferentialTests.temporaryFile()
         defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
-        let writer = try Store(.file(url), schema: ChatModelsSchema.self, options: .init(residency: .onDemand))
-        try writer.write { context in
-            for user in 0..<3 { try User(id: "u\(user)", name: "User \(user)").save(to: &context) }
-            try Chat(id: "c", title: "C", messages: .relation((0..<30).map { index in
-                Message(id: "m\(index)", text: "text \(index)", timestamp: index, author: .id("u\(index % 3)"))
-            })).save(to: &context)
-        }
+        let writer = try Self.chatOfThirtyMessages(at: url)
         let nested: @Sendable (Context) -> String = { "\(Chat.query(["c"], in: $0).with(\.$messages) { $0.with(\.$author) }.resolve())" }
         func resident() throws -> String {
             let store = try Store(.file(url), schema: ChatModelsSchema.self, options: .init(readOnly: true, residency: .resident))
