@@ -91,14 +91,22 @@ import Testing
         }
     }
 
-    /// A context taken before a pack is installed keeps showing the packs it saw; contexts
-    /// taken after show the new one, also once the old context's connection is given back.
-    @Test func snapshotsTakenBeforeAnInstallKeepTheirPacks() throws {
+    /// A store reading on demand over the starter pack, the extra pack made beside it (not
+    /// installed), in a folder that lives as long as the caller keeps it.
+    static func storeOverTheStarterPack() throws -> (TemporaryFolder, (starter: Pack, extra: Pack), Store) {
         let folder = try TemporaryFolder()
         let packs = try PackFixtures.makePacks(in: folder.url)
         let store = try Store(.file(folder.file()), schema: ChatModelsSchema.self, packs: folder.file("installed"),
                               options: .init(residency: .onDemand))
         try store.installPack(from: packs.starter.url)
+        return (folder, packs, store)
+    }
+
+    /// A context taken before a pack is installed keeps showing the packs it saw; contexts
+    /// taken after show the new one, also once the old context's connection is given back.
+    @Test func snapshotsTakenBeforeAnInstallKeepTheirPacks() throws {
+        let (folder, packs, store) = try Self.storeOverTheStarterPack()
+        defer { withExtendedLifetime(folder) {} }
         var held: Context? = store.context
         #expect(held?.find(User.self, id: "u3") == nil)
         try store.installPack(from: packs.extra.url)
@@ -116,11 +124,8 @@ import Testing
     /// read, kept for the next snapshot of the same commit, are not used across it (an
     /// install commits nothing to the user store).
     @Test func readsAfterAnInstallSeeTheNewUnion() throws {
-        let folder = try TemporaryFolder()
-        let packs = try PackFixtures.makePacks(in: folder.url)
-        let store = try Store(.file(folder.file()), schema: ChatModelsSchema.self, packs: folder.file("installed"),
-                              options: .init(residency: .onDemand))
-        try store.installPack(from: packs.starter.url)
+        let (folder, packs, store) = try Self.storeOverTheStarterPack()
+        defer { withExtendedLifetime(folder) {} }
         // u0's chats: c0 in the starter pack, and c1 ("Extras") once the extra pack is in.
         let chats: @Sendable (Context) -> String = { "\(User.query(["u0"], in: $0).with(\.$chats).resolve())" }
         for _ in 0..<2 { #expect(try !store.read(chats).contains("Extras")) }
