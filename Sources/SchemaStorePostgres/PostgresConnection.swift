@@ -85,6 +85,7 @@ public final class PostgresConnection: @unchecked Sendable {
     @discardableResult
     public func execute(_ sql: String, _ parameters: [StoredValue] = []) throws -> [[StoredValue]] {
         guard let handle else { throw lost("the connection is closed") }
+        let texts: [String?] = try parameters.map(text)
         defer { prepared.ran(sql) }
         // Preparing fails where running would (a syntax error, a missing table): then its
         // result is the statement's.
@@ -98,7 +99,6 @@ public final class PostgresConnection: @unchecked Sendable {
                 failedPreparing = preparing
             }
         }
-        let texts: [String?] = parameters.map(Self.text)
         let name = prepared.name(of: sql)
         let result: OpaquePointer? = failedPreparing ?? Self.withOptionalCStrings(texts) { pointers in
             if let name { return PQexecPrepared(handle, name, Int32(parameters.count), pointers, nil, nil, 0) }
@@ -133,6 +133,9 @@ public final class PostgresConnection: @unchecked Sendable {
         var lastRows: [[StoredValue]] = []
         for start in stride(from: 0, to: statements.count, by: Self.pipelineLength) {
             let chunk = statements[start..<min(start + Self.pipelineLength, statements.count)]
+            // Every value is checked before the first statement goes: a pipeline is never
+            // left with answers unread.
+            let chunkTexts: [[String?]] = try chunk.map { try $0.parameters.map(text) }
             guard PQenterPipelineMode(handle) == 1 else {
                 for statement in chunk { lastRows = try execute(statement.sql, statement.parameters) }
                 continue
@@ -143,7 +146,7 @@ public final class PostgresConnection: @unchecked Sendable {
             // What each result answers, in order: a statement, or the preparing of a text
             // (recorded as prepared only once the server says it is).
             var preparing: [(sql: String, name: String)?] = []
-            for statement in chunk {
+            for (statement, texts) in zip(chunk, chunkTexts) {
                 let count = Int32(statement.parameters.count)
                 var name = prepared.name(of: statement.sql)
                 if name == nil, let new = prepared.nameToPrepare(statement.sql) {
@@ -151,7 +154,6 @@ public final class PostgresConnection: @unchecked Sendable {
                     preparing.append((statement.sql, new))
                     name = new
                 }
-                let texts: [String?] = statement.parameters.map(Self.text)
                 let sent = Self.withOptionalCStrings(texts) { pointers in
                     if let name { return PQsendQueryPrepared(handle, name, count, pointers, nil, nil, 0) }
                     return PQsendQueryParams(handle, statement.sql, count, nil, pointers, nil, nil, 0)
@@ -233,15 +235,34 @@ public final class PostgresConnection: @unchecked Sendable {
 
     // MARK: Values
 
-    /// A parameter in PostgreSQL's text format (nil for NULL).
-    static func text(_ value: StoredValue) -> String? {
+    /// A parameter in PostgreSQL's text format (nil for NULL). Throws for text holding a NUL
+    /// character (U+0000), which PostgreSQL's text cannot hold and libpq would cut the value
+    /// at: the failure the server gives such text (SQLSTATE 22021), before anything is sent.
+    func text(_ value: StoredValue) throws -> String? {
         switch value {
-        case .null: nil
-        case .integer(let integer): String(integer)
-        case .real(let real): real.isNaN ? "NaN" : real.isInfinite ? (real > 0 ? "Infinity" : "-Infinity") : "\(real)"
-        case .text(let text): text
-        case .blob(let data): "\\x" + data.map { String(format: "%02x", $0) }.joined()
+        case .null: return nil
+        case .integer(let integer): return String(integer)
+        case .real(let real): return real.isNaN ? "NaN" : real.isInfinite ? (real > 0 ? "Infinity" : "-Infinity") : "\(real)"
+        case .text(let text):
+            guard !text.utf8.contains(0) else {
+                throw PostgresError.statementFailed(host: configuration.host, database: configuration.database, state: "22021",
+                                                    reason: "a text value holds a NUL character (U+0000), which PostgreSQL cannot store")
+            }
+            return text
+        case .blob(let data): return Self.hex(data)
         }
+    }
+
+    /// `data` as a `bytea` literal in hex (`\\x00ff`).
+    static func hex(_ data: Data) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var bytes: [UInt8] = [UInt8(ascii: "\\"), UInt8(ascii: "x")]
+        bytes.reserveCapacity(2 + 2 * data.count)
+        for byte in data {
+            bytes.append(digits[Int(byte >> 4)])
+            bytes.append(digits[Int(byte & 15)])
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     // Type OIDs of the columns read back typed (pg_type.h).

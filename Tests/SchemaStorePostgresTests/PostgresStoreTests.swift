@@ -119,6 +119,32 @@ import Testing
         #expect(try ChatGraphText.of(third.context) == ChatGraphText.of(first.context))
     }
 
+    /// Every writer notifies each commit, so a store hears of its own too: they cost it no
+    /// read of the database (a check per commit would take the write lock and a round trip
+    /// between its writes), while another store's commits are read as soon as they are heard.
+    @Test func aStoresOwnCommitNotificationsAreNotReadBack() throws {
+        guard let cluster = try PostgresDialectTests.cluster() else { return }
+        defer { cluster.stop() }
+        let configuration = try Self.database(cluster, "ownnotifications")
+        let writer = try Store(.postgres(configuration), schema: ChatModelsSchema.self)
+        let follower = try Store(.postgres(configuration), schema: ChatModelsSchema.self)
+        let writes = 60
+        for round in 0..<writes {
+            try writer.write { try User(id: "u\(round)", name: "user \(round)").save(to: &$0) }
+        }
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline, writer.commitNotificationsReceived < writes || follower.context.count(of: User.self) < writes {
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        Thread.sleep(forTimeInterval: 0.2)
+        #expect(writer.commitNotificationsReceived >= writes && follower.context.count(of: User.self) == writes)
+        // One check when the listener first connected (commits before it may be missed),
+        // none for the writer's own commits.
+        let own = writer.notifiedCommitChecks, other = follower.notifiedCommitChecks
+        #expect(own.ran <= 1 && own.skipped >= 1, "\(own)")
+        #expect(other.ran >= 2, "\(other)")
+    }
+
     /// The server restarts under two stores: a write while it is down throws a typed error
     /// and changes nothing; once it is back, both stores reconnect on their own, write, and
     /// see each other's commits; nothing committed before is lost.

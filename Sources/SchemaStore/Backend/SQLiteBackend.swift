@@ -444,6 +444,9 @@ final class SQLiteBackend: StoreBackend, @unchecked Sendable {
 }
 
 /// SQL identifiers are always quoted: schema names may be SQL keywords (`order`, `group`).
+/// Called per row by some writes: an identifier without a quote (every one a schema makes)
+/// is not searched by Foundation, which is slow at it.
 func quoted(_ identifier: String) -> String {
-    "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    guard identifier.utf8.contains(UInt8(ascii: "\"")) else { return "\"" + identifier + "\"" }
+    return "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
 }

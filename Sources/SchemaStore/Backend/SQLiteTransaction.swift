@@ -44,13 +44,15 @@ struct SQLiteTransaction: StoreTransaction {
         try database.statement(cacheKey: "remove " + link.name, "DELETE FROM \(quoted(link.name)) WHERE owner = ? AND target = ?").run([owner, target])
     }
 
-    func appendLinks(_ link: LinkLayout, owner: StoredValue, targets: [StoredValue]) throws {
+    func appendLinks(_ link: LinkLayout, owner: StoredValue, targets: [StoredValue], afterRemovingAll: Bool) throws {
         guard !targets.isEmpty else { return }
-        let last = try database.statement(cacheKey: "last " + link.name, "SELECT max(position) FROM \(quoted(link.name)) WHERE owner = ?")
-        try last.bind([owner])
         var next: Int64 = 0
-        if try last.step(), case .integer(let position) = last.value(at: 0) { next = position + 1 }
-        last.reset()
+        if !afterRemovingAll {
+            let last = try database.statement(cacheKey: "last " + link.name, "SELECT max(position) FROM \(quoted(link.name)) WHERE owner = ?")
+            try last.bind([owner])
+            if try last.step(), case .integer(let position) = last.value(at: 0) { next = position + 1 }
+            last.reset()
+        }
         var rows: [StoredValue] = []
         rows.reserveCapacity(3 * targets.count)
         for target in targets {

@@ -54,7 +54,7 @@ protocol StoreBackend: AnyObject, Sendable {
 
     /// A listener calling `onCommit` when another connection commits, for a database that
     /// can tell (PostgreSQL's `LISTEN`); nil for one that is only polled.
-    func commitListener(_ onCommit: @escaping @Sendable () -> Void) -> CommitListener?
+    func commitListener(_ onCommit: @escaping @Sendable (NotifiedCommits.Waiting) -> Void) -> CommitListener?
 
     /// Whether ``externalCommitCounter()`` also changes with this connection's own commits
     /// (it is then the last commit's number, which the store records after its own).
@@ -100,8 +100,10 @@ protocol StoreTransaction {
     func removeLinks(_ link: LinkLayout, owner: StoredValue) throws
     /// Removes one to-many link.
     func removeLink(_ link: LinkLayout, owner: StoredValue, target: StoredValue) throws
-    /// Appends to-many links after the owner's last one, in order.
-    func appendLinks(_ link: LinkLayout, owner: StoredValue, targets: [StoredValue]) throws
+    /// Appends to-many links after the owner's last one, in order. `afterRemovingAll`: this
+    /// transaction removed every link of `owner` just before (``removeLinks(_:owner:)``), so
+    /// positions start at 0 without looking for the last one.
+    func appendLinks(_ link: LinkLayout, owner: StoredValue, targets: [StoredValue], afterRemovingAll: Bool) throws
     /// Adds `record`, replacing one of the same kind, name and id.
     func addOverlay(_ record: OverlayRecord) throws
     /// Removes the record of this kind, name and id, if any.
@@ -153,7 +155,7 @@ extension StoreBackend {
         return targets
     }
 
-    func commitListener(_ onCommit: @escaping @Sendable () -> Void) -> CommitListener? { nil }
+    func commitListener(_ onCommit: @escaping @Sendable (NotifiedCommits.Waiting) -> Void) -> CommitListener? { nil }
 
     /// Runs `body`, which reads stored rows or links of `name` into a graph, reporting a value
     /// that cannot be read, or a unique-index collision among loaded rows, as

@@ -43,7 +43,7 @@ extension SQLDialect {
 /// SQLite: `?` parameters, `IS` for NULL-safe equality, the `schemagen` collation (registered
 /// on every connection, ``SQLiteCollation``), `rowid`.
 struct SQLiteDialect: SQLDialect {
-    func quote(_ identifier: String) -> String { "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
+    func quote(_ identifier: String) -> String { quoted(identifier) }
     func placeholder(_ index: Int) -> String { "?" }
     func identical(_ lhs: String, _ rhs: String) -> String { "\(lhs) IS \(rhs)" }
     // SQLite's `IS` uses indexes as `=` does.
@@ -63,7 +63,7 @@ struct SQLiteDialect: SQLDialect {
 struct PostgreSQLDialect: SQLDialect {
     static let storageOrder = "schemagen:order"
 
-    func quote(_ identifier: String) -> String { "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
+    func quote(_ identifier: String) -> String { quoted(identifier) }
     func placeholder(_ index: Int) -> String { "$\(index)" }
     func identical(_ lhs: String, _ rhs: String) -> String { "\(lhs) IS NOT DISTINCT FROM \(rhs)" }
     // PostgreSQL uses no index for `IS NOT DISTINCT FROM`, but does for `=`. Alone, `=` would

@@ -1,22 +1,23 @@
 import Foundation
 
 /// Waits, on a connection of its own, for the notifications writers send when they commit
-/// (`NOTIFY "schemagen:commits"`, carrying the commit number), and calls `onCommit` when
-/// some arrived: other stores' commits then reach this one as soon as the server tells it,
-/// instead of at its next poll. It listens again on a new connection when it loses one
-/// (and calls `onCommit` then, for what it may have missed meanwhile).
+/// (`NOTIFY "schemagen:commits"`, carrying the commit number), and calls `onCommit` with
+/// the highest number when some arrived: other stores' commits then reach this one as soon
+/// as the server tells it, instead of at its next poll. It listens again on a new connection
+/// when it loses one (and calls `onCommit` then with `.unknown`, for what it may have missed
+/// meanwhile).
 final class CommitListener: @unchecked Sendable {
     /// The channel every writer of a SchemaGen database notifies.
     static let channel = "schemagen:commits"
 
     private let server: ServerLocation
-    private let onCommit: @Sendable () -> Void
+    private let onCommit: @Sendable (NotifiedCommits.Waiting) -> Void
     private let lock = NSLock()
     private var stopped = false
     private var received = 0
     private let finished = DispatchSemaphore(value: 0)
 
-    init(server: ServerLocation, onCommit: @escaping @Sendable () -> Void) {
+    init(server: ServerLocation, onCommit: @escaping @Sendable (NotifiedCommits.Waiting) -> Void) {
         self.server = server
         self.onCommit = onCommit
         let thread = Thread { [self] in run() }
@@ -38,13 +39,14 @@ final class CommitListener: @unchecked Sendable {
                     let fresh = try server.connect()
                     try fresh.listen(Self.channel)
                     connection = fresh
-                    onCommit()
+                    onCommit(.unknown)
                 }
                 // Short waits: a stop is noticed within one.
                 let payloads = try connection!.waitForNotifications(timeout: 0.2)
                 if !payloads.isEmpty {
                     lock.withLock { received += payloads.count }
-                    onCommit()
+                    let numbers = payloads.compactMap { Int64($0) }
+                    onCommit(numbers.count == payloads.count ? .upTo(numbers.max()!) : .unknown)
                 }
             } catch {
                 connection?.close()

@@ -9,9 +9,9 @@ import SchemaRuntime
 ///
 /// Order is kept: only consecutive rows of one statement merge, and a key already in the
 /// merged rows starts a new statement (an upsert may not touch one row twice).
-struct PendingWrites {
+struct PendingWrites: Sendable {
     /// Rows of one statement, or values of one list, merged.
-    private struct Merged {
+    private struct Merged: Sendable {
         let head: String
         let tail: String
         /// Each column's PostgreSQL type, for rows; nil for a list of single values
@@ -21,7 +21,7 @@ struct PendingWrites {
         var keys: Set<StoredValue>
     }
 
-    private enum Write {
+    private enum Write: Sendable {
         case statement(sql: String, parameters: [StoredValue])
         case merged(Merged)
     }

@@ -11,30 +11,37 @@ enum ServerArrayLiteral {
     /// `Infinity`, `-Infinity`, `NaN`; text double-quoted with `"` and `\` escaped; bytes as
     /// quoted `\x` hex; NULL as `NULL`.
     static func encode(_ values: [StoredValue]) -> String {
-        var literal = "{"
+        // Bytes, not characters: the literal is ASCII but for the text inside quotes, which
+        // goes byte for byte (UTF-8 never uses `"` or `\` inside a multi-byte character).
+        var literal: [UInt8] = [UInt8(ascii: "{")]
+        literal.reserveCapacity(values.count * 8)
         for (index, value) in values.enumerated() {
-            if index > 0 { literal += "," }
+            if index > 0 { literal.append(UInt8(ascii: ",")) }
             switch value {
-            case .null: literal += "NULL"
-            case .integer(let integer): literal += String(integer)
+            case .null: literal += "NULL".utf8
+            case .integer(let integer): literal += String(integer).utf8
             case .real(let real):
-                literal += real.isNaN ? "NaN" : real.isInfinite ? (real < 0 ? "-Infinity" : "Infinity") : "\(real)"
+                literal += (real.isNaN ? "NaN" : real.isInfinite ? (real < 0 ? "-Infinity" : "Infinity") : "\(real)").utf8
             case .text(let text):
-                literal += "\""
-                for character in text.unicodeScalars {
-                    if character == "\"" || character == "\\" { literal += "\\" }
-                    literal.unicodeScalars.append(character)
+                literal.append(UInt8(ascii: "\""))
+                for byte in text.utf8 {
+                    if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { literal.append(UInt8(ascii: "\\")) }
+                    literal.append(byte)
                 }
-                literal += "\""
+                literal.append(UInt8(ascii: "\""))
             case .blob(let data):
                 // `\x0102` as an element: its backslash escaped inside the quotes.
-                literal += "\"\\\\x"
+                literal += #""\\x"#.utf8
                 for byte in data {
-                    literal += String(byte >> 4, radix: 16) + String(byte & 0xF, radix: 16)
+                    literal.append(hexDigits[Int(byte >> 4)])
+                    literal.append(hexDigits[Int(byte & 0xF)])
                 }
-                literal += "\""
+                literal.append(UInt8(ascii: "\""))
             }
         }
-        return literal + "}"
+        literal.append(UInt8(ascii: "}"))
+        return String(decoding: literal, as: UTF8.self)
     }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
 }

@@ -128,7 +128,7 @@ struct ChangeWriter {
             try transaction.removeOverlay(.links, name: link.name, id: owner)
         } else {
             if link.isToMany {
-                try transaction.appendLinks(link, owner: owner, targets: targets)
+                try transaction.appendLinks(link, owner: owner, targets: targets, afterRemovingAll: true)
             } else if let target = targets.first {
                 try transaction.setLink(link, owner: owner, target: target)
             }
@@ -167,7 +167,7 @@ struct ChangeWriter {
         if change.isReplaced {
             if !cleared { try transaction.removeLinks(link, owner: owner) }
             let targets = context.linkedKeys(link.owner, link.slot, of: key)
-            try transaction.appendLinks(link, owner: owner, targets: targets.map { targetID(link, $0) })
+            try transaction.appendLinks(link, owner: owner, targets: targets.map { targetID(link, $0) }, afterRemovingAll: true)
             return
         }
         for removed in change.removed {
@@ -176,7 +176,7 @@ struct ChangeWriter {
         let surviving = Set(change.appended).filter { context.links(link.owner, link.slot, of: key, to: $0) }.count
         guard surviving > 0 else { return }
         let tail = context.lastLinkedKeys(link.owner, link.slot, of: key, count: surviving)
-        try transaction.appendLinks(link, owner: owner, targets: tail.map { targetID(link, $0) })
+        try transaction.appendLinks(link, owner: owner, targets: tail.map { targetID(link, $0) }, afterRemovingAll: false)
     }
 
     /// Whether `key` is a pack entity, whose slots ``writePackSlot(_:_:)`` writes.

@@ -22,6 +22,9 @@ final class SharedFile: @unchecked Sendable {
     /// ``seenCommit`` (`Store.deliverOnDemandCommits()`).
     var followsOnDemand = false
 
+    /// The commit notifications not checked yet (a database that notifies them).
+    let notified = NotifiedCommits()
+
     private let timerLock = NSLock()
     private var timer: (any DispatchSourceTimer)?
     /// For a database that notifies its commits: the listener that checks at once.

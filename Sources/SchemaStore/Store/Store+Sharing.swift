@@ -26,7 +26,7 @@ extension Store {
     /// case a notification was lost.
     func startFollowingOtherStores() {
         guard let sharing else { return }
-        if sharing.startListening({ backend?.commitListener({ [weak self] in self?.checkForNotifiedCommits() }) }) {
+        if sharing.startListening({ backend?.commitListener({ [weak self] in self?.checkForNotifiedCommits($0) }) }) {
             sharing.startPolling(every: Self.notifiedCommitCheckInterval) { [weak self] in self?.checkForOtherStoresCommits() }
         } else {
             sharing.startPolling(every: Self.externalCommitCheckInterval) { [weak self] in self?.checkForOtherStoresCommits() }
@@ -36,22 +36,42 @@ extension Store {
     /// How often a store on a server that notifies commits checks for them anyway.
     static let notifiedCommitCheckInterval: TimeInterval = 1
 
-    /// A notification's check: while a write runs, tried again shortly after (the commit
-    /// notified may have come after the write caught up).
-    private func checkForNotifiedCommits(attempt: Int = 0) {
-        guard !checkForOtherStoresCommits(), attempt < 100 else { return }
-        DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + 0.02) { [weak self] in
-            self?.checkForNotifiedCommits(attempt: attempt + 1)
+    /// Notifications' check: one at a time (``NotifiedCommits``), covering every
+    /// notification that came before it began; while a write runs, tried again shortly after
+    /// (the commit notified may have come after the write caught up).
+    private func checkForNotifiedCommits(_ waiting: NotifiedCommits.Waiting) {
+        guard let sharing, sharing.notified.notify(waiting) else { return }
+        runNotifiedChecks(attempt: 0)
+    }
+
+    private func runNotifiedChecks(attempt: Int) {
+        guard let sharing else { return }
+        var attempt = attempt
+        while true {
+            let covered = sharing.notified.begin()
+            let ran = checkForOtherStoresCommits(notified: covered)
+            if ran == nil, attempt < 100 {
+                sharing.notified.putBack(covered)
+                let next = attempt + 1
+                DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + 0.02) { [weak self] in
+                    self?.runNotifiedChecks(attempt: next)
+                }
+                return
+            }
+            guard sharing.notified.end(ran: ran) else { return }
+            attempt = 0
         }
     }
 
-    /// The timer's check: skipped while a write runs (the write catches up itself). Returns
-    /// whether it ran.
+    /// The timer's check, and notifications': skipped while a write runs (the write catches
+    /// up itself), and when every commit `notified` was seen already (this store's own).
+    /// Returns whether it ran; false when skipped, nil when a write held the lock.
     @discardableResult
-    private func checkForOtherStoresCommits() -> Bool {
-        guard writeLock.try() else { return false }
+    private func checkForOtherStoresCommits(notified: NotifiedCommits.Waiting = .unknown) -> Bool? {
+        guard writeLock.try() else { return nil }
         defer { writeLock.unlock() }
-        guard !isClosed else { return true }
+        guard !isClosed, let sharing else { return false }
+        if case .upTo(let last) = notified, last <= sharing.seenCommit { return false }
         // A failure leaves the current graph as it was; the next check or write tries again
         // (a write reports it).
         if isResident {
@@ -165,16 +185,22 @@ extension Store {
         observers.deliverReload(before: before, after: graph, layout: layout)
     }
 
-    /// How many times this store followed other stores' commits from the file's log, and how
-    /// many times it loaded the whole graph again instead.
-    /// How many commit notifications from other stores this store received (PostgreSQL).
+    /// How many commit notifications this store received (PostgreSQL), its own commits'
+    /// included.
     @_spi(SchemaStoreTesting)
     public var commitNotificationsReceived: Int { sharing?.notificationsReceived ?? 0 }
+
+    /// How many checks of notified commits ran, and how many were skipped because every
+    /// commit notified was seen already (this store's own).
+    @_spi(SchemaStoreTesting)
+    public var notifiedCommitChecks: (ran: Int, skipped: Int) { sharing?.notified.counts ?? (0, 0) }
 
     /// How many writes on a server found that another store committed first, and ran again.
     @_spi(SchemaStoreTesting)
     public var staleWriteRetries: Int { writeLock.withLock { optimisticRetries } }
 
+    /// How many times this store followed other stores' commits from the file's log, and how
+    /// many times it loaded the whole graph again instead.
     @_spi(SchemaStoreTesting)
     public var catchUps: (followed: Int, reloaded: Int) {
         writeLock.withLock { (sharing?.followed ?? 0, sharing?.reloaded ?? 0) }

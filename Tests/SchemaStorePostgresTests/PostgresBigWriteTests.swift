@@ -1,0 +1,120 @@
+import ChatModels
+import ChatWorkloads
+import Foundation
+import SchemaRuntime
+@_spi(SchemaStoreTesting) @testable import SchemaStore
+import SchemaStorePostgres
+import PostgresTestSupport
+import Testing
+
+/// Writes big enough to go to the server in several batches, each sent from another thread
+/// while the writer builds the next (`SentBatch`): what commits is the whole write, in
+/// order; a batch that fails in flight fails the write and changes nothing; and values
+/// PostgreSQL cannot hold are refused, never cut.
+@Suite(.serialized) struct PostgresBigWriteTests {
+    /// `count` chats of 100 messages by 10 users; each message's text from `text`.
+    static func chats(_ count: Int, first: Int = 0, text: (Int) -> String) -> [Chat] {
+        (first..<first + count).map { chat in
+            Chat(id: "c\(chat)", title: "chat \(chat)", users: .ids((0..<3).map { "u\((chat + $0) % 10)" }),
+                 messages: .relation((0..<100).map { index in
+                     let number = chat * 100 + index
+                     return Message(id: "m\(number)", text: text(number), timestamp: number, author: .id("u\(number % 10)"))
+                 }))
+        }
+    }
+
+    static let users = (0..<10).map { User(id: "u\($0)", name: "user \($0)") }
+
+    /// Over 100,000 rows, links and postings in one write, then a write replacing half of
+    /// the lists and texts: a SQLite file fed the same writes holds the same graph, and so
+    /// does the database opened again.
+    @Test func aWriteSentInSeveralBatchesHoldsWhatASQLiteStoreHolds() throws {
+        guard let cluster = try PostgresDialectTests.cluster() else { return }
+        defer { cluster.stop() }
+        let configuration = try cluster.createDatabase("batches")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pg-batches-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let sqlite = try Store(.file(folder.appendingPathComponent("chat.store")), schema: ChatModelsSchema.self)
+        var postgres: Store? = try Store(.postgres(configuration), schema: ChatModelsSchema.self)
+        let writes: [@Sendable (inout Context) throws -> Void] = [
+            { context in
+                try Self.users.save(to: &context)
+                try Self.chats(120) { "message \($0) of \($0 % 7) words \($0 % 13)" }.save(to: &context)
+            },
+            { context in
+                // Every other chat's list written again, reversed, half of its texts changed.
+                for chat in stride(from: 0, to: 120, by: 2) {
+                    try Chat(id: "c\(chat)", messages: .relation((0..<100).map { index in
+                        let number = chat * 100 + 99 - index
+                        return Message(id: "m\(number)", text: index < 50 ? "again \(index)" : "message \(number)", timestamp: index, author: .id("u1"))
+                    })).save(to: &context)
+                }
+            },
+        ]
+        for write in writes {
+            try sqlite.write(write)
+            try postgres!.write(write)
+            #expect(try ChatGraphText.of(postgres!.context) == ChatGraphText.of(sqlite.context))
+        }
+        postgres = nil
+        let reopened = try Store(.postgres(configuration), schema: ChatModelsSchema.self)
+        #expect(try ChatGraphText.of(reopened.context) == ChatGraphText.of(sqlite.context))
+        let onDemand = try Store(.postgres(configuration), schema: ChatModelsSchema.self, options: Store.Options(residency: .onDemand))
+        let found = try onDemand.read { Message.query(in: $0).filter(.string(\.text, matches: "again 7")).resolve().map(\.id) }
+        #expect(Set(found) == Set(stride(from: 0, to: 120, by: 2).map { "m\($0 * 100 + 92)" }))
+    }
+
+    /// A server failure in the first of several batches (a check the database was given
+    /// behind the store's back), found while later batches are being built: the write
+    /// throws, the database and the store's graph are as before, and the next write commits.
+    @Test func aBatchThatFailsInFlightFailsTheWriteAndChangesNothing() throws {
+        guard let cluster = try PostgresDialectTests.cluster() else { return }
+        defer { cluster.stop() }
+        let configuration = try cluster.createDatabase("failing")
+        let store = try Store(.postgres(configuration), schema: ChatModelsSchema.self)
+        try store.write { context in try Self.users.save(to: &context) }
+        let connection = try PostgresConnection(configuration)
+        defer { connection.close() }
+        try connection.execute("ALTER TABLE \"Message\" ADD CONSTRAINT refused CHECK (text <> 'refused')")
+        let before = try ChatGraphText.of(store.context)
+        #expect(throws: (any Error).self) {
+            try store.write { context in
+                try Self.chats(120) { $0 == 5 ? "refused" : "message \($0)" }.save(to: &context)
+            }
+        }
+        #expect(try ChatGraphText.of(store.context) == before)
+        #expect(try connection.execute("SELECT count(*) FROM \"Message\"").first?.first == .integer(0))
+        #expect(try Store(.postgres(configuration), schema: ChatModelsSchema.self).context.count(of: Message.self) == 0)
+        try store.write { context in try Self.chats(1) { "message \($0)" }.save(to: &context) }
+        #expect(store.context.count(of: Message.self) == 100)
+    }
+
+    /// Text holding a NUL character (U+0000), which PostgreSQL's text cannot hold (and
+    /// libpq would cut at), in a small write and in a batch of a big one: a typed error
+    /// saying so, and nothing written.
+    @Test func textWithANulCharacterIsRefusedNotCut() throws {
+        guard let cluster = try PostgresDialectTests.cluster() else { return }
+        defer { cluster.stop() }
+        let configuration = try cluster.createDatabase("nul")
+        let store = try Store(.postgres(configuration), schema: ChatModelsSchema.self)
+        for write: @Sendable (inout Context) throws -> Void in [
+            { try User(id: "u1", name: "before\u{0}after").save(to: &$0) },
+            { try User(id: "u\u{0}1", name: "id").save(to: &$0) },
+            { context in
+                try Self.users.save(to: &context)
+                try Self.chats(120) { $0 == 11_000 ? "a\u{0}b" : "message \($0)" }.save(to: &context)
+            },
+        ] {
+            do {
+                try store.write(write)
+                Issue.record("a text with a NUL character was written")
+            } catch {
+                #expect("\(error)".contains("NUL"), "\(error)")
+            }
+            #expect(store.context.count(of: User.self) == 0)
+        }
+        let reopened = try Store(.postgres(configuration), schema: ChatModelsSchema.self)
+        #expect(reopened.context.count(of: User.self) == 0 && reopened.context.count(of: Message.self) == 0)
+    }
+}
