@@ -74,6 +74,11 @@ if CommandLine.arguments.dropFirst().first == "postgres-load-child" {
     try PostgresLoadBenchmark.child(socket: arguments[2], database: arguments[3], index: Int(arguments[4]) ?? 0)
     exit(0)
 }
+if CommandLine.arguments.dropFirst().first == "postgres-profile" {
+    let numbers = CommandLine.arguments.dropFirst(2).compactMap { Int($0) }
+    try PostgresProfile.run(messages: numbers.first ?? 100_000, writes: numbers.dropFirst().first ?? 2000)
+    exit(0)
+}
 if CommandLine.arguments.dropFirst().first == "postgres" {
     let sizes = CommandLine.arguments.dropFirst(2).compactMap { Int($0) }
     try PostgresBenchmark.run(sizes: sizes.isEmpty ? [10_000, 100_000] : sizes, rounds: 3)
