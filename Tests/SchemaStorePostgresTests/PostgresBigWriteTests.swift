@@ -27,7 +27,8 @@ import Testing
 
     /// Over 100,000 rows, links and postings in one write, then a write replacing half of
     /// the lists and texts: a SQLite file fed the same writes holds the same graph, and so
-    /// does the database opened again.
+    /// do the database opened again and another store that follows the commit log (whose
+    /// entries of such writes go in sets, `CommitLog.setThreshold`).
     @Test func aWriteSentInSeveralBatchesHoldsWhatASQLiteStoreHolds() throws {
         guard let cluster = try PostgresDialectTests.cluster() else { return }
         defer { cluster.stop() }
@@ -37,6 +38,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: folder) }
         let sqlite = try Store(.file(folder.appendingPathComponent("chat.store")), schema: ChatModelsSchema.self)
         var postgres: Store? = try Store(.postgres(configuration), schema: ChatModelsSchema.self)
+        let follower = try Store(.postgres(configuration), schema: ChatModelsSchema.self)
         let writes: [@Sendable (inout Context) throws -> Void] = [
             { context in
                 try Self.users.save(to: &context)
@@ -56,13 +58,41 @@ import Testing
             try sqlite.write(write)
             try postgres!.write(write)
             #expect(try ChatGraphText.of(postgres!.context) == ChatGraphText.of(sqlite.context))
+            try follower.refresh()
+            #expect(try ChatGraphText.of(follower.context) == ChatGraphText.of(sqlite.context))
         }
+        #expect(follower.catchUps.reloaded == 0 && follower.catchUps.followed == writes.count, "\(follower.catchUps)")
         postgres = nil
         let reopened = try Store(.postgres(configuration), schema: ChatModelsSchema.self)
         #expect(try ChatGraphText.of(reopened.context) == ChatGraphText.of(sqlite.context))
         let onDemand = try Store(.postgres(configuration), schema: ChatModelsSchema.self, options: Store.Options(residency: .onDemand))
         let found = try onDemand.read { Message.query(in: $0).filter(.string(\.text, matches: "again 7")).resolve().map(\.id) }
         #expect(Set(found) == Set(stride(from: 0, to: 120, by: 2).map { "m\($0 * 100 + 92)" }))
+    }
+
+    /// A database whose commit log was made before sets of entries: a reader opens on it, a
+    /// writer's open adds them, and the reader follows a commit written in sets.
+    @Test func aLogMadeBeforeSetsIsReadAndThenGainsThem() throws {
+        guard let cluster = try PostgresDialectTests.cluster() else { return }
+        defer { cluster.stop() }
+        let configuration = try cluster.createDatabase("oldlog")
+        var writer: Store? = try Store(.postgres(configuration), schema: ChatModelsSchema.self)
+        try writer!.write { context in try Self.users.save(to: &context) }
+        writer = nil
+        // The log as versions before sets made it.
+        let connection = try PostgresConnection(configuration)
+        defer { connection.close() }
+        try connection.execute("ALTER TABLE \"schemagen:commits\" DROP COLUMN ids, DROP COLUMN changes, ALTER COLUMN id SET NOT NULL")
+        let reader = try Store(.postgres(configuration), schema: ChatModelsSchema.self, options: Store.Options(readOnly: true))
+        try reader.refresh()
+        #expect(reader.context.count(of: User.self) == 10)
+        writer = try Store(.postgres(configuration), schema: ChatModelsSchema.self)
+        try writer!.write { context in try Self.chats(20) { "message \($0)" }.save(to: &context) }
+        try reader.refresh()
+        #expect(try ChatGraphText.of(reader.context) == ChatGraphText.of(writer!.context))
+        #expect(reader.catchUps.reloaded == 0 && reader.catchUps.followed == 1, "\(reader.catchUps)")
+        let sets = try connection.execute("SELECT count(*) FROM \"schemagen:commits\" WHERE ids IS NOT NULL")
+        #expect(sets.first?.first != .integer(0))
     }
 
     /// A server failure in the first of several batches (a check the database was given

@@ -60,6 +60,8 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
     private var sending: SentBatch?
     /// Whether the write transaction's statements are planned generically now (``planOnce()``).
     private var plannedOnce = false
+    /// Whether the commit log has the columns of sets of entries (``logHasSets()``).
+    private var logHasSetColumns = false
     /// Each table's upsert (``upsert(_:)``).
     private var upserts: [String: Upsert] = [:]
 
@@ -210,6 +212,7 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
             case .readNewer:
                 preconditionFailure("only a read-only open reads a newer store")
             }
+            try addLogSetColumns()
             try syncIndexes(layout)
             try syncUniqueConstraints(layout)
             // Postings describe rows as they were before a migration: made again then.
@@ -220,6 +223,30 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
                         [.integer(CommitLog.retainedCommits)])
         }
         return applied
+    }
+
+    /// The log's columns for sets of entries (``CommitLog/setThreshold``), added to a log
+    /// made before them; changed only when missing (an `ALTER` waits for every transaction
+    /// reading the log).
+    private func addLogSetColumns() throws {
+        guard try !logHasSets() else { return }
+        try execute("""
+            ALTER TABLE \(Self.commitLogTable) ADD COLUMN IF NOT EXISTS ids text[], ADD COLUMN IF NOT EXISTS changes text[], \
+            ALTER COLUMN id DROP NOT NULL
+            """)
+        logHasSetColumns = true
+    }
+
+    /// Whether the log has the columns of sets: asked once per connection until it has
+    /// (a reader of a database no writer of this version opened yet reads it without them).
+    private func logHasSets() throws -> Bool {
+        if logHasSetColumns { return true }
+        let present = try execute("""
+            SELECT count(*) FROM information_schema.columns \
+            WHERE table_schema = current_schema() AND table_name = $1 AND column_name IN ('ids', 'changes')
+            """, [.text(CommitLog.table)])
+        logHasSetColumns = present.first?.first == .integer(2)
+        return logHasSetColumns
     }
 
     /// Throws for a table or index name PostgreSQL would cut (and so could confuse with another).
@@ -285,7 +312,7 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
         // Values of several types (ids of any entity) are kept as ServerValueText.
         try execute("""
             CREATE TABLE \(Self.commitLogTable) (sequence bigserial PRIMARY KEY, "commit" bigint NOT NULL, kind text NOT NULL, \
-            name text NOT NULL, id text NOT NULL, change text)
+            name text NOT NULL, id text, change text, ids text[], changes text[])
             """)
         try execute("CREATE INDEX \(quoted(CommitLog.table + ":commit")) ON \(Self.commitLogTable) (\"commit\")")
         try execute("""
@@ -546,13 +573,16 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
     }
 
     func commits(after commit: Int64) throws -> [(commit: Int64, entry: CommitLog.Entry)] {
-        // Bounded above too: a generic plan (a write's, above) estimates a one-sided range at
-        // a third of the table, and would scan it all.
-        try execute("""
-            SELECT "commit", kind, name, id, change FROM \(Self.commitLogTable) \
-            WHERE "commit" > $1 AND "commit" <= (SELECT max("commit") FROM \(Self.commitLogTable)) ORDER BY sequence
-            """,
-                    [.integer(commit)]).map { row in
+        // A row holds one entry (`id`, `change`) or a set of them (`ids`, `changes`), read in
+        // order. Bounded above too: a generic plan estimates a one-sided range at a third of
+        // the table, and would scan it all.
+        let range = "l.\"commit\" > $1 AND l.\"commit\" <= (SELECT max(\"commit\") FROM \(Self.commitLogTable))"
+        let sql = try logHasSets() ? """
+            SELECT l."commit", l.kind, l.name, e.id, e.change FROM \(Self.commitLogTable) l \
+            CROSS JOIN LATERAL unnest(coalesce(l.ids, ARRAY[l.id]), CASE WHEN l.ids IS NULL THEN ARRAY[l.change] ELSE l.changes END) \
+            WITH ORDINALITY AS e(id, change, position) WHERE \(range) ORDER BY l.sequence, e.position
+            """ : "SELECT l.\"commit\", l.kind, l.name, l.id, l.change FROM \(Self.commitLogTable) l WHERE \(range) ORDER BY l.sequence"
+        return try execute(sql, [.integer(commit)]).map { row in
             guard case .integer(let number) = row[0], case .text(let kind) = row[1], let kind = CommitLog.Kind(rawValue: kind),
                   case .text(let name) = row[2], let id = Self.decoded(row[3]) else {
                 throw StoreError.corrupt(path: location, reason: "a record of \(CommitLog.table) is unreadable")
@@ -755,11 +785,35 @@ private struct PostgreSQLTransaction: StoreTransaction {
     func appendCommit(_ entries: [CommitLog.Entry]) throws -> Int64 {
         // Under the write lock: no other writer numbers a commit meanwhile.
         let commit = try backend.nextCommit()
+        // The entries of one table (kind and name) go as sets, a row each, when they are
+        // many (a big write's 300,000 entries in a few dozen rows); else a row each. A
+        // follower reads both alike, and the entries of each table in order.
+        var groups: [String: [CommitLog.Entry]] = [:]
+        var groupOrder: [String] = []
         for entry in entries {
-            try backend.insertColumns(head: "INSERT INTO \(PostgreSQLBackend.commitLogTable) (\"commit\", kind, name, id, change) SELECT * FROM ",
-                                      types: ["bigint", "text", "text", "text", "text"],
-                                      [.integer(commit), .text(entry.kind.rawValue), .text(entry.name), .text(ServerValueText.encode(entry.id)),
-                                       entry.change.map { .text(ServerValueText.encode($0)) } ?? .null], key: nil)
+            let key = entry.kind.rawValue + ":" + entry.name
+            if groups[key] == nil { groupOrder.append(key) }
+            groups[key, default: []].append(entry)
+        }
+        for key in groupOrder {
+            let group = groups[key]!
+            guard group.count >= CommitLog.setThreshold else {
+                for entry in group {
+                    try backend.insertColumns(head: "INSERT INTO \(PostgreSQLBackend.commitLogTable) (\"commit\", kind, name, id, change) SELECT * FROM ",
+                                              types: ["bigint", "text", "text", "text", "text"],
+                                              [.integer(commit), .text(entry.kind.rawValue), .text(entry.name), .text(ServerValueText.encode(entry.id)),
+                                               entry.change.map { .text(ServerValueText.encode($0)) } ?? .null], key: nil)
+                }
+                continue
+            }
+            for start in stride(from: 0, to: group.count, by: CommitLog.setSize) {
+                let set = group[start..<min(start + CommitLog.setSize, group.count)]
+                try backend.run("INSERT INTO \(PostgreSQLBackend.commitLogTable) (\"commit\", kind, name, ids, changes) VALUES ($1, $2, $3, $4::text[], $5::text[])", [
+                    .integer(commit), .text(group[0].kind.rawValue), .text(group[0].name),
+                    .text(ServerArrayLiteral.encode(set.map { .text(ServerValueText.encode($0.id)) })),
+                    .text(ServerArrayLiteral.encode(set.map { $0.change.map { .text(ServerValueText.encode($0)) } ?? .null })),
+                ])
+            }
         }
         // The commits that fall out of the log now: a range below the kept ones, not every
         // commit up to them, which PostgreSQL would scan through the dead entries of all

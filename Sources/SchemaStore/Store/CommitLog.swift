@@ -16,6 +16,10 @@ enum CommitLog {
     static let table = "schemagen:commits"
     /// How many commits the file keeps entries of.
     static let retainedCommits: Int64 = 1000
+    /// On a server, a commit's entries of one table go as sets of up to ``setSize`` in a row
+    /// (arrays) once there are this many: a row each costs the server more than its entry.
+    static let setThreshold = 64
+    static let setSize = 10_000
 
     enum Kind: String, Sendable {
         /// A row of the entity table `name`, written or removed.

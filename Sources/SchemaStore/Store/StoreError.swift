@@ -8,7 +8,8 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible, Loc
     /// Another store (in this process or another) kept the file's write lock for longer than
     /// ``Store/Options/lockTimeout``: nothing was written; try again later.
     case locked(path: String)
-    /// The file is not an SQLite database, or is damaged (truncated, overwritten).
+    /// The file is not an SQLite database, or is damaged (truncated, overwritten); on a
+    /// server, the database holds records the store cannot read.
     case corrupt(path: String, reason: String)
     /// The file is an SQLite database but not one this project wrote.
     case notAStore(path: String, reason: String)
@@ -57,7 +58,11 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible, Loc
         case let .cannotOpen(path, reason): "\(path): cannot open the store: \(reason)"
         case let .locked(path):
             "\(path): another Store (in this process or another) kept the file busy writing for longer than the lock timeout; nothing was written. Try again, or raise Store.Options.lockTimeout"
-        case let .corrupt(path, reason): "\(path): the file is not a readable database (damaged or not SQLite): \(reason)"
+        case let .corrupt(path, reason):
+            // A server database's location is its URL (`ServerLocation`), never a file path.
+            path.hasPrefix("postgres://")
+                ? "\(path): the database holds records this version cannot read (damaged, or written otherwise): \(reason)"
+                : "\(path): the file is not a readable database (damaged or not SQLite): \(reason)"
         case let .notAStore(path, reason): "\(path): not a SchemaGen store: \(reason)"
         case let .newerFormat(path, format, supported):
             "\(path): written in store format \(format) by a newer SchemaStore; this one reads format \(supported) and older"
