@@ -26,7 +26,7 @@ enum PostgresBenchmark {
             var figures: [String: [Double]] = [:]
             for round in 0..<rounds {
                 let graph = Graph(messages: size)
-                for mode in ["postgres", "hand SQL", "hand SQL, indexed", "sqlite"] {
+                for mode in ["postgres", "hand SQL", "hand SQL, indexed", "hand SQL, indexed, full text", "sqlite"] {
                     for (step, value) in try measure(mode, graph: graph, cluster: cluster, name: "b\(size)_\(round)_\(mode.lowercased().filter(\.isLetter))") {
                         figures["\(mode): \(step)", default: []].append(value)
                     }
@@ -63,7 +63,7 @@ enum PostgresBenchmark {
     private static func measure(_ mode: String, graph: Graph, cluster: TemporaryPostgresCluster, name: String) throws -> [(String, Double)] {
         if mode.hasPrefix("hand SQL") {
             let configuration = try cluster.createDatabase(name)
-            let commit = try handWritten(graph, configuration, indexed: mode.hasSuffix("indexed"))
+            let commit = try handWritten(graph, configuration, indexed: mode.contains("indexed"), fullText: mode.hasSuffix("full text"))
             return [("first commit", commit), ("single write", try handWrittenSingleWrites(configuration))] + (try handWrittenFirstScreen(configuration))
         }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pg-bench-\(name)")
@@ -155,8 +155,9 @@ enum PostgresBenchmark {
     /// The same rows by hand: one transaction of multi-row inserts.
     /// `indexed`: with the secondary indexes the store keeps for its readers too (the schema's
     /// ordered indexes, each link table's index by target), but no full-text postings and
-    /// no commit log.
-    private static func handWritten(_ graph: Graph, _ configuration: PostgresConnection.Configuration, indexed: Bool) throws -> Double {
+    /// no commit log. `fullText`: with PostgreSQL's own full-text index on the messages' text
+    /// too (GIN over `to_tsvector('simple', text)`), doing the work the store's postings do.
+    private static func handWritten(_ graph: Graph, _ configuration: PostgresConnection.Configuration, indexed: Bool, fullText: Bool) throws -> Double {
         let connection = try PostgresConnection(configuration)
         defer { connection.close() }
         let indexes = [
@@ -171,7 +172,9 @@ enum PostgresBenchmark {
             "CREATE TABLE \"Chat.users\" (owner bigint NOT NULL, position bigint NOT NULL, target bigint NOT NULL, PRIMARY KEY (owner, target))",
             "CREATE TABLE \"Chat.messages\" (owner bigint NOT NULL, position bigint NOT NULL, target bigint NOT NULL, PRIMARY KEY (owner, target))",
             "CREATE TABLE \"Message.author\" (owner bigint PRIMARY KEY, target bigint NOT NULL)",
-        ] + (indexed ? indexes : []) { try connection.execute(sql) }
+        ] + (indexed ? indexes : []) + (fullText ? ["CREATE INDEX ON \"Message\" USING gin (to_tsvector('simple', text))"] : []) {
+            try connection.execute(sql)
+        }
         return try OnDemandBenchmark.milliseconds {
             try connection.execute("BEGIN")
             try insert(into: "\"User\" (id, name, age)", graph.users.map { [.integer(Int64($0.id)), .text($0.name), .integer(Int64($0.age))] }, connection)
