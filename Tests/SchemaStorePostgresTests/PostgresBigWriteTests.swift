@@ -68,6 +68,9 @@ import Testing
         let onDemand = try Store(.postgres(configuration), schema: ChatModelsSchema.self, options: Store.Options(residency: .onDemand))
         let found = try onDemand.read { Message.query(in: $0).filter(.string(\.text, matches: "again 7")).resolve().map(\.id) }
         #expect(Set(found) == Set(stride(from: 0, to: 120, by: 2).map { "m\($0 * 100 + 92)" }))
+        // Texts written again lost their old words: only the chats not written again keep them.
+        let kept = try onDemand.read { Message.query(in: $0).filter(.string(\.text, matches: "words")).resolve().count }
+        #expect(kept == 60 * 100)
     }
 
     /// A database whose commit log was made before sets of entries: a reader opens on it, a

@@ -12,8 +12,9 @@ struct FullTextChanges {
 
     /// Records that entity `id` now has `text` (nil: no longer indexed); returns what it adds
     /// to the totals (what it removes is taken from them when the changes are written).
-    mutating func update(id: StoredValue, text: String?) -> (documents: Int, length: Int) {
-        removed.append(id)
+    /// `isNew`: the entity had no row before the write, so nothing of it is removed.
+    mutating func update(id: StoredValue, text: String?, isNew: Bool) -> (documents: Int, length: Int) {
+        if !isNew { removed.append(id) }
         guard let text else { return (0, 0) }
         let (terms, length) = FullTextStatistics.terms(of: text)
         added.append((id, terms, length))

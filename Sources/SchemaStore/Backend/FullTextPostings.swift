@@ -91,12 +91,11 @@ extension SQLiteBackend {
             var changes = FullTextChanges()
             var added = (documents: 0, length: 0)
             func flush() throws {
-                changes.removed = []
                 try FullTextPostings.write(changes, to: index, adding: added, in: database)
                 (changes, added) = (FullTextChanges(), (0, 0))
             }
             try loadRows(entity) { values in
-                let change = changes.update(id: values[0], text: try entity.indexedTexts(ofRow: values)[position])
+                let change = changes.update(id: values[0], text: try entity.indexedTexts(ofRow: values)[position], isNew: true)
                 added = (added.documents + change.documents, added.length + change.length)
                 if changes.added.count == 20_000 { try flush() }
             }

@@ -112,8 +112,8 @@ struct SQLiteTransaction: StoreTransaction {
         return Set(layout.entities.flatMap(\.fullTextIndexes).map(\.termsTable).filter(tables.contains))
     }
 
-    func updateFullText(_ index: FullTextLayout, id: StoredValue, text: String?) throws -> (documents: Int, length: Int) {
-        fullText.changes[index.termsTable, default: FullTextChanges()].update(id: id, text: text)
+    func updateFullText(_ index: FullTextLayout, id: StoredValue, text: String?, isNew: Bool) throws -> (documents: Int, length: Int) {
+        fullText.changes[index.termsTable, default: FullTextChanges()].update(id: id, text: text, isNew: isNew)
     }
 
     func addToFullTextTotals(_ index: FullTextLayout, documents: Int, length: Int) throws {

@@ -124,7 +124,8 @@ protocol StoreTransaction {
     /// removing it for nil. Returns what the text adds to the totals; what the entity held
     /// before is taken from them when the change is written. Changes are written, with the
     /// totals, by ``addToFullTextTotals``, which a write calls once per index it changed.
-    func updateFullText(_ index: FullTextLayout, id: StoredValue, text: String?) throws -> (documents: Int, length: Int)
+    /// `isNew`: the entity had no row before this write, so it has no postings to remove.
+    func updateFullText(_ index: FullTextLayout, id: StoredValue, text: String?, isNew: Bool) throws -> (documents: Int, length: Int)
     /// Writes the write's changes to `index` and adds `documents` and `length` to its totals.
     func addToFullTextTotals(_ index: FullTextLayout, documents: Int, length: Int) throws
 }

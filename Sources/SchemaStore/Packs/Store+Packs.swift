@@ -336,7 +336,7 @@ extension Store {
                 // The row's postings go with it, where the file keeps them (on demand).
                 if !entity.fullTextIndexes.isEmpty, fullText == nil { fullText = try transaction.fullTextIndexesPresent(layout) }
                 for index in entity.fullTextIndexes where fullText?.contains(index.termsTable) == true {
-                    let removed = try transaction.updateFullText(index, id: record.id, text: nil)
+                    let removed = try transaction.updateFullText(index, id: record.id, text: nil, isNew: false)
                     try transaction.addToFullTextTotals(index, documents: removed.documents, length: removed.length)
                 }
             case .links:

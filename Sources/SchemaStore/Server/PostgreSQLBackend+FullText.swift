@@ -50,12 +50,11 @@ extension PostgreSQLBackend {
             var changes = FullTextChanges()
             var documents = 0, length = 0
             try loadRows(entity) { values in
-                let added = changes.update(id: values[0], text: try entity.indexedTexts(ofRow: values)[position])
+                // Nothing to remove from tables just made.
+                let added = changes.update(id: values[0], text: try entity.indexedTexts(ofRow: values)[position], isNew: true)
                 documents += added.documents
                 length += added.length
             }
-            // Nothing to remove from tables just made.
-            changes.removed = []
             fullTextChanges[index.termsTable] = changes
             try writeFullText(index, addedDocuments: documents, addedLength: length)
         }

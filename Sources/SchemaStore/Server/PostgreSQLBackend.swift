@@ -241,10 +241,10 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
     /// (a reader of a database no writer of this version opened yet reads it without them).
     private func logHasSets() throws -> Bool {
         if logHasSetColumns { return true }
+        // The catalog itself: `information_schema` takes milliseconds, a store's open 25% more.
         let present = try execute("""
-            SELECT count(*) FROM information_schema.columns \
-            WHERE table_schema = current_schema() AND table_name = $1 AND column_name IN ('ids', 'changes')
-            """, [.text(CommitLog.table)])
+            SELECT count(*) FROM pg_attribute WHERE attrelid = to_regclass($1) AND attname IN ('ids', 'changes') AND NOT attisdropped
+            """, [.text(Self.commitLogTable)])
         logHasSetColumns = present.first?.first == .integer(2)
         return logHasSetColumns
     }
@@ -830,8 +830,8 @@ private struct PostgreSQLTransaction: StoreTransaction {
         Set(layout.entities.flatMap(\.fullTextIndexes).map(\.termsTable))
     }
 
-    func updateFullText(_ index: FullTextLayout, id: StoredValue, text: String?) throws -> (documents: Int, length: Int) {
-        backend.fullTextChanges[index.termsTable, default: FullTextChanges()].update(id: id, text: text)
+    func updateFullText(_ index: FullTextLayout, id: StoredValue, text: String?, isNew: Bool) throws -> (documents: Int, length: Int) {
+        backend.fullTextChanges[index.termsTable, default: FullTextChanges()].update(id: id, text: text, isNew: isNew)
     }
 
     func addToFullTextTotals(_ index: FullTextLayout, documents: Int, length: Int) throws {

@@ -13,6 +13,11 @@ struct ChangeWriter {
     let context: Context
     let transaction: any StoreTransaction
     var layers: PackLayers?
+    /// The graph before the write, when it holds every stored row (a resident store's): an
+    /// entity without a row there is new, and its postings need no removing (a statement
+    /// per write, and one per thousand entities of a big one). Nil: every entity written
+    /// may have postings.
+    var before: Context? = nil
 
     /// Call ``checkEntities(_:layout:context:)`` first: rows of other types are skipped here.
     func write(_ changes: ChangeSet) throws {
@@ -31,7 +36,8 @@ struct ChangeWriter {
                     try updateFullText(entity, key, inUserStore: overridden, present: &fullTextPresent, totals: &fullTextTotals)
                 } else if let values = try entity.rowValues(key, in: context) {
                     try transaction.upsertRow(entity, values)
-                    try updateFullText(entity, key, present: &fullTextPresent, totals: &fullTextTotals)
+                    let isNew = before.map { !entity.hasRow(key, in: $0) } ?? false
+                    try updateFullText(entity, key, isNew: isNew, present: &fullTextPresent, totals: &fullTextTotals)
                 } else {
                     try transaction.deleteRow(entity, id: entity.idValue(key, in: context))
                     try updateFullText(entity, key, present: &fullTextPresent, totals: &fullTextTotals)
@@ -63,14 +69,14 @@ struct ChangeWriter {
     /// The full-text tables on-demand readers use, where the file has them (`present`, read
     /// once per write), follow the row under `key` (written or removed); their totals change
     /// once per write, from `totals`.
-    private func updateFullText(_ entity: any AnyEntityPersister, _ key: Int32, inUserStore: Bool = true, present: inout Set<String>?,
+    private func updateFullText(_ entity: any AnyEntityPersister, _ key: Int32, inUserStore: Bool = true, isNew: Bool = false, present: inout Set<String>?,
                                 totals: inout [String: (index: FullTextLayout, documents: Int, length: Int)]) throws {
         guard !entity.fullTextIndexes.isEmpty else { return }
         if present == nil { present = try transaction.fullTextIndexesPresent(layout) }
         let texts = inUserStore ? entity.indexedTexts(key, in: context) : nil
         let id = entity.idValue(key, in: context)
         for (position, index) in entity.fullTextIndexes.enumerated() where present!.contains(index.termsTable) {
-            let change = try transaction.updateFullText(index, id: id, text: texts?[position])
+            let change = try transaction.updateFullText(index, id: id, text: texts?[position], isNew: isNew)
             let sum = totals[index.termsTable] ?? (index, 0, 0)
             totals[index.termsTable] = (index, sum.documents + change.documents, sum.length + change.length)
         }

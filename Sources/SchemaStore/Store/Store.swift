@@ -452,7 +452,9 @@ public final class Store: @unchecked Sendable {
             var number: Int64?
             var description: CommitDescription?
             if let transaction {
-                try ChangeWriter(layout: layout, context: context, transaction: transaction, layers: layers).write(changes)
+                // A resident graph holds every stored row: what it lacks is new.
+                try ChangeWriter(layout: layout, context: context, transaction: transaction, layers: layers,
+                                 before: isResident ? before : nil).write(changes)
                 // Other stores on the file load what this commit changed from its log, and
                 // their observers learn what it did from it.
                 if sharing != nil {
