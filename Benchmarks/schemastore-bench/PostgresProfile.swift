@@ -43,5 +43,16 @@ enum PostgresProfile {
             }
         }
         print("\(writes) single writes: \(String(format: "%.3f", loop / Double(max(writes, 1)))) ms each")
+        // Reads on demand: a ranked match of two words (each in about 1% of the messages).
+        // As autovacuum would, after a load (a table's visibility map lets index-only scans
+        // skip its rows); PROFILE_ANALYZE_ONLY=1 only analyzes, as right after a load.
+        try PostgresConnection(configuration).execute(ProcessInfo.processInfo.environment["PROFILE_ANALYZE_ONLY"] != nil ? "ANALYZE" : "VACUUM ANALYZE")
+        let onDemand = try Store(.postgres(configuration), schema: BenchModelsSchema.self, options: Store.Options(residency: .onDemand))
+        let searches = try OnDemandBenchmark.milliseconds {
+            for _ in 0..<200 {
+                _ = try onDemand.read { context in Message.query(in: context).filter(.string(\.text, matches: "17 42")).limit(20).resolve() }
+            }
+        }
+        print("200 ranked matches on demand: \(String(format: "%.3f", searches / 200)) ms each")
     }
 }
