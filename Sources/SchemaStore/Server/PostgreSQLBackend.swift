@@ -61,7 +61,7 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
     /// Whether the write transaction's statements are planned generically now (``planOnce()``).
     private var plannedOnce = false
     /// Whether the commit log has the columns of sets of entries (``logHasSets()``).
-    private var logHasSetColumns = false
+    var logHasSetColumns = false
     /// Each table's upsert (``upsert(_:)``).
     private var upserts: [String: Upsert] = [:]
 
@@ -223,30 +223,6 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
                         [.integer(CommitLog.retainedCommits)])
         }
         return applied
-    }
-
-    /// The log's columns for sets of entries (``CommitLog/setThreshold``), added to a log
-    /// made before them; changed only when missing (an `ALTER` waits for every transaction
-    /// reading the log).
-    private func addLogSetColumns() throws {
-        guard try !logHasSets() else { return }
-        try execute("""
-            ALTER TABLE \(Self.commitLogTable) ADD COLUMN IF NOT EXISTS ids text[], ADD COLUMN IF NOT EXISTS changes text[], \
-            ALTER COLUMN id DROP NOT NULL
-            """)
-        logHasSetColumns = true
-    }
-
-    /// Whether the log has the columns of sets: asked once per connection until it has
-    /// (a reader of a database no writer of this version opened yet reads it without them).
-    private func logHasSets() throws -> Bool {
-        if logHasSetColumns { return true }
-        // The catalog itself: `information_schema` takes milliseconds, a store's open 25% more.
-        let present = try execute("""
-            SELECT count(*) FROM pg_attribute WHERE attrelid = to_regclass($1) AND attname IN ('ids', 'changes') AND NOT attisdropped
-            """, [.text(Self.commitLogTable)])
-        logHasSetColumns = present.first?.first == .integer(2)
-        return logHasSetColumns
     }
 
     /// Throws for a table or index name PostgreSQL would cut (and so could confuse with another).
@@ -572,32 +548,6 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
         return try integer("SELECT coalesce(max(\"commit\"), 0) + 1 FROM \(Self.commitLogTable)")
     }
 
-    func commits(after commit: Int64) throws -> [(commit: Int64, entry: CommitLog.Entry)] {
-        // A row holds one entry (`id`, `change`) or a set of them (`ids`, `changes`), read in
-        // order. Bounded above too: a generic plan estimates a one-sided range at a third of
-        // the table, and would scan it all.
-        let range = "l.\"commit\" > $1 AND l.\"commit\" <= (SELECT max(\"commit\") FROM \(Self.commitLogTable))"
-        let sql = try logHasSets() ? """
-            SELECT l."commit", l.kind, l.name, e.id, e.change FROM \(Self.commitLogTable) l \
-            CROSS JOIN LATERAL unnest(coalesce(l.ids, ARRAY[l.id]), CASE WHEN l.ids IS NULL THEN ARRAY[l.change] ELSE l.changes END) \
-            WITH ORDINALITY AS e(id, change, position) WHERE \(range) ORDER BY l.sequence, e.position
-            """ : "SELECT l.\"commit\", l.kind, l.name, l.id, l.change FROM \(Self.commitLogTable) l WHERE \(range) ORDER BY l.sequence"
-        return try execute(sql, [.integer(commit)]).map { row in
-            guard case .integer(let number) = row[0], case .text(let kind) = row[1], let kind = CommitLog.Kind(rawValue: kind),
-                  case .text(let name) = row[2], let id = Self.decoded(row[3]) else {
-                throw StoreError.corrupt(path: location, reason: "a record of \(CommitLog.table) is unreadable")
-            }
-            var entry = CommitLog.Entry(kind: kind, name: name, id: id)
-            if row[4] != .null {
-                guard let change = Self.decoded(row[4]) else {
-                    throw StoreError.corrupt(path: location, reason: "a record of \(CommitLog.table) is unreadable")
-                }
-                entry.change = change
-            }
-            return (number, entry)
-        }
-    }
-
     func row(_ entity: any AnyEntityPersister, id: StoredValue) throws -> [StoredValue]? {
         let columns = entity.columns.map { quoted($0.name) }.joined(separator: ", ")
         return try execute("SELECT \(columns) FROM \(quoted(entity.tableName)) WHERE \(quoted(entity.columns[0].name)) = $1", [id])
@@ -785,36 +735,7 @@ private struct PostgreSQLTransaction: StoreTransaction {
     func appendCommit(_ entries: [CommitLog.Entry]) throws -> Int64 {
         // Under the write lock: no other writer numbers a commit meanwhile.
         let commit = try backend.nextCommit()
-        // The entries of one table (kind and name) go as sets, a row each, when they are
-        // many (a big write's 300,000 entries in a few dozen rows); else a row each. A
-        // follower reads both alike, and the entries of each table in order.
-        var groups: [String: [CommitLog.Entry]] = [:]
-        var groupOrder: [String] = []
-        for entry in entries {
-            let key = entry.kind.rawValue + ":" + entry.name
-            if groups[key] == nil { groupOrder.append(key) }
-            groups[key, default: []].append(entry)
-        }
-        for key in groupOrder {
-            let group = groups[key]!
-            guard group.count >= CommitLog.setThreshold else {
-                for entry in group {
-                    try backend.insertColumns(head: "INSERT INTO \(PostgreSQLBackend.commitLogTable) (\"commit\", kind, name, id, change) SELECT * FROM ",
-                                              types: ["bigint", "text", "text", "text", "text"],
-                                              [.integer(commit), .text(entry.kind.rawValue), .text(entry.name), .text(ServerValueText.encode(entry.id)),
-                                               entry.change.map { .text(ServerValueText.encode($0)) } ?? .null], key: nil)
-                }
-                continue
-            }
-            for start in stride(from: 0, to: group.count, by: CommitLog.setSize) {
-                let set = group[start..<min(start + CommitLog.setSize, group.count)]
-                try backend.run("INSERT INTO \(PostgreSQLBackend.commitLogTable) (\"commit\", kind, name, ids, changes) VALUES ($1, $2, $3, $4::text[], $5::text[])", [
-                    .integer(commit), .text(group[0].kind.rawValue), .text(group[0].name),
-                    .text(ServerArrayLiteral.encode(set.map { .text(ServerValueText.encode($0.id)) })),
-                    .text(ServerArrayLiteral.encode(set.map { $0.change.map { .text(ServerValueText.encode($0)) } ?? .null })),
-                ])
-            }
-        }
+        try backend.insertLogEntries(entries, commit: commit)
         // The commits that fall out of the log now: a range below the kept ones, not every
         // commit up to them, which PostgreSQL would scan through the dead entries of all
         // those deleted before until a vacuum (0.2 ms a write, most of its statements' time).
