@@ -54,5 +54,13 @@ enum PostgresProfile {
             }
         }
         print("200 ranked matches on demand: \(String(format: "%.3f", searches / 200)) ms each")
+        let onDemandWrites = try OnDemandBenchmark.milliseconds {
+            for index in 0..<writes {
+                try onDemand.write { context in
+                    try Message(id: 200_000_000 + index, text: "new", timestamp: index, chat: .id(0), author: .id(0)).save(to: &context)
+                }
+            }
+        }
+        print("\(writes) single writes on demand: \(String(format: "%.3f", onDemandWrites / Double(max(writes, 1)))) ms each")
     }
 }

@@ -81,7 +81,8 @@ final class OnDemandWrite: ContextFaulter, ContextReader, @unchecked Sendable {
                 }
                 return
             }
-            guard let entity = layout.persisterByTable[table], try !isEmpty(entity.tableName, column: entity.columns[0].name) else { return }
+            guard let entity = layout.persisterByTable[table],
+                  try !isEmpty(entity.tableName, column: entity.columns[0].name, reading: keys.count) else { return }
             let ids = keys.map { entity.idValue($0, in: context) }
             for batch in SubgraphLoader.batches(ids) {
                 try loadRows(entity, filter: .oneOf(.column(entity.columns[0].name), batch), into: &context)
@@ -103,7 +104,7 @@ final class OnDemandWrite: ContextFaulter, ContextReader, @unchecked Sendable {
     func uniqueHolders<Entity: EntityModelProtocol>(of entity: Entity, into context: inout Context) -> [Int32] {
         attempt {
             guard let persister = layout.persisterByTable[ObjectIdentifier(Entity.self)],
-                  try !isEmpty(persister.tableName, column: persister.columns[0].name) else { return [] }
+                  try !isEmpty(persister.tableName, column: persister.columns[0].name, reading: 1) else { return [] }
             let filter = try persister.uniqueHolderFilter(of: entity)
             var ids: [StoredValue] = []
             countStatement()
@@ -291,7 +292,7 @@ final class OnDemandWrite: ContextFaulter, ContextReader, @unchecked Sendable {
     /// slot only: the entities they link to read theirs when the write touches them.
     private func loadLinks(_ slot: LinkSlot, of ids: [StoredValue], owner: any AnyEntityPersister, into context: inout Context) throws {
         switch links.source(of: slot, in: owner.table) {
-        case .stored(let link)?, .inverse(let link)?: if try isEmpty(link.name, column: "owner") { return }
+        case .stored(let link)?, .inverse(let link)?: if try isEmpty(link.name, column: "owner", reading: ids.count) { return }
         case nil: return
         }
         guard let (source, pairs) = try links.pairs(of: slot, in: owner.table, ids: ids, backend: backend) else { return }
@@ -322,9 +323,18 @@ final class OnDemandWrite: ContextFaulter, ContextReader, @unchecked Sendable {
     /// Whether the entity or link table `name` (over packs: the union) held no rows when the
     /// write began; `column` is one of its columns. Only while the write runs: a context
     /// that outlives it reads the committed file.
-    private func isEmpty(_ name: String, column: String) throws -> Bool {
+    ///
+    /// Asked only when the write is about to read `reading` ids there, at least
+    /// ``emptinessWorthAsking``: reading a few ids by key costs what asking does (a round
+    /// trip on a server), so a small write would pay for the question on every table it
+    /// touches and gain nothing. False (read them) when not asked.
+    /// The fewest ids a read must be for asking first whether their table is empty.
+    static let emptinessWorthAsking = 64
+
+    private func isEmpty(_ name: String, column: String, reading: Int) throws -> Bool {
         guard !writeEnded else { return false }
         if let known = emptyTables[name] { return known }
+        guard reading >= Self.emptinessWorthAsking else { return false }
         var empty = true
         countStatement()
         try backend.rows(SQLSelect(output: .columns([.column(column)]), table: name, limit: 1)) { _ in empty = false }
