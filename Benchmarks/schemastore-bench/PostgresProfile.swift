@@ -6,8 +6,10 @@ import SchemaStore
 import SchemaStorePostgres
 
 /// `schemastore-bench postgres-profile [messages] [writes]`: one store on a throwaway
-/// cluster, its first commit of `messages` and then `writes` single writes, each step timed
-/// once: a steady loop to run under a profiler (`perf record -a`), not a comparison.
+/// cluster, its first commit of `messages` and then `writes` single writes; then a store
+/// reading on demand, 200 ranked matches and `writes` single writes. Each step timed once:
+/// steady loops to run under a profiler (`perf record -a`), not a comparison.
+/// `PG_LOG_STATEMENTS=<file>` copies the server's log of every statement's time there.
 enum PostgresProfile {
     static func run(messages: Int, writes: Int) throws {
         guard let cluster = try TemporaryPostgresCluster.start() else {
@@ -35,14 +37,7 @@ enum PostgresProfile {
             }
         }
         print("first commit of \(messages) messages: \(String(format: "%.0f", commit)) ms")
-        let loop = try OnDemandBenchmark.milliseconds {
-            for index in 0..<writes {
-                try store.write { context in
-                    try Message(id: 100_000_000 + index, text: "new", timestamp: index, chat: .id(0), author: .id(0)).save(to: &context)
-                }
-            }
-        }
-        print("\(writes) single writes: \(String(format: "%.3f", loop / Double(max(writes, 1)))) ms each")
+        print("\(writes) single writes: \(String(format: "%.3f", try singleWrites(writes, to: store, firstID: 100_000_000))) ms each")
         // Reads on demand: a ranked match of two words (each in about 1% of the messages).
         // As autovacuum would, after a load (a table's visibility map lets index-only scans
         // skip its rows); PROFILE_ANALYZE_ONLY=1 only analyzes, as right after a load.
@@ -54,13 +49,18 @@ enum PostgresProfile {
             }
         }
         print("200 ranked matches on demand: \(String(format: "%.3f", searches / 200)) ms each")
-        let onDemandWrites = try OnDemandBenchmark.milliseconds {
-            for index in 0..<writes {
-                try onDemand.write { context in
-                    try Message(id: 200_000_000 + index, text: "new", timestamp: index, chat: .id(0), author: .id(0)).save(to: &context)
+        print("\(writes) single writes on demand: \(String(format: "%.3f", try singleWrites(writes, to: onDemand, firstID: 200_000_000))) ms each")
+    }
+
+    /// `count` writes of a new message each (ids from `firstID`) into chat 0; the mean (ms).
+    private static func singleWrites(_ count: Int, to store: Store, firstID: Int) throws -> Double {
+        let total = try OnDemandBenchmark.milliseconds {
+            for index in 0..<count {
+                try store.write { context in
+                    try Message(id: firstID + index, text: "new", timestamp: index, chat: .id(0), author: .id(0)).save(to: &context)
                 }
             }
         }
-        print("\(writes) single writes on demand: \(String(format: "%.3f", onDemandWrites / Double(max(writes, 1)))) ms each")
+        return total / Double(max(count, 1))
     }
 }
