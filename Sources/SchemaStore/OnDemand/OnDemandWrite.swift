@@ -320,6 +320,9 @@ final class OnDemandWrite: ContextFaulter, ContextReader, @unchecked Sendable {
         lock.withLock { positions[table, default: [:]][id] = position }
     }
 
+    /// The fewest ids a read must be for asking first whether their table is empty.
+    static let emptinessWorthAsking = 64
+
     /// Whether the entity or link table `name` (over packs: the union) held no rows when the
     /// write began; `column` is one of its columns. Only while the write runs: a context
     /// that outlives it reads the committed file.
@@ -328,9 +331,6 @@ final class OnDemandWrite: ContextFaulter, ContextReader, @unchecked Sendable {
     /// ``emptinessWorthAsking``: reading a few ids by key costs what asking does (a round
     /// trip on a server), so a small write would pay for the question on every table it
     /// touches and gain nothing. False (read them) when not asked.
-    /// The fewest ids a read must be for asking first whether their table is empty.
-    static let emptinessWorthAsking = 64
-
     private func isEmpty(_ name: String, column: String, reading: Int) throws -> Bool {
         guard !writeEnded else { return false }
         if let known = emptyTables[name] { return known }
