@@ -4,17 +4,21 @@
 /// Contexts share tables between copies and copy on write, and a store keeps its current
 /// graph while a write works on a copy of it. A flat array would then copy every element on
 /// the write's first change: O(n) per write, however small the write. Here a copy shares
-/// every chunk, and a write copies the chunk index (n / 4096 references) and the one chunk
-/// it changes (4,096 elements): O(n / 4096 + 4096).
+/// every chunk, and a write copies the chunk index (n / 1024 references) and the one chunk
+/// it changes (1,024 elements): O(n / 1024 + 1024), least for tables of about a million
+/// rows (the two terms meet at 1024²).
 ///
 /// Reads cost one more indirection than a flat array, and a random read may miss the cache
 /// once more (the chunk's header): sorting 100,000 rows by an index went from 29 to 38 ms
-/// (median of 5, alternated). 1,024-element chunks made single-row writes cheaper (0.22 vs
-/// 0.38 ms in a 100,000-message store) but that sort 1.6x slower; docs/Persistence.md.
+/// (median of 5, alternated). Chunks were 4,096 elements until 2026-11-26: 1,024 then made
+/// a single-message write in a 100,000-message store 0.16-0.17 ms instead of 0.21-0.22
+/// (the copy of the chunk it appends to was a quarter of its time), bulk saves 4-6% slower,
+/// and that sort no slower (16-19 ms either way, alternated); an earlier measurement had
+/// found it 1.6x slower. docs/Persistence.md.
 @usableFromInline
 struct ChunkedArray<Element>: RandomAccessCollection, MutableCollection {
     /// Elements per chunk, a power of two (index arithmetic is shifts and masks).
-    @usableFromInline static var chunkShift: Int { 12 }
+    @usableFromInline static var chunkShift: Int { 10 }
     @usableFromInline static var chunkSize: Int { 1 << chunkShift }
 
     @usableFromInline var chunks: ContiguousArray<ContiguousArray<Element>> = []
