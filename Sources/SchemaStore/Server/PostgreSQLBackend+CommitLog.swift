@@ -46,8 +46,7 @@ extension PostgreSQLBackend {
                 for entry in group {
                     try insertColumns(head: "INSERT INTO \(Self.commitLogTable) (\"commit\", kind, name, id, change) SELECT * FROM ",
                                       types: ["bigint", "text", "text", "text", "text"],
-                                      [.integer(commit), .text(entry.kind.rawValue), .text(entry.name), .text(ServerValueText.encode(entry.id)),
-                                       entry.change.map { .text(ServerValueText.encode($0)) } ?? .null], key: nil)
+                                      [.integer(commit), .text(entry.kind.rawValue), .text(entry.name), entry.storedID, entry.storedChange], key: nil)
                 }
                 continue
             }
@@ -55,8 +54,8 @@ extension PostgreSQLBackend {
                 let set = group[start..<min(start + CommitLog.setSize, group.count)]
                 try run("INSERT INTO \(Self.commitLogTable) (\"commit\", kind, name, ids, changes) VALUES ($1, $2, $3, $4::text[], $5::text[])", [
                     .integer(commit), .text(group[0].kind.rawValue), .text(group[0].name),
-                    .text(ServerArrayLiteral.encode(set.map { .text(ServerValueText.encode($0.id)) })),
-                    .text(ServerArrayLiteral.encode(set.map { $0.change.map { .text(ServerValueText.encode($0)) } ?? .null })),
+                    .text(ServerArrayLiteral.encode(set.map(\.storedID))),
+                    .text(ServerArrayLiteral.encode(set.map(\.storedChange))),
                 ])
             }
         }
@@ -87,4 +86,11 @@ extension PostgreSQLBackend {
             return (number, entry)
         }
     }
+}
+
+private extension CommitLog.Entry {
+    /// The entry's id as the log's `id` column (or an element of `ids`) holds it.
+    var storedID: StoredValue { .text(ServerValueText.encode(id)) }
+    /// Its change as `change` (or an element of `changes`) holds it; NULL for none.
+    var storedChange: StoredValue { change.map { .text(ServerValueText.encode($0)) } ?? .null }
 }
