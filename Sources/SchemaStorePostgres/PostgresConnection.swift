@@ -106,12 +106,7 @@ public final class PostgresConnection: @unchecked Sendable {
         }
         defer { PQclear(result) }
         let status = PQresultStatus(result)
-        guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else {
-            if PQstatus(handle) != CONNECTION_OK { throw lost(Self.message(PQerrorMessage(handle))) }
-            let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) } ?? "?????"
-            throw PostgresError.statementFailed(host: configuration.host, database: configuration.database, state: state,
-                                                reason: Self.message(PQresultErrorMessage(result)))
-        }
+        guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else { throw failure(of: result, handle) }
         return Self.rows(result)
     }
 
@@ -181,17 +176,52 @@ public final class PostgresConnection: @unchecked Sendable {
                     continue
                 }
                 if status == PGRES_TUPLES_OK { lastRows = Self.rows(result) } else if status == PGRES_COMMAND_OK { lastRows = [] }
-                if status == PGRES_FATAL_ERROR, failure == nil {
-                    let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) } ?? "?????"
-                    failure = PostgresError.statementFailed(host: configuration.host, database: configuration.database, state: state,
-                                                            reason: Self.message(PQresultErrorMessage(result)))
-                }
+                if status == PGRES_FATAL_ERROR, failure == nil { failure = self.failure(of: result, handle) }
                 PQclear(result)
                 if status == PGRES_PIPELINE_SYNC { break }
             }
             if let failure { throw failure }
         }
         return lastRows
+    }
+
+    /// Runs `COPY ... FROM STDIN` statement `sql`, streaming `rows` to it: the rows in
+    /// COPY's text format (fields separated by tabs, each row ending in a newline, `\N` for
+    /// NULL, `\\`, `\t`, `\n` and `\r` escaped). The server reads many rows this way
+    /// far faster than as statements. Throws as ``execute(_:_:)`` does, and, before sending
+    /// anything, for a NUL byte, which no text field can hold (SQLSTATE 22021).
+    public func copy(_ sql: String, rows: [UInt8]) throws {
+        guard let handle else { throw lost("the connection is closed") }
+        guard !rows.contains(0) else {
+            throw PostgresError.statementFailed(host: configuration.host, database: configuration.database, state: "22021",
+                                                reason: "a text value holds a NUL character (U+0000), which PostgreSQL cannot store")
+        }
+        let started = PQexec(handle, sql)
+        guard PQresultStatus(started) == PGRES_COPY_IN else {
+            defer { PQclear(started) }
+            throw failure(of: started, handle)
+        }
+        PQclear(started)
+        var sent = rows.withUnsafeBytes { bytes in
+            bytes.isEmpty ? 1 : PQputCopyData(handle, bytes.baseAddress!.assumingMemoryBound(to: CChar.self), Int32(bytes.count))
+        }
+        if sent == 1 { sent = PQputCopyEnd(handle, nil) }
+        // The COPY's result, then the end of the results (also after a failure to send).
+        var failure: PostgresError? = sent == 1 ? nil : lost(Self.message(PQerrorMessage(handle)))
+        while let result = PQgetResult(handle) {
+            if failure == nil, PQresultStatus(result) != PGRES_COMMAND_OK { failure = self.failure(of: result, handle) }
+            PQclear(result)
+        }
+        if let failure { throw failure }
+    }
+
+    /// The error a statement's result `result` reports: a lost connection, or the server's
+    /// failure with its SQLSTATE.
+    private func failure(of result: OpaquePointer?, _ handle: OpaquePointer) -> PostgresError {
+        if PQstatus(handle) != CONNECTION_OK { return lost(Self.message(PQerrorMessage(handle))) }
+        let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) } ?? "?????"
+        return PostgresError.statementFailed(host: configuration.host, database: configuration.database, state: state,
+                                             reason: Self.message(PQresultErrorMessage(result)))
     }
 
     /// Subscribes this connection to `channel` (`LISTEN`): ``waitForNotifications(timeout:)``

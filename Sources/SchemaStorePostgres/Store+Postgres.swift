@@ -15,6 +15,8 @@ private final class StoreConnection: ServerConnection {
         try connection.executeBatch(statements)
     }
 
+    func copy(_ sql: String, rows: [UInt8]) throws { try connection.copy(sql, rows: rows) }
+
     var isConnected: Bool { connection.isConnected }
 
     func listen(_ channel: String) throws { try connection.listen(channel) }

@@ -102,6 +102,25 @@ import Testing
                 == reals.map { value -> UInt64? in if case .real(let real) = value { real.bitPattern } else { nil } })
         let nan = try connection.execute("SELECT * FROM unnest($1::double precision[])", [.text(ServerArrayLiteral.encode([.real(.nan)]))])
         #expect(nan.count == 1 && { if case .real(let real) = nan[0][0] { real.isNaN } else { false } }())
+
+        // Rows streamed by COPY (a big write's plain inserts) read back exactly too, with
+        // COPY's own escapes (tab, newline, carriage return, backslash, `\N`) in the text.
+        let copied = texts + ["a\tb\nc\rd", "\\N", "\\", "\t", "\n\n", "é\u{301}\t\\x00"].map(StoredValue.text)
+        let copiedRows: [[StoredValue]] = copied.indices.map { index in
+            [.integer(Int64(index)), copied[index], integers[index % integers.count], reals[index], blobs[index]]
+        }
+        try connection.execute("CREATE TEMPORARY TABLE copied (n bigint, t text, i bigint, r double precision, b bytea)")
+        try connection.copy("COPY copied FROM STDIN", rows: ServerCopyRows.encode(copiedRows))
+        let back = try connection.execute("SELECT n, t, i, r, b FROM copied ORDER BY n")
+        #expect(back.map { [$0[0], $0[1], $0[2], $0[4]] } == copiedRows.map { [$0[0], $0[1], $0[2], $0[4]] })
+        func bits(_ row: [StoredValue]) -> UInt64? { if case .real(let real) = row[3] { real.bitPattern } else { nil } }
+        #expect(back.map(bits) == copiedRows.map(bits))
+        // A NUL byte is refused before anything is sent; a failing COPY is a typed error and
+        // leaves the connection usable.
+        #expect(throws: PostgresError.self) { try connection.copy("COPY copied FROM STDIN", rows: Array("1\ta\u{0}b\t1\t1\t\\N\n".utf8)) }
+        #expect(throws: PostgresError.self) { try connection.copy("COPY copied FROM STDIN", rows: Array("x\ty\n".utf8)) }
+        #expect(throws: PostgresError.self) { try connection.copy("COPY missing FROM STDIN", rows: []) }
+        #expect(try connection.execute("SELECT count(*) FROM copied") == [[.integer(Int64(copiedRows.count))]])
     }
 
     /// Names whose order and equality only Swift's string comparison gets right: composed and

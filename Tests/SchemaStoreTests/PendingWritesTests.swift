@@ -6,7 +6,7 @@ import Testing
 /// The PostgreSQL backend's write batching: rows merge into statements of column arrays, and
 /// values into `IN` lists, only when nothing can tell (consecutive, same statement, a
 /// conflict key at most once), so running the merged statements does what running each
-/// row's statement in order does.
+/// row's statement in order does; many rows of a plain insert go by `COPY`.
 @Suite struct PendingWritesTests {
     /// Random rows, list values and plain statements; each merged statement is expanded back
     /// into rows, which must be the appended sequence exactly, in order.
@@ -24,10 +24,14 @@ import Testing
                 pending.appendListValue(head: "DELETE FROM C WHERE owner IN", .integer(Int64(index)))
                 appended.append("C \(index)")
             case 3:
-                // Text that needs escaping in an array, and NULL.
-                let text: StoredValue = index % 5 == 0 ? .null : .text("v\"\\ ,{}\(index)")
-                pending.appendColumnRow(head: "INSERT INTO D (k, v) SELECT * FROM ", types: ["bigint", "text"], [.integer(Int64(index)), text], key: nil)
-                appended.append("D \(index) \(text)")
+                // A run of a plain insert's rows, some long enough to go by COPY; text that
+                // needs escaping in an array or a COPY, and NULL.
+                for row in 0..<(Int.random(in: 0..<4, using: &random) == 0 ? Int.random(in: 1...1200, using: &random) : 1) {
+                    let text: StoredValue = (index + row) % 5 == 0 ? .null : .text("v\"\\ ,{}\t\n\r\\N\(index)")
+                    pending.appendColumnRow(head: "INSERT INTO D (k, v) SELECT * FROM ", types: ["bigint", "text"], [.integer(Int64(index)), text], key: nil,
+                                            copy: "COPY D (k, v) FROM STDIN")
+                    appended.append("D \(index) \(text)")
+                }
             default:
                 let table = ["A", "B"][Int.random(in: 0..<2, using: &random)]
                 let key = Int64.random(in: 0..<40, using: &random)
@@ -38,8 +42,20 @@ import Testing
         }
         #expect(pending.count == appended.count)
         var replayed: [String] = []
-        var merged = 0
-        for (sql, parameters) in pending.statements() {
+        var merged = 0, copies = 0
+        for step in pending.steps() {
+            let (sql, parameters): (String, [StoredValue])
+            switch step {
+            case .statement(let text, let values):
+                (sql, parameters) = (text, values)
+            case .copy(let text, let rows):
+                #expect(text == "COPY D (k, v) FROM STDIN")
+                let decoded = Self.copyRows(rows)
+                #expect(decoded.count >= PendingWrites.copyRows && decoded.count <= PendingWrites.arrayRowsPerStatement)
+                for row in decoded { replayed.append("D \(row[0]!) \(row[1].map { StoredValue.text($0) } ?? .null)") }
+                copies += 1
+                continue
+            }
             if sql.hasPrefix("DELETE FROM C WHERE owner IN (") {
                 #expect(sql == "DELETE FROM C WHERE owner IN (" + parameters.indices.map { "$\($0 + 1)" }.joined(separator: ", ") + ")")
                 #expect(parameters.count <= PendingWrites.listValuesPerStatement)
@@ -71,6 +87,30 @@ import Testing
         }
         #expect(replayed == appended)
         #expect(merged > 50, "rows were hardly merged")
+        #expect(copies > 5, "long runs did not go by COPY")
+    }
+
+    /// The rows of a COPY's text as PostgreSQL reads them: escapes undone, `\N` as nil.
+    static func copyRows(_ bytes: [UInt8]) -> [[String?]] {
+        String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).dropLast().map { line in
+            line.split(separator: "\t", omittingEmptySubsequences: false).map { field -> String? in
+                if field == #"\N"# { return nil }
+                var text = "", characters = field[...]
+                while let character = characters.popFirst() {
+                    guard character == "\\" else {
+                        text.append(character)
+                        continue
+                    }
+                    switch characters.removeFirst() {
+                    case "t": text.append("\t")
+                    case "n": text.append("\n")
+                    case "r": text.append("\r")
+                    case let other: text.append(other)
+                    }
+                }
+                return text
+            }
+        }
     }
 
     /// The elements of an array literal as PostgreSQL reads it: quoted ones unescaped,
@@ -103,10 +143,13 @@ import Testing
         pending.appendColumnRow(head: "INSERT INTO t (a, b) SELECT * FROM ", types: ["text", "bigint"], tail: " X", [.text("y"), .null], key: nil)
         pending.appendListValue(head: "DELETE FROM t WHERE a IN", .text("x"))
         pending.appendListValue(head: "DELETE FROM t WHERE a IN", .text("z"))
-        let statements = pending.statements()
+        let statements = pending.steps().map { step -> (sql: String, parameters: [StoredValue]) in
+            guard case .statement(let sql, let parameters) = step else { return ("COPY", []) }
+            return (sql, parameters)
+        }
         #expect(statements.map(\.sql) == ["INSERT INTO t (a, b) SELECT * FROM unnest($1::text[], $2::bigint[]) X", "DELETE FROM t WHERE a IN ($1, $2)"])
         #expect(statements.first?.parameters == [.text("{\"x\",\"y\"}"), .text("{1,NULL}")])
         pending.removeAll()
-        #expect(pending.isEmpty && pending.statements().isEmpty)
+        #expect(pending.isEmpty && pending.steps().isEmpty)
     }
 }

@@ -20,4 +20,17 @@ struct FullTextChanges {
         added.append((id, terms, length))
         return (1, length)
     }
+
+    /// The added postings grouped by term, terms in order (Swift's `String` order, which is
+    /// the order of their UTF-8 bytes, as a `COLLATE "C"` or SQLite `BINARY` index sorts
+    /// them), each term's ids in the order added. Postings tables are keyed by (term, id):
+    /// written in this order, a write of many entities fills each term's pages one after
+    /// another instead of touching a random page per posting. O(postings × log terms).
+    func postingsByTerm() -> [(term: String, postings: [(id: StoredValue, count: Int32)])] {
+        var postings: [String: [(id: StoredValue, count: Int32)]] = [:]
+        for (id, terms, _) in added {
+            for (term, count) in terms { postings[term, default: []].append((id, count)) }
+        }
+        return postings.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+    }
 }

@@ -35,14 +35,11 @@ enum FullTextPostings {
             for id in gone[term]! { try delete.run([.text(term), id]) }
         }
 
-        var postings: [String: [(id: StoredValue, count: Int32)]] = [:]
-        for (id, terms, _) in changes.added {
-            for (term, count) in terms { postings[term, default: []].append((id, count)) }
-        }
+        let postings = changes.postingsByTerm()
         var rows: [StoredValue] = []
-        rows.reserveCapacity(3 * postings.values.reduce(0) { $0 + $1.count })
-        for term in postings.keys.sorted() {
-            for (id, count) in postings[term]! { rows += [.text(term), id, .integer(Int64(count))] }
+        rows.reserveCapacity(3 * postings.reduce(0) { $0 + $1.postings.count })
+        for (term, termPostings) in postings {
+            for (id, count) in termPostings { rows += [.text(term), id, .integer(Int64(count))] }
         }
         try database.insertRows(rows, width: 3, head: "INSERT INTO \(quoted(index.termsTable)) (term, id, count)", cacheKey: "fts add " + index.termsTable)
         rows.removeAll(keepingCapacity: true)

@@ -1,10 +1,11 @@
 import SchemaRuntime
 
 /// The writes of a PostgreSQL transaction not sent yet. A write's answer is never read, so
-/// writes wait here and go to the server together (``statements()``), in one pipeline:
+/// writes wait here and go to the server together (``steps()``), in one pipeline:
 /// - rows inserted by one statement one after another become one statement whose rows come
 ///   as one array per column (`INSERT ... SELECT * FROM unnest($1::bigint[], $2::text[])`,
-///   ``ServerArrayLiteral``), up to ``arrayRowsPerStatement``;
+///   ``ServerArrayLiteral``), up to ``arrayRowsPerStatement``; rows of a plain insert
+///   (``RowInsert``) go by `COPY` instead when there are at least ``copyRows``;
 /// - values of one `DELETE ... IN` one after another become one list, up to ``listValuesPerStatement``.
 ///
 /// Order is kept: only consecutive rows of one statement merge, and a key already in the
@@ -17,6 +18,8 @@ struct PendingWrites: Sendable {
         /// Each column's PostgreSQL type, for rows; nil for a list of single values
         /// (`head ($1, $2, ...) tail`).
         let arrayTypes: [String]?
+        /// The `COPY` that may insert the rows instead (``RowInsert/copy``).
+        let copy: String?
         var rows: [[StoredValue]]
         var keys: Set<StoredValue>
     }
@@ -30,6 +33,8 @@ struct PendingWrites: Sendable {
     static let arrayRowsPerStatement = 10_000
     /// PostgreSQL binds at most 65,535 values in one statement.
     static let listValuesPerStatement = 1000
+    /// Fewer rows go faster as a statement: a `COPY` ends the batch's pipeline (a round trip).
+    static let copyRows = 500
 
     private var writes: [Write] = []
     /// The rows being merged, kept apart from `writes` so that adding one is O(1) (an
@@ -53,16 +58,17 @@ struct PendingWrites: Sendable {
     /// A row of `head unnest($1::type[], ...) tail` (head `INSERT INTO "User" ("id", "name")
     /// SELECT * FROM `), merged with the rows just before it of the same statement; `key` is
     /// the row's conflict key, nil when there is none.
-    mutating func appendColumnRow(head: String, types: [String], tail: String = "", _ values: [StoredValue], key: StoredValue?) {
+    mutating func appendColumnRow(head: String, types: [String], tail: String = "", _ values: [StoredValue], key: StoredValue?,
+                                  copy: String? = nil) {
         count += 1
-        if let merged = open, merged.arrayTypes == types, merged.head == head, merged.tail == tail,
+        if let merged = open, merged.arrayTypes == types, merged.head == head, merged.tail == tail, merged.copy == copy,
            merged.rows.count < Self.arrayRowsPerStatement, key.map({ !merged.keys.contains($0) }) ?? true {
             open!.rows.append(values)
             if let key { open!.keys.insert(key) }
             return
         }
         close()
-        open = Merged(head: head, tail: tail, arrayTypes: types, rows: [values], keys: key.map { [$0] } ?? [])
+        open = Merged(head: head, tail: tail, arrayTypes: types, copy: copy, rows: [values], keys: key.map { [$0] } ?? [])
     }
 
     /// A value of `head (...) tail` (`DELETE FROM "Chat.messages" WHERE owner IN`), merged
@@ -74,7 +80,7 @@ struct PendingWrites: Sendable {
             return
         }
         close()
-        open = Merged(head: head, tail: tail, arrayTypes: nil, rows: [[value]], keys: [])
+        open = Merged(head: head, tail: tail, arrayTypes: nil, copy: nil, rows: [[value]], keys: [])
     }
 
     mutating func removeAll() {
@@ -83,20 +89,23 @@ struct PendingWrites: Sendable {
         count = 0
     }
 
-    /// The statements to send, in order.
-    func statements() -> [(sql: String, parameters: [StoredValue])] {
+    /// The statements to send, in order (``ServerConnection/send(_:)``).
+    func steps() -> [ServerBatchStep] {
         (writes + (open.map { [Write.merged($0)] } ?? [])).map { write in
             switch write {
             case .statement(let sql, let parameters):
-                return (sql, parameters)
+                return .statement(sql: sql, parameters: parameters)
             case .merged(let merged):
                 guard let types = merged.arrayTypes else {
                     let values = merged.rows.indices.map { "$\($0 + 1)" }.joined(separator: ", ")
-                    return ("\(merged.head) (\(values))\(merged.tail)", merged.rows.map { $0[0] })
+                    return .statement(sql: "\(merged.head) (\(values))\(merged.tail)", parameters: merged.rows.map { $0[0] })
+                }
+                if let copy = merged.copy, merged.rows.count >= Self.copyRows {
+                    return .copy(sql: copy, rows: ServerCopyRows.encode(merged.rows))
                 }
                 let arrays = types.indices.map { "$\($0 + 1)::\(types[$0])[]" }.joined(separator: ", ")
                 let parameters = types.indices.map { column in StoredValue.text(ServerArrayLiteral.encode(merged.rows.map { $0[column] })) }
-                return ("\(merged.head)unnest(\(arrays))\(merged.tail)", parameters)
+                return .statement(sql: "\(merged.head)unnest(\(arrays))\(merged.tail)", parameters: parameters)
             }
         }
     }

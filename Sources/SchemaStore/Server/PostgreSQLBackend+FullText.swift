@@ -62,7 +62,7 @@ extension PostgreSQLBackend {
 
     /// Sends a write's changes to `index` (``fullTextChanges``): the postings, lengths and
     /// totals of the entities written or deleted go, in SQL (their terms are read there),
-    /// then the new ones are inserted, many rows per statement; the totals gain what was
+    /// then the new ones are inserted, many rows per statement (``RowInsert``); the totals gain what was
     /// added. Nothing waits for an answer: the statements go with the write's next batch.
     func writeFullText(_ index: FullTextLayout, addedDocuments: Int, addedLength: Int) throws {
         guard let changes = fullTextChanges.removeValue(forKey: index.termsTable) else { return }
@@ -78,26 +78,23 @@ extension PostgreSQLBackend {
                 UPDATE \(totals) SET documents = documents - (SELECT count(*) FROM gone), length = length - (SELECT coalesce(sum(length), 0) FROM gone)
                 """, id)
         }
-        // Many rows per statement, one array per column (ServerArrayLiteral), typed as the
-        // ids are (an entity's ids are all of its id's type).
-        func idType(_ id: StoredValue) -> String {
-            switch id {
-            case .integer: "bigint"
-            case .real: "double precision"
-            case .blob: "bytea"
-            case .text, .null: "text"
-            }
+        // Typed as the ids are (an entity's ids are all of its id's type).
+        let idType = switch changes.added.first?.id ?? .null {
+        case .integer: "bigint"
+        case .real: "double precision"
+        case .blob: "bytea"
+        case .text, .null: "text"
         }
-        for (id, counts, _) in changes.added {
-            for (term, count) in counts {
-                try insertColumns(head: "INSERT INTO \(terms) (term, id, count) SELECT * FROM ", types: ["text", idType(id), "bigint"],
-                                  [.text(term), id, .integer(Int64(count))], key: nil)
-            }
+        // In term order (postingsByTerm): each term's postings then fill its pages one after
+        // another, as PostgreSQL's B-tree takes them fastest.
+        let posting = RowInsert(table: Self.fullTextTable(index.termsTable), columns: ["term", "id", "count"], types: ["text", idType, "bigint"])
+        for (term, postings) in changes.postingsByTerm() {
+            for (id, count) in postings { try insertRow(posting, [.text(term), id, .integer(Int64(count))]) }
         }
+        let document = RowInsert(table: Self.fullTextTable(index.documentsTable), columns: ["id", "length", "terms"], types: [idType, "bigint", "text"])
         for (id, counts, length) in changes.added {
             let joined = counts.map(\.0).joined(separator: String(FullTextLayout.termSeparator))
-            try insertColumns(head: "INSERT INTO \(documents) (id, length, terms) SELECT * FROM ", types: [idType(id), "bigint", "text"],
-                              [id, .integer(Int64(length)), .text(joined)], key: nil)
+            try insertRow(document, [id, .integer(Int64(length)), .text(joined)])
         }
         if addedDocuments != 0 || addedLength != 0 {
             try run("UPDATE \(totals) SET documents = documents + $1, length = length + $2", [.integer(Int64(addedDocuments)), .integer(Int64(addedLength))])

@@ -64,6 +64,8 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
     var logHasSetColumns = false
     /// Each table's upsert (``upsert(_:)``).
     private var upserts: [String: Upsert] = [:]
+    /// Each to-many link table's insert (``linkInsert(_:)``).
+    private var linkInserts: [String: RowInsert] = [:]
 
     init(_ server: ServerLocation, readOnly: Bool, lockTimeout: TimeInterval) throws {
         location = server.description
@@ -92,9 +94,9 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
         if !pending.isEmpty {
             // The pending writes and this statement in one round trip.
             pending.append(sql, parameters)
-            let statements = pending.statements()
+            let steps = pending.steps()
             pending.removeAll()
-            return try liveConnection().executeBatch(statements)
+            return try liveConnection().send(steps)
         }
         let connection = try liveConnection()
         do {
@@ -128,6 +130,8 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
         let head: String
         let types: [String]
         let tail: String
+        /// The insert of a new row (``StoreTransaction/upsertRow(_:_:isNew:)``).
+        let insert: RowInsert
     }
 
     func upsert(_ entity: any AnyEntityPersister) -> Upsert {
@@ -136,10 +140,21 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
         let updates = names.dropFirst().map { "\($0) = EXCLUDED.\($0)" }
         // An upsert keeps the row's storage order, as SQLite's keeps its rowid.
         let conflict = updates.isEmpty ? "DO NOTHING" : "DO UPDATE SET \(updates.joined(separator: ", "))"
-        let made = Upsert(columns: entity.columns.map(\.name),
-                          head: "INSERT INTO \(quoted(entity.tableName)) (\(names.joined(separator: ", "))) SELECT * FROM ",
-                          types: entity.columns.map { Self.columnType($0.type) }, tail: " ON CONFLICT (\(names[0])) \(conflict)")
+        let insert = RowInsert(table: entity.tableName, columns: entity.columns.map(\.name), types: entity.columns.map { Self.columnType($0.type) })
+        let made = Upsert(columns: entity.columns.map(\.name), head: insert.head, types: insert.types, tail: " ON CONFLICT (\(names[0])) \(conflict)",
+                          insert: insert)
         upserts[entity.tableName] = made
+        return made
+    }
+
+    /// The insert of a link table's rows (a to-many one's with their positions), made once
+    /// per table.
+    func linkInsert(_ link: LinkLayout) -> RowInsert {
+        let owner = Self.columnType(link.ownerEntity.idType), target = Self.columnType(link.targetEntity.idType)
+        let types = link.isToMany ? [owner, "bigint", target] : [owner, target]
+        if let made = linkInserts[link.name], made.types == types { return made }
+        let made = RowInsert(table: link.name, columns: link.isToMany ? ["owner", "position", "target"] : ["owner", "target"], types: types)
+        linkInserts[link.name] = made
         return made
     }
 
@@ -147,9 +162,9 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
     private func flush() throws {
         guard !pending.isEmpty else { return }
         let connection = try liveConnection()
-        let statements = pending.statements()
+        let steps = pending.steps()
         pending.removeAll()
-        try connection.executeBatch(statements)
+        try connection.send(steps)
     }
 
     /// Starts sending the pending writes from another thread (``SentBatch``), after the
@@ -654,6 +669,14 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
         pending.appendColumnRow(head: head, types: types, tail: tail, values, key: key)
         if pending.count >= 50_000 { try sendPending() }
     }
+
+    /// A row of a plain insert, sent with the rows before it of the same insert
+    /// (``RowInsert``): as column arrays, or by `COPY` when they are many.
+    func insertRow(_ insert: RowInsert, _ values: [StoredValue]) throws {
+        planOnce()
+        pending.appendColumnRow(head: insert.head, types: insert.types, values, key: nil, copy: insert.copy)
+        if pending.count >= 50_000 { try sendPending() }
+    }
 }
 
 /// The writes of one PostgreSQL transaction: the statements of ``SQLiteTransaction`` in
@@ -671,9 +694,9 @@ private struct PostgreSQLTransaction: StoreTransaction {
     }
 
     func setLink(_ link: LinkLayout, owner: StoredValue, target: StoredValue) throws {
-        try backend.insertColumns(head: "INSERT INTO \(quoted(link.name)) (owner, target) SELECT * FROM ",
-                                  types: [PostgreSQLBackend.columnType(link.ownerEntity.idType), PostgreSQLBackend.columnType(link.targetEntity.idType)],
-                                  tail: " ON CONFLICT (owner) DO UPDATE SET target = EXCLUDED.target", [owner, target], key: owner)
+        let insert = backend.linkInsert(link)
+        try backend.insertColumns(head: insert.head, types: insert.types, tail: " ON CONFLICT (owner) DO UPDATE SET target = EXCLUDED.target",
+                                  [owner, target], key: owner)
     }
 
     func removeLinks(_ link: LinkLayout, owner: StoredValue) throws {
@@ -689,10 +712,8 @@ private struct PostgreSQLTransaction: StoreTransaction {
         let owners = PostgreSQLBackend.columnType(link.ownerEntity.idType), targetType = PostgreSQLBackend.columnType(link.targetEntity.idType)
         if afterRemovingAll {
             // A list written whole: its positions are its order.
-            for (position, target) in targets.enumerated() {
-                try backend.insertColumns(head: "INSERT INTO \(table) (owner, position, target) SELECT * FROM ", types: [owners, "bigint", targetType],
-                                          [owner, .integer(Int64(position)), target], key: nil)
-            }
+            let insert = backend.linkInsert(link)
+            for (position, target) in targets.enumerated() { try backend.insertRow(insert, [owner, .integer(Int64(position)), target]) }
             return
         }
         // After the owner's last link, found by the insert itself (no round trip to read it).

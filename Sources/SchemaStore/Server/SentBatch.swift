@@ -17,7 +17,7 @@ final class SentBatch: @unchecked Sendable {
         let connection = UncheckedConnection(connection)
         DispatchQueue.global(qos: .userInitiated).async { [self] in
             do {
-                try connection.value.executeBatch(writes.statements())
+                try connection.value.send(writes.steps())
             } catch {
                 failure = error
             }

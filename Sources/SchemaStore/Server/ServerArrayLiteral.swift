@@ -19,9 +19,8 @@ enum ServerArrayLiteral {
             if index > 0 { literal.append(UInt8(ascii: ",")) }
             switch value {
             case .null: literal += "NULL".utf8
-            case .integer(let integer): literal += String(integer).utf8
-            case .real(let real):
-                literal += (real.isNaN ? "NaN" : real.isInfinite ? (real < 0 ? "-Infinity" : "Infinity") : "\(real)").utf8
+            case .integer(let integer): ServerLiteralBytes.append(integer, to: &literal)
+            case .real(let real): ServerLiteralBytes.append(real, to: &literal)
             case .text(let text):
                 literal.append(UInt8(ascii: "\""))
                 for byte in text.utf8 {
@@ -32,16 +31,11 @@ enum ServerArrayLiteral {
             case .blob(let data):
                 // `\x0102` as an element: its backslash escaped inside the quotes.
                 literal += #""\\x"#.utf8
-                for byte in data {
-                    literal.append(hexDigits[Int(byte >> 4)])
-                    literal.append(hexDigits[Int(byte & 0xF)])
-                }
+                ServerLiteralBytes.appendHex(data, to: &literal)
                 literal.append(UInt8(ascii: "\""))
             }
         }
         literal.append(UInt8(ascii: "}"))
         return String(decoding: literal, as: UTF8.self)
     }
-
-    private static let hexDigits = Array("0123456789abcdef".utf8)
 }

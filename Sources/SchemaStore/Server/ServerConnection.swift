@@ -17,6 +17,9 @@ public protocol ServerConnection: AnyObject {
     /// last one's rows; throws the first failure.
     @discardableResult
     func executeBatch(_ statements: [(sql: String, parameters: [StoredValue])]) throws -> [[StoredValue]]
+    /// Runs `COPY table (columns) FROM STDIN` statement `sql`, streaming `rows` (in COPY's
+    /// text format, ``ServerCopyRows``) to it: how many rows go fastest.
+    func copy(_ sql: String, rows: [UInt8]) throws
     /// False once the connection is gone (the server restarted, the network dropped it):
     /// the store then opens a new one.
     var isConnected: Bool { get }
@@ -35,6 +38,37 @@ extension ServerConnection {
     public func executeBatch(_ statements: [(sql: String, parameters: [StoredValue])]) throws -> [[StoredValue]] {
         var rows: [[StoredValue]] = []
         for statement in statements { rows = try execute(statement.sql, statement.parameters) }
+        return rows
+    }
+}
+
+/// A statement of a batch a store sends (``ServerConnection/send(_:)``).
+enum ServerBatchStep: Sendable {
+    case statement(sql: String, parameters: [StoredValue])
+    /// `COPY ... FROM STDIN` and its rows (``ServerConnection/copy(_:rows:)``).
+    case copy(sql: String, rows: [UInt8])
+}
+
+extension ServerConnection {
+    /// Runs `steps` in order: the statements between two copies in one batch
+    /// (``executeBatch(_:)``), each copy on its own. Returns the last step's rows (none for
+    /// a copy); throws the first failure, and the steps after it are not run.
+    @discardableResult
+    func send(_ steps: [ServerBatchStep]) throws -> [[StoredValue]] {
+        var statements: [(sql: String, parameters: [StoredValue])] = []
+        var rows: [[StoredValue]] = []
+        for step in steps {
+            switch step {
+            case .statement(let sql, let parameters):
+                statements.append((sql, parameters))
+            case .copy(let sql, let copied):
+                if !statements.isEmpty { try executeBatch(statements) }
+                statements.removeAll()
+                try copy(sql, rows: copied)
+                rows = []
+            }
+        }
+        if !statements.isEmpty { rows = try executeBatch(statements) }
         return rows
     }
 }
