@@ -4,7 +4,7 @@ import SchemaRuntime
 
 /// One random write to a chat graph over few ids, so that writes collide: saves with links,
 /// unique keys that collide (usernames upsert, emails throw), edits of to-many lists, deletes
-/// that cascade. The same seed gives the same writes, in a test and in a child process, so a
+/// that cascade, an entity deleted and saved again in one write. The same seed gives the same writes, in a test and in a child process, so a
 /// test can replay what children committed.
 public struct RandomChatWrite: Sendable, CustomStringConvertible {
     /// What the write does, for failure messages.
@@ -44,7 +44,15 @@ public struct RandomChatWrite: Sendable, CustomStringConvertible {
         case 5:
             return RandomChatWrite(description: "delete chat \(chat)") { context in try Chat.delete(id: chat, from: &context) }
         default:
-            return RandomChatWrite(description: "delete message \(message)") { context in try Message.delete(id: message, from: &context) }
+            guard number == 0 else {
+                return RandomChatWrite(description: "delete message \(message)") { context in try Message.delete(id: message, from: &context) }
+            }
+            // Deleted and saved again in one write: the id gets a new key in the graph
+            // (nothing references the old one), and the store must delete before inserting.
+            return RandomChatWrite(description: "delete message \(message) and save it again in \(chat)") { context in
+                try Message.delete(id: message, from: &context)
+                try Message(id: message, text: "again", timestamp: 9, author: .id(user), chat: .id(chat)).save(to: &context)
+            }
         }
     }
 }

@@ -11,7 +11,8 @@ struct SQLiteTransaction: StoreTransaction {
         var changes: [String: FullTextChanges] = [:]
     }
 
-    func upsertRow(_ entity: any AnyEntityPersister, _ values: [StoredValue]) throws {
+    /// An upsert even for new rows: SQLite takes it as fast as an insert.
+    func upsertRow(_ entity: any AnyEntityPersister, _ values: [StoredValue], isNew: Bool) throws {
         try database.statement(cacheKey: "upsert " + entity.tableName, Self.upsertSQL(entity)).run(values)
     }
 
@@ -31,7 +32,7 @@ struct SQLiteTransaction: StoreTransaction {
         try database.statement(cacheKey: "delete " + entity.tableName, "DELETE FROM \(quoted(entity.tableName)) WHERE \(quoted(entity.columns[0].name)) = ?").run([id])
     }
 
-    func setLink(_ link: LinkLayout, owner: StoredValue, target: StoredValue) throws {
+    func setLink(_ link: LinkLayout, owner: StoredValue, target: StoredValue, isNew: Bool) throws {
         try database.statement(cacheKey: "set " + link.name, "INSERT INTO \(quoted(link.name)) (owner, target) VALUES (?, ?) ON CONFLICT (owner) DO UPDATE SET target = excluded.target")
             .run([owner, target])
     }

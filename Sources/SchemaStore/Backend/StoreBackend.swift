@@ -92,10 +92,14 @@ protocol StoreBackend: AnyObject, Sendable {
 
 /// The writes of one backend transaction.
 protocol StoreTransaction {
-    func upsertRow(_ entity: any AnyEntityPersister, _ values: [StoredValue]) throws
+    /// Writes the row `values` (the id first). `isNew`: no row has its id (the entity had
+    /// none before this write), so an insert without a conflict clause serves, which a
+    /// server takes faster in bulk.
+    func upsertRow(_ entity: any AnyEntityPersister, _ values: [StoredValue], isNew: Bool) throws
     func deleteRow(_ entity: any AnyEntityPersister, id: StoredValue) throws
-    /// Sets the to-one link of `owner` (replacing any).
-    func setLink(_ link: LinkLayout, owner: StoredValue, target: StoredValue) throws
+    /// Sets the to-one link of `owner` (replacing any). `isNew`: `owner` has no link there
+    /// (it had no row before this write, or its link was just removed), so nothing is replaced.
+    func setLink(_ link: LinkLayout, owner: StoredValue, target: StoredValue, isNew: Bool) throws
     /// Removes every link of `owner`.
     func removeLinks(_ link: LinkLayout, owner: StoredValue) throws
     /// Removes one to-many link.

@@ -684,8 +684,9 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
 private struct PostgreSQLTransaction: StoreTransaction {
     let backend: PostgreSQLBackend
 
-    func upsertRow(_ entity: any AnyEntityPersister, _ values: [StoredValue]) throws {
+    func upsertRow(_ entity: any AnyEntityPersister, _ values: [StoredValue], isNew: Bool) throws {
         let upsert = backend.upsert(entity)
+        if isNew { return try backend.insertRow(upsert.insert, values) }
         try backend.insertColumns(head: upsert.head, types: upsert.types, tail: upsert.tail, values, key: values[0])
     }
 
@@ -693,8 +694,9 @@ private struct PostgreSQLTransaction: StoreTransaction {
         try backend.run("DELETE FROM \(quoted(entity.tableName)) WHERE \(quoted(entity.columns[0].name)) = $1", [id])
     }
 
-    func setLink(_ link: LinkLayout, owner: StoredValue, target: StoredValue) throws {
+    func setLink(_ link: LinkLayout, owner: StoredValue, target: StoredValue, isNew: Bool) throws {
         let insert = backend.linkInsert(link)
+        if isNew { return try backend.insertRow(insert, [owner, target]) }
         try backend.insertColumns(head: insert.head, types: insert.types, tail: " ON CONFLICT (owner) DO UPDATE SET target = EXCLUDED.target",
                                   [owner, target], key: owner)
     }

@@ -29,14 +29,14 @@ struct ChangeWriter {
                 continue
             }
             guard let entity = layout.persisterByTable[table] else { continue }
-            for key in keys {
+            for key in inWriteOrder(keys, of: entity) {
                 if let layers, let (pack, baseKey) = layers.packEntity(entity, id: entity.idValue(key, in: context)) {
                     // The user store's postings follow its own row: an override's text, or none.
                     let overridden = try writePackRow(entity, key, pack: pack, baseKey: baseKey, base: layers.base)
                     try updateFullText(entity, key, inUserStore: overridden, present: &fullTextPresent, totals: &fullTextTotals)
                 } else if let values = try entity.rowValues(key, in: context) {
-                    try transaction.upsertRow(entity, values)
-                    let isNew = before.map { !entity.hasRow(key, in: $0) } ?? false
+                    let isNew = isNew(key, of: entity)
+                    try transaction.upsertRow(entity, values, isNew: isNew)
                     try updateFullText(entity, key, isNew: isNew, present: &fullTextPresent, totals: &fullTextTotals)
                 } else {
                     try transaction.deleteRow(entity, id: entity.idValue(key, in: context))
@@ -64,6 +64,27 @@ struct ChangeWriter {
                 for key in keys where !(try writePackSlot(link, key)) { try writeLink(link, key) }
             }
         }
+    }
+
+    /// Whether the entity under `key` had no row before the write; false when that is not
+    /// known (``before``). Keys are stable within a write: an id deleted and saved again
+    /// there gets a new key, after its old one.
+    private func isNew(_ key: Int32, of entity: any AnyEntityPersister) -> Bool {
+        before.map { !entity.hasRow(key, in: $0) } ?? false
+    }
+
+    /// A table's changed rows in the order they are written: those of entities that had a
+    /// row before the write (updated or deleted) first, then the new ones, each in the
+    /// order of their first change. New rows then go together (one statement or `COPY` for
+    /// many, ``StoreTransaction/upsertRow(_:_:isNew:)``) rather than in turns with updates,
+    /// and a deleted id saved again is deleted before it is inserted. Rows of one table
+    /// never depend on each other's order otherwise: a new row's storage order is its place
+    /// among the new ones.
+    private func inWriteOrder(_ keys: ChangeSet.Keys, of entity: any AnyEntityPersister) -> [Int32] {
+        guard before != nil else { return keys.ordered }
+        let new = keys.ordered.filter { isNew($0, of: entity) }
+        guard !new.isEmpty, new.count < keys.ordered.count else { return keys.ordered }
+        return keys.ordered.filter { !isNew($0, of: entity) } + new
     }
 
     /// The full-text tables on-demand readers use, where the file has them (`present`, read
@@ -107,7 +128,7 @@ struct ChangeWriter {
             try transaction.removeOverlay(.tombstone, name: entity.entityName, id: id)
             return false
         } else {
-            try transaction.upsertRow(entity, try entity.rowValues(key, in: context)!)
+            try transaction.upsertRow(entity, try entity.rowValues(key, in: context)!, isNew: false)
             try transaction.addOverlay(OverlayRecord(kind: .row, name: entity.entityName, id: id, pack: pack))
             try transaction.removeOverlay(.tombstone, name: entity.entityName, id: id)
             return true
@@ -136,7 +157,7 @@ struct ChangeWriter {
             if link.isToMany {
                 try transaction.appendLinks(link, owner: owner, targets: targets, afterRemovingAll: true)
             } else if let target = targets.first {
-                try transaction.setLink(link, owner: owner, target: target)
+                try transaction.setLink(link, owner: owner, target: target, isNew: true)
             }
             try transaction.addOverlay(OverlayRecord(kind: .links, name: link.name, id: owner, pack: pack))
         }
@@ -160,7 +181,7 @@ struct ChangeWriter {
         let owner = ownerID(link, key)
         let target = context.linkedKey(link.owner, link.slot, of: key)
         if target >= 0 {
-            try transaction.setLink(link, owner: owner, target: targetID(link, target))
+            try transaction.setLink(link, owner: owner, target: targetID(link, target), isNew: isNew(key, of: link.ownerEntity))
         } else {
             try transaction.removeLinks(link, owner: owner)
         }
