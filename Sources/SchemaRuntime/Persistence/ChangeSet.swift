@@ -49,6 +49,9 @@ public struct ChangeSet: Sendable {
     /// Per to-many slot: the keys of `toMany`, in the order of their first change.
     public private(set) var toManyOrder: [Slot: Keys] = [:]
 
+    /// The number of rows written or removed, over every table. O(tables).
+    public var rowCount: Int { rows.values.reduce(0) { $0 + $1.ordered.count } }
+
     /// Per table, the keys whose row or links the write touched (each key once per kind of
     /// change). O(changed keys).
     public var touchedKeys: [ObjectIdentifier: [Int32]] {

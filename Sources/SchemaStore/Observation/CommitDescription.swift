@@ -10,7 +10,7 @@
 /// links target by target, so a write that stores what was there describes nothing.
 /// O(changed rows × fields + changed links), plus the length of each to-many list the write
 /// replaced or reordered.
-struct CommitDescription {
+struct CommitDescription: Sendable {
     struct Change {
         var row: RowChange
         /// The slots whose links changed, in the order they were found.

@@ -440,6 +440,10 @@ public final class Store: @unchecked Sendable {
         var number: Int64?
     }
 
+    /// The rows a write changes from which its commit is described on another thread
+    /// (``BackgroundResult``): below, the hop costs more than it saves.
+    static let describedAside = 10_000
+
     /// Runs `body` on the current graph and writes its changes in `transaction`.
     private func run<Result>(_ body: (inout Context) throws -> Result, transaction: (any StoreTransaction)?) throws -> Commit<Result> {
         let before = self.context
@@ -452,13 +456,17 @@ public final class Store: @unchecked Sendable {
             var number: Int64?
             var description: CommitDescription?
             if let transaction {
+                // Other stores on the file load what this commit changed from its log, and
+                // their observers learn what it did from it. A big write describes it on
+                // another thread while its rows are written (mostly a wait for a server).
+                let after = context, layout = self.layout
+                let describing = sharing != nil && changes.rowCount >= Self.describedAside
+                    ? BackgroundResult { try CommitDescription(changeSet: changes, before: before, after: after, layout: layout) } : nil
                 // A resident graph holds every stored row: what it lacks is new.
                 try ChangeWriter(layout: layout, context: context, transaction: transaction, layers: layers,
                                  before: isResident ? before : nil).write(changes)
-                // Other stores on the file load what this commit changed from its log, and
-                // their observers learn what it did from it.
                 if sharing != nil {
-                    let described = try CommitDescription(changeSet: changes, before: before, after: context, layout: layout)
+                    let described = try describing?.value() ?? CommitDescription(changeSet: changes, before: before, after: context, layout: layout)
                     number = try transaction.appendCommit(CommitLog.entries(of: changes, description: described, layout: layout, context: context))
                     description = described
                 }
