@@ -118,7 +118,7 @@ let package = Package(
         // A throwaway PostgreSQL cluster for the tests that need a server (docs/PostgreSQL.md).
         .target(name: "PostgresTestSupport", dependencies: ["SchemaStorePostgres"], path: "Tests/PostgresTestSupport"),
         // Random writes to a chat graph, shared by the tests and their child processes.
-        .target(name: "ChatWorkloads", dependencies: ["SchemaRuntime", "ChatModels", "DeterministicRandom"], path: "Tests/ChatWorkloads"),
+        .target(name: "ChatWorkloads", dependencies: ["SchemaRuntime", "SchemaStore", "ChatModels", "DeterministicRandom"], path: "Tests/ChatWorkloads"),
         // Six versions of one schema, each compiled by the plugin into its own module: the
         // evolution tests open one store file with each in turn.
         .testTarget(

@@ -11,7 +11,8 @@ import SchemaStorePostgres
 /// (Unix socket, `fsync=off` for both). Per size, three rounds with the modes alternated,
 /// medians:
 /// - first commit: users, then chats of 100 messages with their links, in one write;
-///   by hand, the same rows as multi-row `INSERT`s of 1,000 rows, in one transaction;
+///   by hand, the same rows as multi-row `INSERT`s of 1,000 rows, in one transaction, or
+///   ("hand COPY") each table's rows in one `COPY`;
 /// - open: a new store loading the graph;
 /// - single write: a new message saved into a chat, median of 15.
 enum PostgresBenchmark {
@@ -26,7 +27,7 @@ enum PostgresBenchmark {
             var figures: [String: [Double]] = [:]
             for round in 0..<rounds {
                 let graph = Graph(messages: size)
-                for mode in ["postgres", "hand SQL", "hand SQL, indexed", "hand SQL, indexed, full text", "sqlite"] {
+                for mode in ["postgres", "hand SQL", "hand SQL, indexed", "hand SQL, indexed, full text", "hand COPY, indexed, full text", "sqlite"] {
                     for (step, value) in try measure(mode, graph: graph, cluster: cluster, name: "b\(size)_\(round)_\(mode.lowercased().filter(\.isLetter))") {
                         figures["\(mode): \(step)", default: []].append(value)
                     }
@@ -61,9 +62,10 @@ enum PostgresBenchmark {
     }
 
     private static func measure(_ mode: String, graph: Graph, cluster: TemporaryPostgresCluster, name: String) throws -> [(String, Double)] {
-        if mode.hasPrefix("hand SQL") {
+        if mode.hasPrefix("hand") {
             let configuration = try cluster.createDatabase(name)
-            let commit = try handWritten(graph, configuration, indexed: mode.contains("indexed"), fullText: mode.hasSuffix("full text"))
+            let commit = try handWritten(graph, configuration, indexed: mode.contains("indexed"), fullText: mode.hasSuffix("full text"),
+                                         copy: mode.hasPrefix("hand COPY"))
             return [("first commit", commit), ("single write", try handWrittenSingleWrites(configuration))] + (try handWrittenFirstScreen(configuration))
         }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pg-bench-\(name)")
@@ -157,7 +159,8 @@ enum PostgresBenchmark {
     /// ordered indexes, each link table's index by target), but no full-text postings and
     /// no commit log. `fullText`: with PostgreSQL's own full-text index on the messages' text
     /// too (GIN over `to_tsvector('simple', text)`), doing the work the store's postings do.
-    private static func handWritten(_ graph: Graph, _ configuration: PostgresConnection.Configuration, indexed: Bool, fullText: Bool) throws -> Double {
+    private static func handWritten(_ graph: Graph, _ configuration: PostgresConnection.Configuration, indexed: Bool, fullText: Bool,
+                                    copy: Bool) throws -> Double {
         let connection = try PostgresConnection(configuration)
         defer { connection.close() }
         let indexes = [
@@ -174,6 +177,9 @@ enum PostgresBenchmark {
             "CREATE TABLE \"Message.author\" (owner bigint PRIMARY KEY, target bigint NOT NULL)",
         ] + (indexed ? indexes : []) + (fullText ? ["CREATE INDEX ON \"Message\" USING gin (to_tsvector('simple', text))"] : []) {
             try connection.execute(sql)
+        }
+        func insert(into table: String, _ rows: [[StoredValue]], _ connection: PostgresConnection) throws {
+            try copy ? Self.copy(into: table, rows, connection) : Self.insert(into: table, rows, connection)
         }
         return try OnDemandBenchmark.milliseconds {
             try connection.execute("BEGIN")
@@ -220,6 +226,24 @@ enum PostgresBenchmark {
         let connection = try PostgresConnection(configuration)
         defer { connection.close() }
         try connection.execute("ANALYZE")
+    }
+
+    /// `rows` in one `COPY`, in its text format (the benchmark's values hold no character
+    /// it escapes).
+    private static func copy(into table: String, _ rows: [[StoredValue]], _ connection: PostgresConnection) throws {
+        var text: [UInt8] = []
+        for row in rows {
+            for (index, value) in row.enumerated() {
+                if index > 0 { text.append(UInt8(ascii: "\t")) }
+                switch value {
+                case .integer(let integer): text += String(integer).utf8
+                case .text(let string): text += string.utf8
+                default: fatalError("the benchmark copies integers and text only")
+                }
+            }
+            text.append(UInt8(ascii: "\n"))
+        }
+        try connection.copy("COPY \(table) FROM STDIN", rows: text)
     }
 
     private static func insert(into table: String, _ rows: [[StoredValue]], _ connection: PostgresConnection) throws {

@@ -539,6 +539,18 @@ import Testing
 
     /// The commit log keeps the last ``CommitLog/retainedCommits`` commits, each write
     /// forgetting the ones that fell out, also those a store opening finds left behind.
+    /// Messages sent to a long chat reach a follower as the chat's new links only
+    /// (`lastTargets`, one statement for every list appended to).
+    @Test func aListAppendedToIsFollowedByItsNewLinksOnly() throws {
+        guard let cluster = try PostgresDialectTests.cluster() else { return }
+        defer { cluster.stop() }
+        let configuration = try Self.database(cluster, "appends")
+        let writer = try Store(.postgres(configuration), schema: ChatModelsSchema.self)
+        let follower = try Store(.postgres(configuration), schema: ChatModelsSchema.self)
+        let problems = try ListAppendFollowing.check(writer: writer, follower: follower)
+        #expect(problems.isEmpty, "\(problems)")
+    }
+
     @Test func theCommitLogKeepsItsLastCommitsOnly() throws {
         guard let cluster = try PostgresDialectTests.cluster() else { return }
         defer { cluster.stop() }

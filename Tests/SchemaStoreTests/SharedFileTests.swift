@@ -1,4 +1,5 @@
 import ChatModels
+import ChatWorkloads
 import DeterministicRandom
 import Foundation
 import SchemaRuntime
@@ -180,6 +181,44 @@ import Testing
         let (followed, reloaded) = follower.catchUps
         #expect(followed > 60 && reloaded == 0, "followed \(followed), reloaded \(reloaded)")
         #expect(archived, "the random steps archived no message")
+        writer.close()
+        follower.close()
+    }
+
+    /// A follower several commits behind (refreshing now and then) applies them together,
+    /// merging what each did to a list: appends only, read as the new tail; any other
+    /// change, read whole.
+    @Test(arguments: [4, 5] as [UInt64])
+    func aFollowerSeveralCommitsBehindMatchesTheWriter(seed: UInt64) throws {
+        var random = SplitMix64(seed: seed)
+        let folder = try TemporaryFolder()
+        let writer = try Store(.file(folder.file()), schema: ChatModelsSchema.self, options: .init(residency: .resident))
+        let follower = try Store(.file(folder.file()), schema: ChatModelsSchema.self, options: .init(residency: .resident))
+        var history: [String] = []
+        for stepNumber in 0..<200 {
+            let (name, step) = StoreModelBasedTests.randomStep(&random)
+            history.append(name)
+            _ = try? writer.write(step)
+            guard Int.random(in: 0..<4, using: &random) == 0 else { continue }
+            try follower.refresh()
+            try #require(try StoreSnapshot(follower.context) == StoreSnapshot(writer.context),
+                         "after step \(stepNumber) \(name)\nhistory: \(history.suffix(12))")
+        }
+        // Reloaded only where the commits' rows, applied together, pass through a unique
+        // collision (one with seed 4).
+        #expect(follower.catchUps.followed > 25 && follower.catchUps.reloaded <= 1, "\(follower.catchUps)")
+        writer.close()
+        follower.close()
+    }
+
+    /// Messages sent to a long chat reach a follower as the chat's new links only; a
+    /// removal from the list makes it read the list whole.
+    @Test func aListAppendedToIsFollowedByItsNewLinksOnly() throws {
+        let folder = try TemporaryFolder()
+        let writer = try Store(.file(folder.file()), schema: ChatModelsSchema.self, options: .init(residency: .resident))
+        let follower = try Store(.file(folder.file()), schema: ChatModelsSchema.self, options: .init(residency: .resident))
+        let problems = try ListAppendFollowing.check(writer: writer, follower: follower)
+        #expect(problems.isEmpty, "\(problems)")
         writer.close()
         follower.close()
     }

@@ -148,6 +148,16 @@ extension Context {
         }
     }
 
+    /// Appends `targets` to the to-many `slot` of `key` (those it does not hold yet), keeping
+    /// the `inverse` slot of each in step as ``setLinks(_:_:of:to:targetTable:inverse:)``
+    /// does. O(targets), however long the list. Both ends must be interned. Journaled inside
+    /// a transaction.
+    public mutating func appendLinks(_ table: ObjectIdentifier, _ slot: LinkSlot, of key: Int32, _ targets: [Int32],
+                                     targetTable: ObjectIdentifier, inverse: LinkSlot?) {
+        precondition(slot.cardinality == .toMany, "only a to-many slot is appended to")
+        setToMany(table, slot.column, key, to: targets, appending: true, targetTable, inverse: inverse)
+    }
+
     /// Stores `entity` (normalized) as another store committed it, with its save time,
     /// replacing the stored row and keeping indexes in step; a unique-index collision
     /// throws instead of applying the index's policy (the committed state has none, so one

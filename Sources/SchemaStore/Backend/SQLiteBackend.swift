@@ -396,6 +396,23 @@ final class SQLiteBackend: StoreBackend, @unchecked Sendable {
         }
     }
 
+    /// A statement per owner: it costs no round trip.
+    func lastTargets(_ link: LinkLayout, owners: [(owner: StoredValue, count: Int)]) throws -> [StoredValue: [StoredValue]] {
+        try mapped {
+            let statement = try database.statement(cacheKey: "last targets " + link.name,
+                                                   "SELECT target FROM \(quoted(link.name)) WHERE owner = ? ORDER BY position DESC LIMIT ?")
+            var targets: [StoredValue: [StoredValue]] = [:]
+            for (owner, count) in owners {
+                try statement.bind([owner, .integer(Int64(count))])
+                var last: [StoredValue] = []
+                while try statement.step() { last.append(statement.value(at: 0)) }
+                statement.reset()
+                targets[owner] = last.reversed()
+            }
+            return targets
+        }
+    }
+
     /// The ids of the archives of the entity `name`, in storage order.
     func archiveIDs(name: String) throws -> [StoredValue] {
         try mapped {

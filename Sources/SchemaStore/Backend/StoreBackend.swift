@@ -83,6 +83,11 @@ protocol StoreBackend: AnyObject, Sendable {
     /// owner without links).
     func targets(_ link: LinkLayout, owners: [StoredValue]) throws -> [StoredValue: [StoredValue]]
 
+    /// The last `count` targets of each owner in a to-many link table, in order: the links
+    /// a commit appended (``CommitLog/Entry/appendedCount``), read without the rest of a
+    /// list that may be long. O(count × log n) per owner.
+    func lastTargets(_ link: LinkLayout, owners: [(owner: StoredValue, count: Int)]) throws -> [StoredValue: [StoredValue]]
+
     /// The soft-deleted archive of `id` of entity `name` as JSON, nil when there is none.
     func archive(name: String, id: StoredValue) throws -> Data?
 

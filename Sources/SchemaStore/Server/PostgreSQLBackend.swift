@@ -592,6 +592,24 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
         return targets
     }
 
+    /// One statement per 1,000 owners, each owner's last links found by the `(owner,
+    /// position)` index.
+    func lastTargets(_ link: LinkLayout, owners: [(owner: StoredValue, count: Int)]) throws -> [StoredValue: [StoredValue]] {
+        let sql = """
+            SELECT o.owner, l.target FROM unnest($1::\(Self.columnType(link.ownerEntity.idType))[], $2::bigint[]) WITH ORDINALITY AS o(owner, count, n) \
+            CROSS JOIN LATERAL (SELECT target, position FROM \(quoted(link.name)) WHERE owner = o.owner ORDER BY position DESC LIMIT o.count) AS l \
+            ORDER BY o.n, l.position
+            """
+        var targets: [StoredValue: [StoredValue]] = [:]
+        for start in stride(from: 0, to: owners.count, by: PendingWrites.listValuesPerStatement) {
+            let batch = owners[start..<min(start + PendingWrites.listValuesPerStatement, owners.count)]
+            for row in try execute(sql, [.text(ServerArrayLiteral.encode(batch.map(\.owner))), .text(ServerArrayLiteral.encode(batch.map { .integer(Int64($0.count)) }))]) {
+                targets[row[0], default: []].append(row[1])
+            }
+        }
+        return targets
+    }
+
     /// Runs the query `sql` makes of a placeholder list (`$1, $2, ...`) for each 1,000 of
     /// `values`, bound to them, passing each row to `body`.
     private func forEachRow(in values: [StoredValue], _ sql: (String) -> String, _ body: ([StoredValue]) -> Void) throws {

@@ -34,9 +34,18 @@ enum CommitLog {
         let kind: Kind
         let name: String
         let id: StoredValue
-        /// For a row: what the commit did to the entity (``Change``), as stored. Nil for
-        /// links and archives, and for rows logged by a version that did not record it.
+        /// For a row: what the commit did to the entity (``Change``), as stored. For the
+        /// links of a to-many slot the commit only appended to: how many it appended, at
+        /// the list's end (a follower reads just those, ``appendedCount``). Nil for other
+        /// links and archives, and for entries logged by a version that did not record it.
         var change: StoredValue? = nil
+
+        /// For a link entry, how many links the commit appended to the end of the list
+        /// and did nothing else to it; nil when the list must be read whole.
+        var appendedCount: Int? {
+            guard kind == .link, case .integer(let count)? = change, count > 0 else { return nil }
+            return Int(count)
+        }
 
         /// Equal entries name the same row, slot or archive (a follower loads each once).
         static func == (lhs: Entry, rhs: Entry) -> Bool { lhs.kind == rhs.kind && lhs.name == rhs.name && lhs.id == rhs.id }
@@ -113,8 +122,17 @@ enum CommitLog {
         }
         for link in layout.links {
             let slot = ChangeSet.Slot(table: link.owner, slot: link.slot)
-            let owners = link.isToMany ? changeSet.toManyOrder[slot].map(Array.init) : changeSet.toOne[slot].map(Array.init)
-            entries += (owners ?? []).map { Entry(kind: .link, name: link.name, id: link.ownerEntity.idValue($0, in: context)) }
+            guard link.isToMany else {
+                entries += (changeSet.toOne[slot]?.ordered ?? []).map { Entry(kind: .link, name: link.name, id: link.ownerEntity.idValue($0, in: context)) }
+                continue
+            }
+            let lists = changeSet.toMany[slot] ?? [:]
+            entries += (changeSet.toManyOrder[slot]?.ordered ?? []).map { key in
+                // Appends only (a message sent to a chat): followers read the new tail, not
+                // a list that may be long.
+                let appended = lists[key].map { $0.isReplaced || !$0.removed.isEmpty ? 0 : Set($0.appended).count } ?? 0
+                return Entry(kind: .link, name: link.name, id: link.ownerEntity.idValue(key, in: context), change: appended > 0 ? .integer(Int64(appended)) : nil)
+            }
         }
         // A write whose changes cancel out (an entity saved and deleted again) still commits:
         // one entry naming no entity keeps its number in the log, so readers see no gap

@@ -18,6 +18,9 @@ final class SharedFile: @unchecked Sendable {
     /// How often other stores' commits were followed from the log, and how often the graph
     /// was loaded again instead (tests and benchmarks check which path ran).
     var followed = 0, reloaded = 0
+    /// How many links of to-many lists following the log read (tests check that a list
+    /// appended to is not read whole).
+    var listLinksRead = 0
     /// For a store reading on demand: whether it follows the log for its observers, from
     /// ``seenCommit`` (`Store.deliverOnDemandCommits()`).
     var followsOnDemand = false

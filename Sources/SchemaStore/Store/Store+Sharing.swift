@@ -145,19 +145,41 @@ extension Store {
                     guard let archive = layout.archivesByName[entry.name] else { continue }
                     try archive.refresh(try backend.archive(name: entry.name, id: entry.id), id: entry.id, in: &context)
                 }
-                let linkEntries = entries.map(\.entry).filter { $0.kind == .link && done.insert($0).inserted }
+                // Each slot once. A list the commits only appended to reads just its new
+                // tail (a chat's newest messages, not all of them); any other change reads it whole.
+                var linkEntries: [CommitLog.Entry] = [], appended: [CommitLog.Entry: Int] = [:]
+                for (_, entry) in entries where entry.kind == .link {
+                    let first = done.insert(entry).inserted
+                    if first { linkEntries.append(entry) }
+                    if let count = entry.appendedCount, first || appended[entry] != nil {
+                        appended[entry, default: 0] += count
+                    } else {
+                        appended[entry] = nil
+                    }
+                }
                 var linked: [String: [StoredValue: [StoredValue]]] = [:]
                 for (name, group) in Dictionary(grouping: linkEntries, by: \.name) {
                     guard let link = layout.linkByName[name] else { continue }
-                    linked[name] = try backend.targets(link, owners: group.map(\.id))
+                    let whole = group.filter { appended[$0] == nil }.map(\.id)
+                    linked[name] = whole.isEmpty ? [:] : try backend.targets(link, owners: whole)
+                    let tails = group.compactMap { entry in appended[entry].map { (owner: entry.id, count: $0) } }
+                    if !tails.isEmpty { linked[name]!.merge(try backend.lastTargets(link, owners: tails)) { $1 } }
                 }
                 for entry in linkEntries {
                     guard let link = layout.linkByName[entry.name] else { continue }
                     let owner = try link.ownerEntity.loadKey(entry.id, into: &context)
                     let targets = try (linked[entry.name]?[entry.id] ?? []).map { try link.targetEntity.loadKey($0, into: &context) }
+                    if link.isToMany { sharing.listLinksRead += targets.count }
                     // A stored inverse has log entries of its own (both ends of a change are
                     // written); only a derived one is kept in step here, as loading does.
-                    context.setLinks(link.owner, link.slot, of: owner, to: targets, targetTable: link.target, inverse: link.derivedInverse)
+                    guard appended[entry] != nil else {
+                        context.setLinks(link.owner, link.slot, of: owner, to: targets, targetTable: link.target, inverse: link.derivedInverse)
+                        continue
+                    }
+                    // New links only: one the graph holds already means it is not the list
+                    // the commits appended to (then the graph is loaded again).
+                    guard !targets.contains(where: { context.links(link.owner, link.slot, of: owner, to: $0) }) else { throw FollowFailure() }
+                    context.appendLinks(link.owner, link.slot, of: owner, targets, targetTable: link.target, inverse: link.derivedInverse)
                 }
             }
         } catch {
@@ -171,6 +193,9 @@ extension Store {
         observers.deliver(changes, before: before, after: context, layout: layout)
         return true
     }
+
+    /// A log that does not fit the graph it is applied to: the graph is loaded again.
+    private struct FollowFailure: Error {}
 
     /// Loads the whole graph again (inside the caller's read transaction) and delivers the
     /// difference, compared by id.
@@ -205,6 +230,11 @@ extension Store {
     public var catchUps: (followed: Int, reloaded: Int) {
         writeLock.withLock { (sharing?.followed ?? 0, sharing?.reloaded ?? 0) }
     }
+
+    /// How many links of to-many lists this store read while following other stores'
+    /// commits from the log.
+    @_spi(SchemaStoreTesting)
+    public var listLinksReadFollowing: Int { writeLock.withLock { sharing?.listLinksRead ?? 0 } }
 
     /// Loads what other stores (in this process or others) committed to the file now,
     /// instead of at the next check: their commits are in ``context`` when it returns, and
