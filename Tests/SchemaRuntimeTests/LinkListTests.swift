@@ -4,15 +4,24 @@ import Testing
 
 /// `LinkList` against a plain array, through random appends, removals, rollbacks of both
 /// (newest first, as the journal undoes them) and compactions between "transactions", on
-/// both sides of the length where it starts indexing positions.
+/// both sides of the lengths where it starts indexing positions and splits its index.
 @Suite struct LinkListTests {
     enum Undo { case append, removal(key: Int32, index: Int) }
 
-    @Test(arguments: [8, 40, 400])
+    @Test(arguments: [8, 40, 400, 8000])
     func randomOperationsMatchAnArray(size: Int) {
         var random = SplitMix64(seed: UInt64(size))
         var list = LinkList()
         var reference: [Int32] = []
+        // The longest starts long enough for a split index (LinkPositions), and drifts
+        // below and above the length where it splits.
+        for key in 0..<(size > LinkPositions.shardingThreshold ? Int32(size * 3 / 4) : 0) {
+            list.appendAssumingAbsent(key)
+            reference.append(key)
+        }
+        // A copy taken now and then (as a snapshot shares a graph's lists) must keep its
+        // keys while the list is written: each write copies what it changes.
+        var snapshot = (list: list, keys: reference)
         // The running "transaction": its undo records and the reference before it.
         var undo: [Undo] = [], before = reference
         for step in 0..<20_000 {
@@ -51,6 +60,12 @@ import Testing
             }
             #expect(list.count == reference.count, "step \(step)")
             if step % 97 == 0 { #expect(Array(list.keys) == reference, "step \(step)") }
+            if step % 1000 == 0 {
+                #expect(Array(snapshot.list.keys) == snapshot.keys, "step \(step)")
+                #expect(snapshot.keys.allSatisfy(snapshot.list.contains), "step \(step)")
+                #expect(!snapshot.list.contains(Int32(size)) && snapshot.list.count == snapshot.keys.count)
+                snapshot = (list, reference)
+            }
         }
         #expect(Array(list.keys) == reference)
     }

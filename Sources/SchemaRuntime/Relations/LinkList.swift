@@ -2,15 +2,17 @@
 ///
 /// Small lists (the common case: a chat's admins, a message's viewers) are a plain array and
 /// membership is a linear scan. Past ``indexThreshold`` elements each key's position is kept
-/// in a dictionary, so `contains`, `append` and `remove` stay O(1) (amortized) for long lists
-/// (a channel's million messages): a removal leaves a tombstone (`-1`) instead of shifting
-/// the keys after it, and ``compactIfSparse()`` drops tombstones once they are half the list.
+/// in an index (``LinkPositions``), so `contains`, `append` and `remove` stay O(1)
+/// (amortized) for long lists (a channel's million messages): a removal leaves a tombstone
+/// (`-1`) instead of shifting the keys after it, and ``compactIfSparse()`` drops tombstones
+/// once they are half the list. Writing a long list that a copy shares (a snapshot's) copies
+/// its keys (4 MB for a million) and one shard of its index, not the whole index.
 @usableFromInline
 struct LinkList: Sendable, Equatable {
     /// Linked keys in link order, with `-1` tombstones in long lists.
     @usableFromInline var storage: ContiguousArray<Int32> = []
     /// For long lists: key -> its position in `storage`.
-    private var positions: [Int32: Int]? = nil
+    private var positions: LinkPositions? = nil
     @usableFromInline var tombstones = 0
 
     static let indexThreshold = 32
@@ -43,9 +45,11 @@ struct LinkList: Sendable, Equatable {
     /// Appends a key the caller knows is absent. Amortized O(1).
     mutating func appendAssumingAbsent(_ key: Int32) {
         storage.append(key)
-        if positions != nil {
+        // No binding of `positions`: a copy alive while it is written would copy a shard.
+        if positions != nil, positions!.isSharded || storage.count < LinkPositions.shardingThreshold {
             positions![key] = storage.count - 1
         } else if storage.count > Self.indexThreshold {
+            // Indexed first, or split once long enough.
             indexPositions()
         }
     }
@@ -55,13 +59,13 @@ struct LinkList: Sendable, Equatable {
     /// lists, which leave a tombstone there (``compactIfSparse()`` drops them later); O(n)
     /// below ``indexThreshold``.
     mutating func remove(_ key: Int32) -> Int? {
-        guard let positions else {
+        guard positions != nil else {
             guard let index = storage.firstIndex(of: key) else { return nil }
             storage.remove(at: index)
             return index
         }
-        guard let index = positions[key] else { return nil }
-        self.positions![key] = nil
+        guard let index = positions![key] else { return nil }
+        positions![key] = nil
         storage[index] = -1
         tombstones += 1
         return index
@@ -120,9 +124,6 @@ struct LinkList: Sendable, Equatable {
     }
 
     private mutating func indexPositions() {
-        var index: [Int32: Int] = [:]
-        index.reserveCapacity(storage.count)
-        for (position, key) in storage.enumerated() where key >= 0 { index[key] = position }
-        positions = index
+        positions = LinkPositions(storage)
     }
 }
