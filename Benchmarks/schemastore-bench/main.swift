@@ -28,6 +28,14 @@ if CommandLine.arguments.dropFirst().first == "packs" {
     exit(0)
 }
 
+// `schemastore-bench follow-append [messages...]`: a follower catching up with one message
+// sent to a long chat (FollowBenchmark.swift).
+if CommandLine.arguments.dropFirst().first == "follow-append" {
+    let sizes = CommandLine.arguments.dropFirst(2).compactMap { Int($0) }
+    try FollowBenchmark.run(sizes: sizes.isEmpty ? [10_000, 100_000, 1_000_000] : sizes)
+    exit(0)
+}
+
 // `schemastore-bench ondemand [messages...]`: open + first screen and reads, on demand beside
 // resident and hand-written SQL (OnDemandBenchmark.swift); `ondemand-child` is its child process.
 if CommandLine.arguments.dropFirst().first == "ondemand-child" {
