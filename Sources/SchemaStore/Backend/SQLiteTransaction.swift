@@ -11,7 +11,9 @@ struct SQLiteTransaction: StoreTransaction {
         var changes: [String: FullTextChanges] = [:]
     }
 
-    /// An upsert even for new rows: SQLite takes it as fast as an insert.
+    /// An upsert even for new rows: SQLite takes it as fast as a plain insert (a first
+    /// commit of 100,000 messages spent 0.72-0.76 s in SQL either way, 0.73-0.79 s with
+    /// inserts; `schemastore-bench 1000 100 3 first-commit`, 2026-11-26).
     func upsertRow(_ entity: any AnyEntityPersister, _ values: [StoredValue], isNew: Bool) throws {
         try database.statement(cacheKey: "upsert " + entity.tableName, Self.upsertSQL(entity)).run(values)
     }
