@@ -10,6 +10,11 @@ import SchemaRuntime
 ///
 /// Order is kept: only consecutive rows of one statement merge, and a key already in the
 /// merged rows starts a new statement (an upsert may not touch one row twice).
+///
+/// Merged rows are spelled (column arrays, COPY text) as soon as their statement is
+/// complete, on the writer's thread: in a big write that thread mostly waits for the
+/// server, while the thread sending a batch (``SentBatch``) would keep the server waiting
+/// as it spelled them.
 struct PendingWrites: Sendable {
     /// Rows of one statement, or values of one list, merged.
     private struct Merged: Sendable {
@@ -24,11 +29,6 @@ struct PendingWrites: Sendable {
         var keys: Set<StoredValue>
     }
 
-    private enum Write: Sendable {
-        case statement(sql: String, parameters: [StoredValue])
-        case merged(Merged)
-    }
-
     /// Rows sent as column arrays bind one value per column, whatever their number.
     static let arrayRowsPerStatement = 10_000
     /// PostgreSQL binds at most 65,535 values in one statement.
@@ -36,7 +36,8 @@ struct PendingWrites: Sendable {
     /// Fewer rows go faster as a statement: a `COPY` ends the batch's pipeline (a round trip).
     static let copyRows = 500
 
-    private var writes: [Write] = []
+    /// The complete statements, spelled.
+    private var writes: [ServerBatchStep] = []
     /// The rows being merged, kept apart from `writes` so that adding one is O(1) (an
     /// element of `writes` would be copied by each change).
     private var open: Merged?
@@ -51,7 +52,7 @@ struct PendingWrites: Sendable {
     }
 
     private mutating func close() {
-        if let merged = open { writes.append(.merged(merged)) }
+        if let merged = open { writes.append(Self.step(merged)) }
         open = nil
     }
 
@@ -91,22 +92,20 @@ struct PendingWrites: Sendable {
 
     /// The statements to send, in order (``ServerConnection/send(_:)``).
     func steps() -> [ServerBatchStep] {
-        (writes + (open.map { [Write.merged($0)] } ?? [])).map { write in
-            switch write {
-            case .statement(let sql, let parameters):
-                return .statement(sql: sql, parameters: parameters)
-            case .merged(let merged):
-                guard let types = merged.arrayTypes else {
-                    let values = merged.rows.indices.map { "$\($0 + 1)" }.joined(separator: ", ")
-                    return .statement(sql: "\(merged.head) (\(values))\(merged.tail)", parameters: merged.rows.map { $0[0] })
-                }
-                if let copy = merged.copy, merged.rows.count >= Self.copyRows {
-                    return .copy(sql: copy, rows: ServerCopyRows.encode(merged.rows))
-                }
-                let arrays = types.indices.map { "$\($0 + 1)::\(types[$0])[]" }.joined(separator: ", ")
-                let parameters = types.indices.map { column in StoredValue.text(ServerArrayLiteral.encode(merged.rows.map { $0[column] })) }
-                return .statement(sql: "\(merged.head)unnest(\(arrays))\(merged.tail)", parameters: parameters)
-            }
+        writes + (open.map { [Self.step($0)] } ?? [])
+    }
+
+    /// Merged rows or values as one statement, or a `COPY`.
+    private static func step(_ merged: Merged) -> ServerBatchStep {
+        guard let types = merged.arrayTypes else {
+            let values = merged.rows.indices.map { "$\($0 + 1)" }.joined(separator: ", ")
+            return .statement(sql: "\(merged.head) (\(values))\(merged.tail)", parameters: merged.rows.map { $0[0] })
         }
+        if let copy = merged.copy, merged.rows.count >= copyRows {
+            return .copy(sql: copy, rows: ServerCopyRows.encode(merged.rows))
+        }
+        let arrays = types.indices.map { "$\($0 + 1)::\(types[$0])[]" }.joined(separator: ", ")
+        let parameters = types.indices.map { column in StoredValue.text(ServerArrayLiteral.encode(merged.rows.map { $0[column] })) }
+        return .statement(sql: "\(merged.head)unnest(\(arrays))\(merged.tail)", parameters: parameters)
     }
 }

@@ -174,7 +174,7 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
     private func sendPending() throws {
         guard !pending.isEmpty else { return }
         let connection = try liveConnection()
-        sending = SentBatch(pending, on: connection)
+        sending = SentBatch(pending.steps(), on: connection)
         pending.removeAll()
     }
 

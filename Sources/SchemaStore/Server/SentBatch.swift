@@ -8,10 +8,11 @@
 struct SentBatch {
     private let sending: BackgroundResult<Void>
 
-    /// Starts sending `writes` on `connection`, which the caller leaves alone until ``finish()``.
-    init(_ writes: PendingWrites, on connection: any ServerConnection) {
+    /// Starts sending `steps` (spelled on the caller's thread) on `connection`, which the
+    /// caller leaves alone until ``finish()``.
+    init(_ steps: [ServerBatchStep], on connection: any ServerConnection) {
         let connection = UncheckedConnection(connection)
-        sending = BackgroundResult { try connection.value.send(writes.steps()) }
+        sending = BackgroundResult { try connection.value.send(steps) }
     }
 
     /// Waits until the server answered every statement; throws the first failure. Called
