@@ -27,6 +27,11 @@ struct FullTextChanges {
     /// written in this order, a write of many entities fills each term's pages one after
     /// another instead of touching a random page per posting. O(postings × log terms).
     func postingsByTerm() -> [(term: String, postings: [(id: StoredValue, count: Int32)])] {
+        if added.count == 1 {
+            // One entity (a single write): its terms are distinct already.
+            let (id, terms, _) = added[0]
+            return terms.sorted { $0.0 < $1.0 }.map { ($0.0, [(id, $0.1)]) }
+        }
         var postings: [String: [(id: StoredValue, count: Int32)]] = [:]
         for (id, terms, _) in added {
             for (term, count) in terms { postings[term, default: []].append((id, count)) }

@@ -87,11 +87,10 @@ extension PostgreSQLBackend {
         }
         // In term order (postingsByTerm): each term's postings then fill its pages one after
         // another, as PostgreSQL's B-tree takes them fastest.
-        let posting = RowInsert(table: Self.fullTextTable(index.termsTable), columns: ["term", "id", "count"], types: ["text", idType, "bigint"])
+        let (posting, document) = fullTextInserts(index, idType: idType)
         for (term, postings) in changes.postingsByTerm() {
             for (id, count) in postings { try insertRow(posting, [.text(term), id, .integer(Int64(count))]) }
         }
-        let document = RowInsert(table: Self.fullTextTable(index.documentsTable), columns: ["id", "length", "terms"], types: [idType, "bigint", "text"])
         for (id, counts, length) in changes.added {
             let joined = counts.map(\.0).joined(separator: String(FullTextLayout.termSeparator))
             try insertRow(document, [id, .integer(Int64(length)), .text(joined)])
@@ -99,6 +98,15 @@ extension PostgreSQLBackend {
         if addedDocuments != 0 || addedLength != 0 {
             try run("UPDATE \(totals) SET documents = documents + $1, length = length + $2", [.integer(Int64(addedDocuments)), .integer(Int64(addedLength))])
         }
+    }
+
+    /// The inserts of `index`'s postings and documents, made once per index and id type.
+    private func fullTextInserts(_ index: FullTextLayout, idType: String) -> (postings: RowInsert, documents: RowInsert) {
+        if let made = fullTextInsertsMade[index.termsTable], made.postings.types[1] == idType { return made }
+        let made = (RowInsert(table: Self.fullTextTable(index.termsTable), columns: ["term", "id", "count"], types: ["text", idType, "bigint"]),
+                    RowInsert(table: Self.fullTextTable(index.documentsTable), columns: ["id", "length", "terms"], types: [idType, "bigint", "text"]))
+        fullTextInsertsMade[index.termsTable] = made
+        return made
     }
 
     // MARK: Reading

@@ -64,8 +64,10 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
     var logHasSetColumns = false
     /// Each table's upsert (``upsert(_:)``).
     private var upserts: [String: Upsert] = [:]
-    /// Each to-many link table's insert (``linkInsert(_:)``).
+    /// Each link table's insert (``linkInsert(_:)``).
     private var linkInserts: [String: RowInsert] = [:]
+    /// Each full-text index's inserts (``fullTextInserts(_:idType:)``), by terms table.
+    var fullTextInsertsMade: [String: (postings: RowInsert, documents: RowInsert)] = [:]
 
     init(_ server: ServerLocation, readOnly: Bool, lockTimeout: TimeInterval) throws {
         location = server.description
