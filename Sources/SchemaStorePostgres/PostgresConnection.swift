@@ -202,8 +202,14 @@ public final class PostgresConnection: @unchecked Sendable {
             throw failure(of: started, handle)
         }
         PQclear(started)
-        var sent = rows.withUnsafeBytes { bytes in
-            bytes.isEmpty ? 1 : PQputCopyData(handle, bytes.baseAddress!.assumingMemoryBound(to: CChar.self), Int32(bytes.count))
+        // In pieces of 1 MiB: libpq takes a piece's length as a 32-bit integer, and rows of
+        // long texts can pass 2 GiB.
+        var sent: Int32 = 1
+        rows.withUnsafeBytes { bytes in
+            for start in stride(from: 0, to: bytes.count, by: 1 << 20) where sent == 1 {
+                let piece = UnsafeRawBufferPointer(rebasing: bytes[start..<min(start + (1 << 20), bytes.count)])
+                sent = PQputCopyData(handle, piece.baseAddress!.assumingMemoryBound(to: CChar.self), Int32(piece.count))
+            }
         }
         if sent == 1 { sent = PQputCopyEnd(handle, nil) }
         // The COPY's result, then the end of the results (also after a failure to send).

@@ -115,6 +115,13 @@ import Testing
         #expect(back.map { [$0[0], $0[1], $0[2], $0[4]] } == copiedRows.map { [$0[0], $0[1], $0[2], $0[4]] })
         func bits(_ row: [StoredValue]) -> UInt64? { if case .real(let real) = row[3] { real.bitPattern } else { nil } }
         #expect(back.map(bits) == copiedRows.map(bits))
+        // Rows past one piece of what is sent (1 MiB) arrive whole.
+        try connection.execute("CREATE TEMPORARY TABLE long (n bigint, t text)")
+        let long: [[StoredValue]] = (0..<3000).map { [.integer(Int64($0)), .text(String(repeating: "é", count: 400) + "\($0)")] }
+        try connection.copy("COPY long FROM STDIN", rows: ServerCopyRows.encode(long))
+        let characters = long.reduce(0) { total, row in if case .text(let text) = row[1] { total + text.count } else { total } }
+        #expect(try connection.execute("SELECT count(*), sum(length(t)), max(t) FROM long")
+                == [[.integer(3000), .integer(Int64(characters)), .text(String(repeating: "é", count: 400) + "999")]])
         // A NUL byte is refused before anything is sent; a failing COPY is a typed error and
         // leaves the connection usable.
         #expect(throws: PostgresError.self) { try connection.copy("COPY copied FROM STDIN", rows: Array("1\ta\u{0}b\t1\t1\t\\N\n".utf8)) }
