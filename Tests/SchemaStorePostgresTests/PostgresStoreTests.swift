@@ -562,6 +562,28 @@ import Testing
         #expect(problems.isEmpty, "\(problems)")
     }
 
+    /// A store writing on demand numbers its commits one after another (reading the last
+    /// one with its schema check, not again before its commit): a resident store follows
+    /// each from the log, never finding a gap that would make it load the graph again.
+    @Test func commitsWrittenOnDemandAreNumberedWithoutGaps() throws {
+        guard let cluster = try PostgresDialectTests.cluster() else { return }
+        defer { cluster.stop() }
+        let configuration = try Self.database(cluster, "numbering")
+        let writer = try Store(.postgres(configuration), schema: ChatModelsSchema.self, options: Store.Options(residency: .onDemand))
+        let follower = try Store(.postgres(configuration), schema: ChatModelsSchema.self, options: Store.Options(residency: .resident))
+        var random = SplitMix64(seed: 17)
+        for _ in 0..<40 {
+            _ = try? writer.write(RandomChatWrite.next(&random).apply)
+            try follower.refresh()
+        }
+        #expect(try ChatGraphText.of(follower.context) == writer.read { try ChatGraphText.of($0) })
+        #expect(follower.catchUps.reloaded == 0 && follower.catchUps.followed > 20, "\(follower.catchUps)")
+        let connection = try PostgresConnection(configuration)
+        defer { connection.close() }
+        let numbers = try connection.execute("SELECT count(DISTINCT \"commit\"), min(\"commit\"), max(\"commit\") FROM \"schemagen:commits\"")
+        #expect(numbers.first.map { $0[0] == $0[2] && $0[1] == .integer(1) } == true, "\(numbers)")
+    }
+
     @Test func theCommitLogKeepsItsLastCommitsOnly() throws {
         guard let cluster = try PostgresDialectTests.cluster() else { return }
         defer { cluster.stop() }

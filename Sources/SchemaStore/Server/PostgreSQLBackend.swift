@@ -548,7 +548,13 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
     }
 
     func recordedFingerprint() throws -> String? {
-        let rows = try execute(Self.fingerprintQuery, [.text(StoreMetadataKey.fingerprint)])
+        // In a transaction (a write on demand checks the schema first, under the write
+        // lock), the last commit in the same round trip: the write then numbers its commit
+        // without reading it again (``nextCommit()``), and sends its statements and its
+        // commit together.
+        let rows = try execute(inTransaction ? "SELECT (\(Self.fingerprintQuery)), (SELECT coalesce(max(\"commit\"), 0) FROM \(Self.commitLogTable))"
+                                             : Self.fingerprintQuery, [.text(StoreMetadataKey.fingerprint)])
+        if inTransaction, let row = rows.first, row.count == 2, case .integer(let last) = row[1] { lastCommitRead = last }
         if case .text(let fingerprint)? = rows.first?.first { return fingerprint }
         return nil
     }
