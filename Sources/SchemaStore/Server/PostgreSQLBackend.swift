@@ -129,11 +129,11 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
     /// otherwise build them again for each).
     struct Upsert {
         let columns: [String]
-        let head: String
-        let types: [String]
-        let tail: String
-        /// The insert of a new row (``StoreTransaction/upsertRow(_:_:isNew:)``).
+        /// The insert of a new row (``StoreTransaction/upsertRow(_:_:isNew:)``); with
+        /// ``tail``, of any row.
         let insert: RowInsert
+        /// `ON CONFLICT ...`, after the rows.
+        let tail: String
     }
 
     func upsert(_ entity: any AnyEntityPersister) -> Upsert {
@@ -143,8 +143,7 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
         // An upsert keeps the row's storage order, as SQLite's keeps its rowid.
         let conflict = updates.isEmpty ? "DO NOTHING" : "DO UPDATE SET \(updates.joined(separator: ", "))"
         let insert = RowInsert(table: entity.tableName, columns: entity.columns.map(\.name), types: entity.columns.map { Self.columnType($0.type) })
-        let made = Upsert(columns: entity.columns.map(\.name), head: insert.head, types: insert.types, tail: " ON CONFLICT (\(names[0])) \(conflict)",
-                          insert: insert)
+        let made = Upsert(columns: entity.columns.map(\.name), insert: insert, tail: " ON CONFLICT (\(names[0])) \(conflict)")
         upserts[entity.tableName] = made
         return made
     }
@@ -713,7 +712,7 @@ private struct PostgreSQLTransaction: StoreTransaction {
     func upsertRow(_ entity: any AnyEntityPersister, _ values: [StoredValue], isNew: Bool) throws {
         let upsert = backend.upsert(entity)
         if isNew { return try backend.insertRow(upsert.insert, values) }
-        try backend.insertColumns(head: upsert.head, types: upsert.types, tail: upsert.tail, values, key: values[0])
+        try backend.insertColumns(head: upsert.insert.head, types: upsert.insert.types, tail: upsert.tail, values, key: values[0])
     }
 
     func deleteRow(_ entity: any AnyEntityPersister, id: StoredValue) throws {
