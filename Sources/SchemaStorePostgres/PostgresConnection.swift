@@ -124,15 +124,22 @@ public final class PostgresConnection: @unchecked Sendable {
     /// rows of the last statement. Throws the first failure; the statements after it are not run.
     @discardableResult
     public func executeBatch(_ statements: [(sql: String, parameters: [StoredValue])]) throws -> [[StoredValue]] {
+        try executeEach(statements).last ?? []
+    }
+
+    /// Runs `statements` as ``executeBatch(_:)`` does; returns each one's rows, in order
+    /// (none for a statement that returns no rows).
+    public func executeEach(_ statements: [(sql: String, parameters: [StoredValue])]) throws -> [[[StoredValue]]] {
         guard let handle else { throw lost("the connection is closed") }
-        var lastRows: [[StoredValue]] = []
+        var answers: [[[StoredValue]]] = []
+        answers.reserveCapacity(statements.count)
         for start in stride(from: 0, to: statements.count, by: Self.pipelineLength) {
             let chunk = statements[start..<min(start + Self.pipelineLength, statements.count)]
             // Every value is checked before the first statement goes: a pipeline is never
             // left with answers unread.
             let chunkTexts: [[String?]] = try chunk.map { try $0.parameters.map(text) }
             guard PQenterPipelineMode(handle) == 1 else {
-                for statement in chunk { lastRows = try execute(statement.sql, statement.parameters) }
+                for statement in chunk { answers.append(try execute(statement.sql, statement.parameters)) }
                 continue
             }
             defer { PQexitPipelineMode(handle) }
@@ -175,14 +182,14 @@ public final class PostgresConnection: @unchecked Sendable {
                     PQclear(result)
                     continue
                 }
-                if status == PGRES_TUPLES_OK { lastRows = Self.rows(result) } else if status == PGRES_COMMAND_OK { lastRows = [] }
+                if status == PGRES_TUPLES_OK { answers.append(Self.rows(result)) } else if status == PGRES_COMMAND_OK { answers.append([]) }
                 if status == PGRES_FATAL_ERROR, failure == nil { failure = self.failure(of: result, handle) }
                 PQclear(result)
                 if status == PGRES_PIPELINE_SYNC { break }
             }
             if let failure { throw failure }
         }
-        return lastRows
+        return answers
     }
 
     /// Runs `COPY ... FROM STDIN` statement `sql`, streaming `rows` to it: the rows in

@@ -11,8 +11,8 @@ private final class StoreConnection: ServerConnection {
         try connection.execute(sql, parameters)
     }
 
-    func executeBatch(_ statements: [(sql: String, parameters: [StoredValue])]) throws -> [[StoredValue]] {
-        try connection.executeBatch(statements)
+    func executeEach(_ statements: [(sql: String, parameters: [StoredValue])]) throws -> [[[StoredValue]]] {
+        try connection.executeEach(statements)
     }
 
     func copy(_ sql: String, rows: [UInt8]) throws { try connection.copy(sql, rows: rows) }

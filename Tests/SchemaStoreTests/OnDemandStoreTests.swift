@@ -37,8 +37,10 @@ import Testing
     /// A write reads what it touches: saving a message into a chat, editing it and deleting
     /// it run as many statements in a store of 2 chats as in one of 40 with 20 times the
     /// messages and users, and the message's chat holds 25 messages in both. A small write
-    /// never asks a table whether it is empty (`OnDemandWrite.emptinessWorthAsking`).
+    /// never asks a table whether it is empty (`OnDemandWrite.emptinessWorthAsking`), and
+    /// reads an entity's row and its to-one links together.
     @Test func aWriteReadsWhatItTouchesWhateverTheStoresSize() throws {
+        var reads: [Int] = []
         func statements(chats: Int) throws -> [Int] {
             let url = try OnDemandDifferentialTests.temporaryFile()
             defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
@@ -53,9 +55,11 @@ import Testing
             }
             var counts: [Int] = []
             func counted(_ body: (inout Context) throws -> Void) throws {
-                let before = store.onDemandStatistics.writeStatements
+                let before = store.onDemandStatistics
                 try store.write(body)
-                counts.append(store.onDemandStatistics.writeStatements - before)
+                let after = store.onDemandStatistics
+                counts.append(after.writeStatements - before.writeStatements)
+                reads.append(after.writeReads - before.writeReads)
             }
             try counted { try Message(id: "new", text: "hi", author: .id("u0"), chat: .id("c0")).save(to: &$0) }
             try counted { context in
@@ -73,6 +77,8 @@ import Testing
         // Saving the message reads its row and its links by key: 5 statements. Asking each
         // table first whether it is empty (worth it only for big writes) made it 8.
         #expect(small.first == 5, "\(small)")
+        // Its row and its to-one links go together: one round trip to a server, not five.
+        #expect(reads.first == 1 && reads.count == 6 && reads[...2] == reads[3...], "\(reads)")
     }
 
     /// A write's context returned by its closure outlives the write: it reads the file as

@@ -38,21 +38,28 @@ struct LinkLookup: Sendable {
     /// they were read from. Nil for a slot no link table keeps.
     func pairs(of slot: LinkSlot, in table: ObjectIdentifier, ids: [StoredValue],
                backend: any SnapshotConnection) throws -> (source: Source, pairs: [(owner: StoredValue, target: StoredValue)])? {
-        guard let source = source(of: slot, in: table) else { return nil }
+        guard let (source, select) = select(of: slot, in: table, ids: ids) else { return nil }
         var pairs: [(owner: StoredValue, target: StoredValue)] = []
+        try backend.rows(select) { pairs.append(($0[0], $0[1])) }
+        return (source, pairs)
+    }
+
+    /// The statement ``pairs(of:in:ids:backend:)`` runs (each of its rows an owner and a
+    /// target), with where it reads; nil for a slot no link table keeps.
+    func select(of slot: LinkSlot, in table: ObjectIdentifier, ids: [StoredValue]) -> (source: Source, select: SQLSelect)? {
+        guard let source = source(of: slot, in: table) else { return nil }
         switch source {
         case .stored(let link):
             var order = [SQLOrderTerm(expression: .column("owner"), descending: false)]
             if link.isToMany { order.append(SQLOrderTerm(expression: .column("position"), descending: false)) }
-            try backend.rows(SQLSelect(output: .columns([.column("owner"), .column("target")]), table: link.name,
-                                       filter: .oneOf(.column("owner"), ids), order: order)) { pairs.append(($0[0], $0[1])) }
+            return (source, SQLSelect(output: .columns([.column("owner"), .column("target")]), table: link.name,
+                                      filter: .oneOf(.column("owner"), ids), order: order))
         case .inverse(let link):
             // The owners of this slot are the link table's targets.
-            try backend.rows(SQLSelect(output: .columns([.column("target"), .column("owner")]), table: link.name,
-                                       filter: .oneOf(.column("target"), ids),
-                                       order: [SQLOrderTerm(expression: .column("target"), descending: false)])) { pairs.append(($0[0], $0[1])) }
+            return (source, SQLSelect(output: .columns([.column("target"), .column("owner")]), table: link.name,
+                                      filter: .oneOf(.column("target"), ids),
+                                      order: [SQLOrderTerm(expression: .column("target"), descending: false)]))
         }
-        return (source, pairs)
     }
 
     /// The ranges of `owners` holding one owner each (pairs come grouped by owner), in order.

@@ -253,10 +253,11 @@ final class OnDemandReading: @unchecked Sendable {
     var connectionCount: Int { pool.withLock { openConnections } }
 
     /// Adds what a write did to reach what it touched.
-    func recordWrite(statements: Int) {
+    func recordWrite(statements: (count: Int, reads: Int)) {
         pool.withLock {
             finished.writes += 1
-            finished.writeStatements += statements
+            finished.writeStatements += statements.count
+            finished.writeReads += statements.reads
         }
     }
 
@@ -284,5 +285,6 @@ extension OnDemandStatistics {
         fullTextReads += other.fullTextReads
         writes += other.writes
         writeStatements += other.writeStatements
+        writeReads += other.writeReads
     }
 }

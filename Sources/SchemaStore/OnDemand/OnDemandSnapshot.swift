@@ -411,6 +411,9 @@ public struct OnDemandStatistics: Sendable, Hashable {
     /// Writes that ran on demand, and the SQL statements they ran to read what they touched.
     public var writes = 0
     public var writeStatements = 0
+    /// The reads those statements went in: statements sent together count once (a round
+    /// trip to a server).
+    public var writeReads = 0
 
     mutating func record(_ loader: SubgraphLoader) {
         materializations += 1

@@ -37,9 +37,11 @@ final class OnDemandWrite: ContextFaulter, ContextReader, @unchecked Sendable {
     /// holds the write lock, and its own changes are written after its closure); forgotten
     /// when it ends.
     private var emptyTables: [String: Bool] = [:]
-    /// How many statements the write ran to read (for tests and benchmarks).
-    var statements: Int { lock.withLock { statementCount } }
+    /// How many statements the write ran to read, and in how many reads (statements sent
+    /// together: round trips to a server), for tests and benchmarks.
+    var statements: (count: Int, reads: Int) { lock.withLock { (statementCount, readCount) } }
     private var statementCount = 0
+    private var readCount = 0
 
     /// How many ids one `IN (...)` list binds.
     private static let batchSize = SubgraphLoader.batchSize
@@ -74,7 +76,7 @@ final class OnDemandWrite: ContextFaulter, ContextReader, @unchecked Sendable {
         attempt {
             if let archive = layout.archives[table] {
                 for key in keys {
-                    countStatement()
+                    countRead(statements: 1)
                     if let json = try backend.archive(name: archive.entityName, id: archive.idValue(key, in: context)) {
                         try archive.load(json, into: &context)
                     }
@@ -85,9 +87,20 @@ final class OnDemandWrite: ContextFaulter, ContextReader, @unchecked Sendable {
                   try !isEmpty(entity.tableName, column: entity.columns[0].name, reading: keys.count) else { return }
             let ids = keys.map { entity.idValue($0, in: context) }
             for batch in SubgraphLoader.batches(ids) {
-                try loadRows(entity, filter: .oneOf(.column(entity.columns[0].name), batch), into: &context)
+                // The rows and their to-one links, read together (one round trip to a server).
+                var links: [(slot: LinkSlot, source: LinkLookup.Source)] = []
+                var selects = [rowsSelect(entity, filter: .oneOf(.column(entity.columns[0].name), batch))]
                 for relation in entity.relations where relation.slot.cardinality == .toOne {
-                    try loadLinks(relation.slot, of: batch, owner: entity, into: &context)
+                    guard try mayHoldLinks(relation.slot, owner: entity, reading: batch.count),
+                          let (source, select) = self.links.select(of: relation.slot, in: entity.table, ids: batch) else { continue }
+                    links.append((relation.slot, source))
+                    selects.append(select)
+                }
+                countRead(statements: selects.count)
+                let answers = try backend.rows(ofEach: selects)
+                try loadRows(entity, answers[0], into: &context)
+                for (link, pairs) in zip(links, answers.dropFirst()) {
+                    try loadLinks(link.slot, from: link.source, pairs: pairs, owner: entity, into: &context)
                 }
             }
         }
@@ -107,7 +120,7 @@ final class OnDemandWrite: ContextFaulter, ContextReader, @unchecked Sendable {
                   try !isEmpty(persister.tableName, column: persister.columns[0].name, reading: 1) else { return [] }
             let filter = try persister.uniqueHolderFilter(of: entity)
             var ids: [StoredValue] = []
-            countStatement()
+            countRead(statements: 1)
             try backend.rows(SQLSelect(output: .columns([.column(persister.columns[0].name)]), table: persister.tableName, filter: filter)) {
                 ids.append($0[0])
             }
@@ -198,7 +211,7 @@ final class OnDemandWrite: ContextFaulter, ContextReader, @unchecked Sendable {
         let table = ObjectIdentifier(Entity.self)
         if let archive = layout.archives[table] {
             // Archives are kept as JSON: every one is read.
-            countStatement()
+            countRead(statements: 1)
             let ids = try backend.archiveIDs(name: archive.entityName)
             var keys = try ids.map { try archive.loadKey($0, into: &context) }
             context.readEntities(table, keys)
@@ -215,7 +228,7 @@ final class OnDemandWrite: ContextFaulter, ContextReader, @unchecked Sendable {
             filter = PredicateCompiler(entity: entity, dialect: backend.dialect).compile(predicate.structure).filter
         }
         var ids: [StoredValue] = []
-        countStatement()
+        countRead(statements: 1)
         try backend.rows(SQLSelect(output: .columns([.column(entity.columns[0].name), .storageOrder()]), table: entity.tableName, filter: filter,
                                    order: [SQLOrderTerm(expression: .storageOrder(), descending: false)])) { values in
             ids.append(values[0])
@@ -239,7 +252,7 @@ final class OnDemandWrite: ContextFaulter, ContextReader, @unchecked Sendable {
     private func readEverything(into context: inout Context) throws {
         for entity in layout.entities {
             var ids: [StoredValue] = []
-            countStatement()
+            countRead(statements: 1)
             try backend.rows(SQLSelect(output: .columns([.column(entity.columns[0].name)]), table: entity.tableName,
                                        order: [SQLOrderTerm(expression: .storageOrder(), descending: false)])) { ids.append($0[0]) }
             let keys = try entity.loadKeys(ids, into: &context)
@@ -249,7 +262,7 @@ final class OnDemandWrite: ContextFaulter, ContextReader, @unchecked Sendable {
             }
         }
         for archive in layout.archives.values {
-            countStatement()
+            countRead(statements: 1)
             let keys = try backend.archiveIDs(name: archive.entityName).map { try archive.loadKey($0, into: &context) }
             context.readEntities(archive.table, keys)
         }
@@ -274,37 +287,60 @@ final class OnDemandWrite: ContextFaulter, ContextReader, @unchecked Sendable {
         }
     }
 
-    /// Reads the rows `filter` selects into `context`, noting each one's place in storage order.
-    private func loadRows(_ entity: any AnyEntityPersister, filter: SQLExpression, into context: inout Context) throws {
-        var rows: [[StoredValue]] = []
-        countStatement()
+    /// The statement reading the rows `filter` selects (``loadRows(_:_:into:)``), each
+    /// with its place in storage order.
+    private func rowsSelect(_ entity: any AnyEntityPersister, filter: SQLExpression) -> SQLSelect {
         let select = SQLSelect(output: .columns([.storageOrder()] + entity.columns.map { .column($0.name) }), table: entity.tableName, filter: filter)
-        let union = backend.packUnion
-        try backend.rows(PackUnion.readingSources(select, of: union)) { values in
+        return PackUnion.readingSources(select, of: backend.packUnion)
+    }
+
+    /// Loads the rows ``rowsSelect(_:filter:)`` read into `context`, noting each one's place
+    /// in storage order.
+    private func loadRows(_ entity: any AnyEntityPersister, _ read: [[StoredValue]], into context: inout Context) throws {
+        var rows: [[StoredValue]] = []
+        rows.reserveCapacity(read.count)
+        for values in read {
             if case .integer(let position) = values[0] { record(position, of: values[1], in: entity.table) }
             rows.append(Array(values.dropFirst()))
         }
-        if let union { rows = union.markSources(rows, keys: try entity.loadKeys(rows.map { $0[0] }, into: &context), of: entity, in: &context) }
+        if let union = backend.packUnion {
+            rows = union.markSources(rows, keys: try entity.loadKeys(rows.map { $0[0] }, into: &context), of: entity, in: &context)
+        }
         _ = try entity.loadRows(rows, into: &context)
+    }
+
+    /// Whether the link table of `slot` may hold links of the `reading` owners to read:
+    /// false only for a table known to have been empty when the write began (``isEmpty``).
+    private func mayHoldLinks(_ slot: LinkSlot, owner: any AnyEntityPersister, reading: Int) throws -> Bool {
+        switch links.source(of: slot, in: owner.table) {
+        case .stored(let link)?, .inverse(let link)?: return try !isEmpty(link.name, column: "owner", reading: reading)
+        case nil: return false
+        }
     }
 
     /// Reads the stored links of `slot` of the entities `ids` (whole, in order) into their own
     /// slot only: the entities they link to read theirs when the write touches them.
     private func loadLinks(_ slot: LinkSlot, of ids: [StoredValue], owner: any AnyEntityPersister, into context: inout Context) throws {
-        switch links.source(of: slot, in: owner.table) {
-        case .stored(let link)?, .inverse(let link)?: if try isEmpty(link.name, column: "owner", reading: ids.count) { return }
-        case nil: return
-        }
-        guard let (source, pairs) = try links.pairs(of: slot, in: owner.table, ids: ids, backend: backend) else { return }
-        countStatement()
+        guard try mayHoldLinks(slot, owner: owner, reading: ids.count),
+              let (source, select) = links.select(of: slot, in: owner.table, ids: ids) else { return }
+        countRead(statements: 1)
+        var pairs: [[StoredValue]] = []
+        try backend.rows(select) { pairs.append($0) }
+        try loadLinks(slot, from: source, pairs: pairs, owner: owner, into: &context)
+    }
+
+    /// Loads links read by a ``LinkLookup/select(of:in:ids:)`` from `source` (each row an
+    /// owner and a target) into `slot` of their owners.
+    private func loadLinks(_ slot: LinkSlot, from source: LinkLookup.Source, pairs: [[StoredValue]], owner: any AnyEntityPersister,
+                           into context: inout Context) throws {
         let target: any AnyEntityPersister
         switch source {
         case .stored(let link): target = link.targetEntity
         // Read backwards: the link table's owners are this slot's targets.
         case .inverse(let link): target = link.ownerEntity
         }
-        let ownerKeys = try owner.loadKeys(pairs.map(\.owner), into: &context)
-        let targetKeys = try target.loadKeys(pairs.map(\.target), into: &context)
+        let ownerKeys = try owner.loadKeys(pairs.map { $0[0] }, into: &context)
+        let targetKeys = try target.loadKeys(pairs.map { $0[1] }, into: &context)
         for run in LinkLookup.runs(ownerKeys) {
             let targets = Array(targetKeys[run])
             switch slot.cardinality {
@@ -336,14 +372,18 @@ final class OnDemandWrite: ContextFaulter, ContextReader, @unchecked Sendable {
         if let known = emptyTables[name] { return known }
         guard reading >= Self.emptinessWorthAsking else { return false }
         var empty = true
-        countStatement()
+        countRead(statements: 1)
         try backend.rows(SQLSelect(output: .columns([.column(column)]), table: name, limit: 1)) { _ in empty = false }
         emptyTables[name] = empty
         return empty
     }
 
-    private func countStatement() {
-        lock.withLock { statementCount += 1 }
+    /// Counts a read of `statements` statements sent together.
+    private func countRead(statements: Int) {
+        lock.withLock {
+            statementCount += statements
+            readCount += 1
+        }
     }
 
     /// Every key of `Entity` holding a row in `context`, in key order.

@@ -26,6 +26,9 @@ protocol SnapshotConnection: StoreBackend {
     func resumeSnapshot() throws -> Bool
     /// Runs `select`, passing each row's values to `body`.
     func rows(_ select: SQLSelect, _ body: ([StoredValue]) throws -> Void) throws
+    /// Runs each of `selects`, in order; returns each one's rows. A server's are sent
+    /// together, in one round trip.
+    func rows(ofEach selects: [SQLSelect]) throws -> [[[StoredValue]]]
     /// The database's plan for `select`, one line per step.
     func queryPlan(_ select: SQLSelect) throws -> [String]
     /// The recorded schema fingerprint (nil for an empty database).
@@ -42,6 +45,14 @@ extension SnapshotConnection {
     func resumeSnapshot() throws -> Bool { false }
     var snapshotCommit: Int64? { nil }
     var packUnion: PackUnion? { nil }
+
+    func rows(ofEach selects: [SQLSelect]) throws -> [[[StoredValue]]] {
+        try selects.map { select in
+            var rows: [[StoredValue]] = []
+            try self.rows(select) { rows.append($0) }
+            return rows
+        }
+    }
 
     /// The single integer `select` returns (a count).
     func integer(_ select: SQLSelect) throws -> Int {

@@ -12,6 +12,13 @@ extension PostgreSQLBackend: SnapshotConnection {
         for row in try execute(sql.text, sql.bindings) { try body(row) }
     }
 
+    func rows(ofEach selects: [SQLSelect]) throws -> [[[StoredValue]]] {
+        try execute(each: selects.map { select in
+            let sql = SQLRenderer.render(select, in: dialect)
+            return (sql.text, sql.bindings)
+        })
+    }
+
     func queryPlan(_ select: SQLSelect) throws -> [String] {
         let sql = SQLRenderer.render(select, in: dialect)
         return try execute("EXPLAIN " + sql.text, sql.bindings).compactMap { row in

@@ -84,6 +84,11 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
 
     @discardableResult
     func execute(_ sql: String, _ parameters: [StoredValue] = []) throws -> [[StoredValue]] {
+        try execute(each: [(sql, parameters)])[0]
+    }
+
+    /// Runs `statements` in one round trip, after the pending writes; returns each one's rows.
+    func execute(each statements: [(sql: String, parameters: [StoredValue])]) throws -> [[[StoredValue]]] {
         if snapshotLost {
             throw StoreError.database(path: location, reason: "the connection to the server was lost during a read, and commits were made since")
         }
@@ -94,19 +99,24 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
             plannedOnce = false
         }
         if !pending.isEmpty {
-            // The pending writes and this statement in one round trip.
-            pending.append(sql, parameters)
-            let steps = pending.steps()
+            // The pending writes and these statements in one round trip.
+            let steps = pending.steps() + statements.map { ServerBatchStep.statement(sql: $0.sql, parameters: $0.parameters) }
             pending.removeAll()
-            return try liveConnection().send(steps)
+            return Array(try liveConnection().sendEach(steps).suffix(statements.count))
         }
         let connection = try liveConnection()
         do {
-            return try connection.execute(sql, parameters)
+            return try Self.run(statements, on: connection)
         } catch where !connection.isConnected && !inTransaction {
-            // Between transactions nothing is lost with the connection: run it on a new one.
-            return try liveConnection().execute(sql, parameters)
+            // Between transactions nothing is lost with the connection: run them on a new one.
+            return try Self.run(statements, on: liveConnection())
         }
+    }
+
+    /// One statement alone (no pipeline to enter and leave), several in one pipeline.
+    private static func run(_ statements: [(sql: String, parameters: [StoredValue])], on connection: any ServerConnection) throws -> [[[StoredValue]]] {
+        if statements.count == 1 { return [try connection.execute(statements[0].sql, statements[0].parameters)] }
+        return try connection.executeEach(statements)
     }
 
     /// The connection, or a new one when the server dropped it (a restart, a network

@@ -13,10 +13,9 @@ public protocol ServerConnection: AnyObject {
     /// `.blob`, NULL as `.null`, the rest as `.text`.
     @discardableResult
     func execute(_ sql: String, _ parameters: [StoredValue]) throws -> [[StoredValue]]
-    /// Runs statements in order, in as few round trips as the server allows; returns the
-    /// last one's rows; throws the first failure.
-    @discardableResult
-    func executeBatch(_ statements: [(sql: String, parameters: [StoredValue])]) throws -> [[StoredValue]]
+    /// Runs statements in order, in as few round trips as the server allows; returns each
+    /// one's rows, in order; throws the first failure, and the statements after it are not run.
+    func executeEach(_ statements: [(sql: String, parameters: [StoredValue])]) throws -> [[[StoredValue]]]
     /// Runs `COPY table (columns) FROM STDIN` statement `sql`, streaming `rows` (in COPY's
     /// text format, ``ServerCopyRows``) to it: how many rows go fastest.
     func copy(_ sql: String, rows: [UInt8]) throws
@@ -34,11 +33,10 @@ public protocol ServerConnection: AnyObject {
 }
 
 extension ServerConnection {
+    /// Runs statements as ``executeEach(_:)`` does; returns the last one's rows.
     @discardableResult
-    public func executeBatch(_ statements: [(sql: String, parameters: [StoredValue])]) throws -> [[StoredValue]] {
-        var rows: [[StoredValue]] = []
-        for statement in statements { rows = try execute(statement.sql, statement.parameters) }
-        return rows
+    func executeBatch(_ statements: [(sql: String, parameters: [StoredValue])]) throws -> [[StoredValue]] {
+        try executeEach(statements).last ?? []
     }
 }
 
@@ -51,25 +49,30 @@ enum ServerBatchStep: Sendable {
 
 extension ServerConnection {
     /// Runs `steps` in order: the statements between two copies in one batch
-    /// (``executeBatch(_:)``), each copy on its own. Returns the last step's rows (none for
+    /// (``executeEach(_:)``), each copy on its own. Returns the last step's rows (none for
     /// a copy); throws the first failure, and the steps after it are not run.
     @discardableResult
     func send(_ steps: [ServerBatchStep]) throws -> [[StoredValue]] {
+        try sendEach(steps).last ?? []
+    }
+
+    /// Runs `steps` as ``send(_:)`` does; returns each one's rows, in order.
+    func sendEach(_ steps: [ServerBatchStep]) throws -> [[[StoredValue]]] {
         var statements: [(sql: String, parameters: [StoredValue])] = []
-        var rows: [[StoredValue]] = []
+        var answers: [[[StoredValue]]] = []
         for step in steps {
             switch step {
             case .statement(let sql, let parameters):
                 statements.append((sql, parameters))
             case .copy(let sql, let copied):
-                if !statements.isEmpty { try executeBatch(statements) }
+                if !statements.isEmpty { answers += try executeEach(statements) }
                 statements.removeAll()
                 try copy(sql, rows: copied)
-                rows = []
+                answers.append([])
             }
         }
-        if !statements.isEmpty { rows = try executeBatch(statements) }
-        return rows
+        if !statements.isEmpty { answers += try executeEach(statements) }
+        return answers
     }
 }
 

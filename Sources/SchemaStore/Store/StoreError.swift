@@ -57,7 +57,7 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible, Loc
         switch self {
         case let .cannotOpen(path, reason): "\(path): cannot open the store: \(reason)"
         case let .locked(path):
-            "\(path): another Store (in this process or another) kept the file busy writing for longer than the lock timeout; nothing was written. Try again, or raise Store.Options.lockTimeout"
+            "\(path): another Store (in this process or another) kept the database busy for longer than the lock timeout (writing; on a server, also a snapshot a migration waits for); nothing was written. Try again, or raise Store.Options.lockTimeout"
         case let .corrupt(path, reason):
             // A server database's location is its URL (`ServerLocation`), never a file path.
             path.hasPrefix("postgres://")
