@@ -147,6 +147,13 @@ extension StoreTransaction {
 /// written; the store catches up and runs the write again.
 struct StaleWrite: Error {}
 
+/// A write found the schema fingerprint the database records changed to `recorded` (another
+/// version of the app migrated it): nothing was written; the store fails it with
+/// ``StoreError/schemaChangedElsewhere(path:)``.
+struct FingerprintChanged: Error {
+    let recorded: String?
+}
+
 extension StoreBackend {
     var countsOwnCommits: Bool { false }
 

@@ -33,6 +33,10 @@ protocol SnapshotConnection: StoreBackend {
     func queryPlan(_ select: SQLSelect) throws -> [String]
     /// The recorded schema fingerprint (nil for an empty database).
     func currentFingerprint() throws -> String?
+    /// In a write transaction: fails the write with ``FingerprintChanged`` unless the
+    /// recorded fingerprint is `expected`. A server checks it with the write's next
+    /// statements, in their round trip, before any of them runs.
+    func expectFingerprint(_ expected: String?) throws
     /// The ids of the archives of the entity `name`, in storage order.
     func archiveIDs(name: String) throws -> [StoredValue]
     /// Whether the database keeps `index`'s postings (ranked full text read in SQL).
@@ -45,6 +49,11 @@ extension SnapshotConnection {
     func resumeSnapshot() throws -> Bool { false }
     var snapshotCommit: Int64? { nil }
     var packUnion: PackUnion? { nil }
+
+    func expectFingerprint(_ expected: String?) throws {
+        let recorded = try currentFingerprint()
+        if recorded != expected { throw FingerprintChanged(recorded: recorded) }
+    }
 
     func rows(ofEach selects: [SQLSelect]) throws -> [[[StoredValue]]] {
         try selects.map { select in

@@ -51,6 +51,13 @@ struct PendingWrites: Sendable {
         count += 1
     }
 
+    /// Appends a statement whose answer is wanted; returns its place among ``steps()``
+    /// (nothing merges with it, and it keeps its place until ``removeAll()``).
+    mutating func appendRead(_ sql: String, _ parameters: [StoredValue]) -> Int {
+        append(sql, parameters)
+        return writes.count - 1
+    }
+
     private mutating func close() {
         if let merged = open { writes.append(Self.step(merged)) }
         open = nil

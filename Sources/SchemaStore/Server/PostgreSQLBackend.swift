@@ -52,6 +52,9 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
     /// its reads fail until it ends.
     private var snapshotLost = false
     static let fingerprintQuery = "SELECT value FROM \(metaTable) WHERE key = $1"
+    /// In a write transaction, the fingerprint ``expectFingerprint(_:)`` checks, and the
+    /// check's place among the pending statements until it is sent.
+    private var fingerprintCheck: (expected: String?, step: Int?)?
     /// A write transaction's statements not sent yet: they go in batches (``flush()``),
     /// before any statement that reads and before the commit.
     private var pending = PendingWrites()
@@ -101,8 +104,7 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
         if !pending.isEmpty {
             // The pending writes and these statements in one round trip.
             let steps = pending.steps() + statements.map { ServerBatchStep.statement(sql: $0.sql, parameters: $0.parameters) }
-            pending.removeAll()
-            return Array(try liveConnection().sendEach(steps).suffix(statements.count))
+            return Array(try sendPendingNow(steps).suffix(statements.count))
         }
         let connection = try liveConnection()
         do {
@@ -172,10 +174,21 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
     /// Sends the pending writes and waits for their answers.
     private func flush() throws {
         guard !pending.isEmpty else { return }
+        try sendPendingNow(pending.steps())
+    }
+
+    /// Sends `steps` (the pending statements, then any others) and waits for their answers;
+    /// reads the answer of a pending fingerprint check among them.
+    @discardableResult
+    private func sendPendingNow(_ steps: [ServerBatchStep]) throws -> [[[StoredValue]]] {
         let connection = try liveConnection()
-        let steps = pending.steps()
+        let check = fingerprintCheck?.step
+        fingerprintCheck?.step = nil
         pending.removeAll()
-        try connection.send(steps)
+        let answers = try connection.sendEach(steps)
+        // The check read the last commit too: the write numbers its own without reading it.
+        if let check, let row = answers[check].first, row.count == 2, case .integer(let last) = row[1] { lastCommitRead = last }
+        return answers
     }
 
     /// Starts sending the pending writes from another thread (``SentBatch``), after the
@@ -184,6 +197,8 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
     /// here, and rolls back.
     private func sendPending() throws {
         guard !pending.isEmpty else { return }
+        // A fingerprint check still pending is answered here, before more goes.
+        if fingerprintCheck?.step != nil { return try flush() }
         let connection = try liveConnection()
         sending = SentBatch(pending.steps(), on: connection)
         pending.removeAll()
@@ -448,6 +463,7 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
             inTransaction = false
             plannedOnce = false
             lastCommitRead = nil
+            fingerprintCheck = nil
             fullTextChanges.removeAll()
         }
         do {
@@ -461,6 +477,12 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
             if connection.isConnected { _ = try? connection.execute("ROLLBACK", []) }
             // Another writer held the lock for longer than the timeout: nothing was written.
             if connection.serverCode(of: error) == Self.lockNotAvailable { throw StoreError.locked(path: location) }
+            if let check = fingerprintCheck, connection.serverCode(of: error) == Self.divisionByZero, connection.isConnected {
+                // The fingerprint check failed the write's first statements, or another
+                // statement did: read the fingerprint again to tell which.
+                inTransaction = false
+                if let recorded = try? recordedFingerprint(), recorded != check.expected { throw FingerprintChanged(recorded: recorded) }
+            }
             if let expected, connection.serverCode(of: error) == Self.divisionByZero, connection.isConnected {
                 inTransaction = false
                 if (try? lastCommit()) != expected { throw StaleWrite() }
@@ -566,6 +588,24 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
         if inTransaction, let row = rows.first, row.count == 2, case .integer(let last) = row[1] { lastCommitRead = last }
         if case .text(let fingerprint)? = rows.first?.first { return fingerprint }
         return nil
+    }
+
+    /// In a write, checked with the write's next statements, in their round trip (its first
+    /// read, or its commit): a division by zero when the fingerprint changed aborts the
+    /// transaction before any of them runs, and ``writeTransaction(expecting:_:)`` then
+    /// tells it from another failure by reading the fingerprint. The check reads the last
+    /// commit too (``lastCommitRead``).
+    func expectFingerprint(_ expected: String?) throws {
+        guard inTransaction, fingerprintCheck == nil, snapshotCommit == nil else {
+            let recorded = try currentFingerprint()
+            if recorded != expected { throw FingerprintChanged(recorded: recorded) }
+            return
+        }
+        let step = pending.appendRead("""
+            SELECT 1 / (CASE WHEN (\(Self.fingerprintQuery)) IS NOT DISTINCT FROM $2 THEN 1 ELSE 0 END), \
+            (SELECT coalesce(max("commit"), 0) FROM \(Self.commitLogTable))
+            """, [.text(StoreMetadataKey.fingerprint), expected.map(StoredValue.text) ?? .null])
+        fingerprintCheck = (expected, step)
     }
 
     func lastCommit() throws -> Int64? {

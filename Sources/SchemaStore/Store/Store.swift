@@ -389,8 +389,13 @@ public final class Store: @unchecked Sendable {
             if let onDemand, let file = backend as? any SnapshotConnection, readsOnDemand {
                 // On demand: the closure reads the file through the transaction, which no
                 // other store can change until it ends.
-                try backend.transaction { transaction in
-                    commit = try runOnDemand(body, transaction: transaction, file: file, reading: onDemand)
+                do {
+                    try backend.transaction { transaction in
+                        commit = try runOnDemand(body, transaction: transaction, file: file, reading: onDemand)
+                    }
+                } catch let changed as FingerprintChanged {
+                    if let sharing { try checkSchemaUnchanged(sharing: sharing, recorded: changed.recorded, path: file.location) }
+                    throw changed
                 }
                 // Observers (this store's own included) learn of commits from the file's log.
                 try? deliverOnDemandCommits()
@@ -481,8 +486,12 @@ public final class Store: @unchecked Sendable {
     /// its changes in `transaction`: the write reads and writes what it touches.
     private func runOnDemand<Result>(_ body: (inout Context) throws -> Result, transaction: any StoreTransaction,
                                      file: any SnapshotConnection, reading onDemand: OnDemandReading) throws -> Commit<Result> {
-        // Another version of the app migrated the file: this code's layout no longer fits it.
-        if let sharing { try checkSchemaUnchanged(sharing: sharing, recorded: try file.currentFingerprint(), path: file.location) }
+        // Another version of the app migrated the file: this code's layout no longer fits it
+        // (checked with the write's first statements: writeBlocking reports it).
+        if let sharing {
+            if let failure = sharing.failure { throw failure }
+            try file.expectFingerprint(sharing.fingerprint)
+        }
         let reading = OnDemandWrite(layout: layout, links: onDemand.links, backend: file, connect: onDemand.connect)
         defer {
             reading.endWrite()
