@@ -258,23 +258,25 @@ enum PostgresBenchmark {
     }
 }
 
-/// `schemastore-bench postgres-load [processes...]`: N processes (1, 2, 4 by default) share
-/// one PostgreSQL database for a few seconds, each a store running a mix of reads (the newest
-/// 20 messages of a random chat, with their authors) and writes (a new message into a random
-/// chat), 4 reads per write. Prints, per N, the operations per second of all processes
-/// together and the median and p99 latency of reads and of writes. Each process is this
-/// executable again (`postgres-load-child`).
+/// `schemastore-bench postgres-load [on-demand] [processes...]`: N processes (1, 2, 4 by
+/// default) share one PostgreSQL database for a few seconds, each a store running a mix of
+/// reads (the newest 20 messages of a random chat, with their authors) and writes (a new
+/// message into a random chat), 4 reads per write. Prints, per N, the operations per second
+/// of all processes together and the median and p99 latency of reads and of writes. Each
+/// process is this executable again (`postgres-load-child`). Its stores are resident
+/// (every process follows the others' commits), or with `on-demand` read on demand (each
+/// read a `store.read` on a snapshot of the server).
 enum PostgresLoadBenchmark {
     static let seconds = 3.0
     static let chats = 100
 
-    static func run(processCounts: [Int]) throws {
+    static func run(processCounts: [Int], residency: Store.Residency = .resident) throws {
         guard let cluster = try TemporaryPostgresCluster.start() else {
             print(TemporaryPostgresCluster.missingServer)
             return
         }
         defer { cluster.stop() }
-        print("PostgreSQL stores under load: \(seconds) s per run, 4 reads per write")
+        print("PostgreSQL stores under load (\(residency == .resident ? "resident" : "on demand")): \(seconds) s per run, 4 reads per write")
         for processes in processCounts {
             let name = "load\(processes)"
             let configuration = try cluster.createDatabase(name)
@@ -291,7 +293,7 @@ enum PostgresLoadBenchmark {
             let children = try (0..<processes).map { index -> (Process, Pipe) in
                 let process = Process()
                 process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-                process.arguments = ["postgres-load-child", cluster.socketFolder, name, "\(index)"]
+                process.arguments = ["postgres-load-child", cluster.socketFolder, name, "\(index)", residency == .resident ? "resident" : "on-demand"]
                 let pipe = Pipe()
                 process.standardOutput = pipe
                 try process.run()
@@ -319,9 +321,9 @@ enum PostgresLoadBenchmark {
     }
 
     /// One process of the load: prints `r <ms>` or `w <ms>` per operation.
-    static func child(socket: String, database: String, index: Int) throws {
+    static func child(socket: String, database: String, index: Int, residency: Store.Residency) throws {
         let store = try Store(.postgres(PostgresConnection.Configuration(host: socket, database: database, user: "schemagen")),
-                              schema: BenchModelsSchema.self)
+                              schema: BenchModelsSchema.self, options: Store.Options(residency: residency))
         var random = SplitMix64(seed: UInt64(index + 1))
         var lines: [String] = []
         let end = Date().addingTimeInterval(seconds)
@@ -338,9 +340,10 @@ enum PostgresLoadBenchmark {
                 }
                 lines.append("w \(time)")
             } else {
-                let time = OnDemandBenchmark.milliseconds {
-                    let messages = Chat.query(chat, in: store.context).related(\.$messages).sorted(by: \.timestamp.desc).limit(20)
-                        .with(\.$author).resolve()
+                let time = try OnDemandBenchmark.milliseconds {
+                    let messages = try store.read { context in
+                        Chat.query(chat, in: context).related(\.$messages).sorted(by: \.timestamp.desc).limit(20).with(\.$author).resolve()
+                    }
                     precondition(!messages.isEmpty)
                 }
                 lines.append("r \(time)")

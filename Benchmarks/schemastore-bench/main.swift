@@ -74,12 +74,14 @@ if CommandLine.arguments.dropFirst().first == "ondemand-fill" {
 }
 if CommandLine.arguments.dropFirst().first == "postgres-load" {
     let counts = CommandLine.arguments.dropFirst(2).compactMap { Int($0) }
-    try PostgresLoadBenchmark.run(processCounts: counts.isEmpty ? [1, 2, 4] : counts)
+    try PostgresLoadBenchmark.run(processCounts: counts.isEmpty ? [1, 2, 4] : counts,
+                                  residency: CommandLine.arguments.contains("on-demand") ? .onDemand : .resident)
     exit(0)
 }
 if CommandLine.arguments.dropFirst().first == "postgres-load-child" {
     let arguments = CommandLine.arguments
-    try PostgresLoadBenchmark.child(socket: arguments[2], database: arguments[3], index: Int(arguments[4]) ?? 0)
+    try PostgresLoadBenchmark.child(socket: arguments[2], database: arguments[3], index: Int(arguments[4]) ?? 0,
+                                    residency: arguments.dropFirst(5).first == "on-demand" ? .onDemand : .resident)
     exit(0)
 }
 if CommandLine.arguments.dropFirst().first == "postgres-profile" {

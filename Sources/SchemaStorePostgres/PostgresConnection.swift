@@ -70,6 +70,58 @@ public final class PostgresConnection: @unchecked Sendable {
     public func close() {
         if let handle { PQfinish(handle) }
         handle = nil
+        unansweredPipelines = 0
+    }
+
+    /// Statements sent by ``sendWithoutWaiting(_:)`` whose answers are unread, each in a
+    /// pipeline of its own: the connection stays in pipeline mode meanwhile.
+    private var unansweredPipelines = 0
+
+    /// Sends `sql` (no parameters) and returns at once: the server runs it as it arrives.
+    /// For a statement whose answer nobody needs, such as the `ROLLBACK` that ends a
+    /// read-only transaction. Its answer is read by the connection's next use: a batch
+    /// (``executeEach(_:)``) goes out at once, behind it, and reads it first, so the
+    /// statement costs no round trip; other uses wait for it first. Its failure is not
+    /// reported; a connection it finds lost fails its next use.
+    public func sendWithoutWaiting(_ sql: String) {
+        guard let handle else { return }
+        guard PQenterPipelineMode(handle) == 1 else {
+            _ = try? execute(sql)
+            return
+        }
+        if PQsendQueryParams(handle, sql, 0, nil, nil, nil, nil, 0) == 1, PQpipelineSync(handle) == 1 {
+            unansweredPipelines += 1
+        } else {
+            unansweredPipelines += 1
+            try? readUnanswered(handle)
+        }
+    }
+
+    /// Reads (and drops) the answers of the statements sent without waiting.
+    private func readUnanswered(_ handle: OpaquePointer) throws {
+        while unansweredPipelines > 0 {
+            // NULL ends each statement's results; a lost connection ends them all.
+            guard let result = PQgetResult(handle) else {
+                if PQstatus(handle) != CONNECTION_OK {
+                    unansweredPipelines = 0
+                    throw lost(Self.message(PQerrorMessage(handle)))
+                }
+                continue
+            }
+            if PQresultStatus(result) == PGRES_PIPELINE_SYNC { unansweredPipelines -= 1 }
+            PQclear(result)
+        }
+    }
+
+    /// The connection's handle, out of pipeline mode with every answer read (those of
+    /// statements sent without waiting); throws for a closed connection.
+    private func readyHandle() throws -> OpaquePointer {
+        guard let handle else { throw lost("the connection is closed") }
+        if unansweredPipelines > 0 {
+            try readUnanswered(handle)
+            PQexitPipelineMode(handle)
+        }
+        return handle
     }
 
     /// Whether the connection is still up: false once the server went away or the
@@ -84,7 +136,7 @@ public final class PostgresConnection: @unchecked Sendable {
     /// as reals, `bytea` as blobs, NULL as `.null`, the rest as text).
     @discardableResult
     public func execute(_ sql: String, _ parameters: [StoredValue] = []) throws -> [[StoredValue]] {
-        guard let handle else { throw lost("the connection is closed") }
+        let handle = try readyHandle()
         let texts: [String?] = try parameters.map(text)
         defer { prepared.ran(sql) }
         // Preparing fails where running would (a syntax error, a missing table): then its
@@ -130,6 +182,8 @@ public final class PostgresConnection: @unchecked Sendable {
     /// Runs `statements` as ``executeBatch(_:)`` does; returns each one's rows, in order
     /// (none for a statement that returns no rows).
     public func executeEach(_ statements: [(sql: String, parameters: [StoredValue])]) throws -> [[[StoredValue]]] {
+        // Statements sent without waiting stay unanswered: these go behind them, in the
+        // same pipeline mode, and their answers are read first.
         guard let handle else { throw lost("the connection is closed") }
         var answers: [[[StoredValue]]] = []
         answers.reserveCapacity(statements.count)
@@ -167,6 +221,7 @@ public final class PostgresConnection: @unchecked Sendable {
             if let failure {
                 throw failure
             }
+            try readUnanswered(handle)
             // Every statement's results, then the sync point.
             var answered = 0
             while true {
@@ -198,7 +253,7 @@ public final class PostgresConnection: @unchecked Sendable {
     /// far faster than as statements. Throws as ``execute(_:_:)`` does, and, before sending
     /// anything, for a NUL byte, which no text field can hold (SQLSTATE 22021).
     public func copy(_ sql: String, rows: [UInt8]) throws {
-        guard let handle else { throw lost("the connection is closed") }
+        let handle = try readyHandle()
         guard !rows.contains(0) else {
             throw PostgresError.statementFailed(host: configuration.host, database: configuration.database, state: "22021",
                                                 reason: "a text value holds a NUL character (U+0000), which PostgreSQL cannot store")
@@ -246,7 +301,7 @@ public final class PostgresConnection: @unchecked Sendable {
     /// The payloads of the notifications that arrived, waiting up to `timeout` seconds for
     /// the first; empty when none came.
     public func waitForNotifications(timeout: Double) throws -> [String] {
-        guard let handle else { throw lost("the connection is closed") }
+        let handle = try readyHandle()
         var payloads = Self.notifications(handle)
         if !payloads.isEmpty { return payloads }
         var descriptor = pollfd(fd: PQsocket(handle), events: Int16(POLLIN), revents: 0)

@@ -17,6 +17,8 @@ private final class StoreConnection: ServerConnection {
 
     func copy(_ sql: String, rows: [UInt8]) throws { try connection.copy(sql, rows: rows) }
 
+    func sendWithoutWaiting(_ sql: String) { connection.sendWithoutWaiting(sql) }
+
     var isConnected: Bool { connection.isConnected }
 
     func listen(_ channel: String) throws { try connection.listen(channel) }

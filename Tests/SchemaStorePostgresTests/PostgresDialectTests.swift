@@ -130,6 +130,40 @@ import Testing
         #expect(try connection.execute("SELECT count(*) FROM copied") == [[.integer(Int64(copiedRows.count))]])
     }
 
+    /// A statement sent without waiting (the `ROLLBACK` ending a snapshot) runs at once, not
+    /// when the connection is next used: another connection sees its effect meanwhile. Its
+    /// answer, even a failure, is read by the next use, whichever it is.
+    @Test func aStatementSentWithoutWaitingRunsAtOnceAndIsAnsweredByTheNextUse() throws {
+        guard let cluster = try Self.cluster() else { return }
+        defer { cluster.stop() }
+        let connection = try PostgresConnection(cluster.configuration())
+        let other = try PostgresConnection(cluster.configuration())
+        try connection.execute("CREATE TABLE held (n bigint)")
+        try connection.executeBatch([("BEGIN", []), ("LOCK TABLE held IN ACCESS EXCLUSIVE MODE", [])])
+        connection.sendWithoutWaiting("ROLLBACK")
+        // The lock goes with the transaction: the other connection takes it while this one is idle.
+        try other.execute("SET lock_timeout = 5000")
+        try other.executeBatch([("BEGIN", []), ("LOCK TABLE held IN ACCESS EXCLUSIVE MODE", []), ("ROLLBACK", [])])
+        // Each kind of next use reads the answer first.
+        connection.sendWithoutWaiting("SELECT 1 / 0")
+        #expect(try connection.execute("SELECT 1") == [[.integer(1)]])
+        connection.sendWithoutWaiting("INSERT INTO held VALUES (1)")
+        #expect(try connection.executeEach([("SELECT count(*) FROM held", []), ("SELECT 2", [])]) == [[[.integer(1)]], [[.integer(2)]]])
+        // A batch goes behind it without waiting, and a failure there does not abort it.
+        connection.sendWithoutWaiting("SELECT 1 / 0")
+        #expect(try connection.executeEach([("SELECT 3", []), ("SELECT 4", [])]) == [[[.integer(3)]], [[.integer(4)]]])
+        connection.sendWithoutWaiting("SELECT 5")
+        connection.sendWithoutWaiting("SELECT 6")
+        #expect(try connection.executeBatch([("SELECT 7", [])]) == [[.integer(7)]])
+        connection.sendWithoutWaiting("INSERT INTO held VALUES (2)")
+        try connection.copy("COPY held FROM STDIN", rows: Array("3\n".utf8))
+        connection.sendWithoutWaiting("SELECT 1")
+        #expect(try connection.waitForNotifications(timeout: 0).isEmpty)
+        #expect(try connection.execute("SELECT sum(n)::bigint FROM held") == [[.integer(6)]])
+        // Ending a snapshot this way leaves no transaction open.
+        #expect(try other.execute("SELECT count(*) FROM pg_stat_activity WHERE state LIKE 'idle in transaction%'") == [[.integer(0)]])
+    }
+
     /// Names whose order and equality only Swift's string comparison gets right: composed and
     /// decomposed accents are equal, case and accents order by scalar.
     static let names = ["Émile", "E\u{301}mile", "émile", "Emile", "zoé", "Zoe", "zoe\u{301}", "a", "B", "", "ß", "ss", "Ångström", "~"]

@@ -545,7 +545,13 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
 
     func endSnapshot() {
         snapshotLost = false
-        _ = try? execute("ROLLBACK")
+        // Nothing to wait for: the next use of the connection (the next snapshot's BEGIN)
+        // reads the answer. A connection already lost took its transaction with it.
+        if pending.isEmpty, sending == nil {
+            if connection.isConnected { connection.sendWithoutWaiting("ROLLBACK") }
+        } else {
+            _ = try? execute("ROLLBACK")
+        }
         inTransaction = false
         snapshotFingerprint = nil
         snapshotCommit = nil

@@ -16,6 +16,9 @@ public protocol ServerConnection: AnyObject {
     /// Runs statements in order, in as few round trips as the server allows; returns each
     /// one's rows, in order; throws the first failure, and the statements after it are not run.
     func executeEach(_ statements: [(sql: String, parameters: [StoredValue])]) throws -> [[[StoredValue]]]
+    /// Sends `sql` (no parameters) without waiting for its answer, which nobody needs; the
+    /// connection's next use reads it first. Failures are not reported.
+    func sendWithoutWaiting(_ sql: String)
     /// Runs `COPY table (columns) FROM STDIN` statement `sql`, streaming `rows` (in COPY's
     /// text format, ``ServerCopyRows``) to it: how many rows go fastest.
     func copy(_ sql: String, rows: [UInt8]) throws
@@ -33,6 +36,13 @@ public protocol ServerConnection: AnyObject {
 }
 
 extension ServerConnection {
+    /// Sends `sql` without waiting for its answer, which nobody needs (ending a read-only
+    /// transaction): a connection that can runs it without a round trip; here, it runs now
+    /// and its failure is ignored.
+    public func sendWithoutWaiting(_ sql: String) {
+        _ = try? execute(sql, [])
+    }
+
     /// Runs statements as ``executeEach(_:)`` does; returns the last one's rows.
     @discardableResult
     func executeBatch(_ statements: [(sql: String, parameters: [StoredValue])]) throws -> [[StoredValue]] {
