@@ -70,8 +70,15 @@ struct SubgraphLoader {
     mutating func loadRows(_ entity: any AnyEntityPersister, _ select: SQLSelect) throws -> [Int32] {
         var rows: [[StoredValue]] = []
         statements += 1
+        try backend.rows(PackUnion.readingSources(select, of: backend.packUnion)) { rows.append($0) }
+        return try loadRows(entity, rows)
+    }
+
+    /// Loads `rows` (read by a select of every column of `entity`) but those read before;
+    /// returns the keys of all of them, in order.
+    private mutating func loadRows(_ entity: any AnyEntityPersister, _ rows: [[StoredValue]]) throws -> [Int32] {
+        var rows = rows
         let union = backend.packUnion
-        try backend.rows(PackUnion.readingSources(select, of: union)) { rows.append($0) }
         let keys = try entity.loadKeys(rows.map { $0[0] }, into: &cache.context)
         if let union { rows = union.markSources(rows, keys: keys, of: entity, in: &cache.context) }
         // Taken out while inserting: a copy left in the dictionary would make each insert copy the set.
@@ -129,12 +136,19 @@ struct SubgraphLoader {
         for edge in reach.edges where edge.source == table {
             guard let source = layout.persisterByTable[edge.source], let target = layout.persisterByTable[edge.target] else { continue }
             let pending = markSlotsRead(table, edge.slot, owners)
-            try loadLinks(edge.slot, of: pending, owner: source, target: target)
+            let linkedRows = try loadLinksAndTheirRows(edge.slot, of: pending, owner: source, target: target)
             // Every linked target, read now or before, then what is followed from them.
             var linked: [Int32] = []
             var seen = Set<Int32>()
             for owner in owners {
                 for key in context.targetKeys(edge.source, edge.slot, of: owner) where seen.insert(key).inserted { linked.append(key) }
+            }
+            if let linkedRows {
+                // Every target of `pending` is read now: those without a row too.
+                _ = try loadRows(target, linkedRows)
+                var read = cache.readKeys.removeValue(forKey: edge.target) ?? []
+                for owner in pending { read.formUnion(context.targetKeys(edge.source, edge.slot, of: owner)) }
+                cache.readKeys[edge.target] = read
             }
             let read = cache.readKeys[edge.target] ?? []
             let unread = linked.filter { !read.contains($0) }.map { target.idValue($0, in: context) }
@@ -148,21 +162,58 @@ struct SubgraphLoader {
         guard !owners.isEmpty else { return }
         let ids = owners.map { owner.idValue($0, in: context) }
         for batch in Self.batches(ids) {
-            guard let (source, pairs) = try links.pairs(of: slot, in: owner.table, ids: batch, backend: backend) else { return }
+            guard let (source, select) = links.select(of: slot, in: owner.table, ids: batch) else { return }
             statements += 1
-            switch source {
-            case .stored(let link):
-                let ownerKeys = try link.ownerEntity.loadKeys(pairs.map(\.owner), into: &cache.context)
-                let targetKeys = try link.targetEntity.loadKeys(pairs.map(\.target), into: &cache.context)
-                for run in LinkLookup.runs(ownerKeys) { store(link, owner: ownerKeys[run.lowerBound], targets: Array(targetKeys[run])) }
-                // A derived inverse is to-one: its single link is the one just stored, so it is whole.
-                if let inverse = link.derivedInverse { _ = markSlotsRead(link.target, inverse, targetKeys) }
-            case .inverse:
-                let ownerKeys = try owner.loadKeys(pairs.map(\.owner), into: &cache.context)
-                let targetKeys = try target.loadKeys(pairs.map(\.target), into: &cache.context)
-                for (key, targetKey) in zip(ownerKeys, targetKeys) where context.linkedKey(owner.table, slot, of: key) < 0 {
-                    cache.context.loadLink(owner.table, slot, of: key, to: targetKey, targetTable: target.table)
-                }
+            var pairs: [[StoredValue]] = []
+            try backend.rows(select) { pairs.append($0) }
+            try loadLinks(slot, from: source, pairs: pairs, owner: owner, target: target)
+        }
+    }
+
+    /// Reads the links of `slot` of `owners` as ``loadLinks(_:of:owner:target:)`` does and,
+    /// in the same round trip to a server, the rows of every entity they link to (a select
+    /// of the link table inside the rows' select); returns those rows. Nil when it read the
+    /// links alone: more owners than one batch, or a user store over packs (whose rows carry
+    /// their source).
+    private mutating func loadLinksAndTheirRows(_ slot: LinkSlot, of owners: [Int32], owner: any AnyEntityPersister,
+                                                target: any AnyEntityPersister) throws -> [[StoredValue]]? {
+        guard !owners.isEmpty else { return nil }
+        let ids = owners.map { owner.idValue($0, in: context) }
+        guard ids.count <= Self.batchSize, backend.packUnion == nil, let (source, linkSelect) = links.select(of: slot, in: owner.table, ids: ids) else {
+            try loadLinks(slot, of: owners, owner: owner, target: target)
+            return nil
+        }
+        let targets: SQLSelect
+        switch source {
+        case .stored(let link):
+            targets = SQLSelect(output: .columns([.column("target")]), table: link.name, filter: .oneOf(.column("owner"), ids))
+        case .inverse(let link):
+            targets = SQLSelect(output: .columns([.column("owner")]), table: link.name, filter: .oneOf(.column("target"), ids))
+        }
+        let rowsSelect = SQLSelect(output: .columns(target.columns.map { .column($0.name) }), table: target.tableName,
+                                   filter: .oneOfSelected(.column(target.columns[0].name), targets),
+                                   order: [SQLOrderTerm(expression: .storageOrder(), descending: false)])
+        statements += 2
+        let answers = try backend.rows(ofEach: [linkSelect, rowsSelect])
+        try loadLinks(slot, from: source, pairs: answers[0], owner: owner, target: target)
+        return answers[1]
+    }
+
+    /// Loads links read from `source` (each row an owner and a target) into `slot` of their owners.
+    private mutating func loadLinks(_ slot: LinkSlot, from source: LinkLookup.Source, pairs: [[StoredValue]], owner: any AnyEntityPersister,
+                                    target: any AnyEntityPersister) throws {
+        switch source {
+        case .stored(let link):
+            let ownerKeys = try link.ownerEntity.loadKeys(pairs.map { $0[0] }, into: &cache.context)
+            let targetKeys = try link.targetEntity.loadKeys(pairs.map { $0[1] }, into: &cache.context)
+            for run in LinkLookup.runs(ownerKeys) { store(link, owner: ownerKeys[run.lowerBound], targets: Array(targetKeys[run])) }
+            // A derived inverse is to-one: its single link is the one just stored, so it is whole.
+            if let inverse = link.derivedInverse { _ = markSlotsRead(link.target, inverse, targetKeys) }
+        case .inverse:
+            let ownerKeys = try owner.loadKeys(pairs.map { $0[0] }, into: &cache.context)
+            let targetKeys = try target.loadKeys(pairs.map { $0[1] }, into: &cache.context)
+            for (key, targetKey) in zip(ownerKeys, targetKeys) where context.linkedKey(owner.table, slot, of: key) < 0 {
+                cache.context.loadLink(owner.table, slot, of: key, to: targetKey, targetTable: target.table)
             }
         }
     }

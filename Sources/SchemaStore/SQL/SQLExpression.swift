@@ -21,6 +21,9 @@ indirect enum SQLExpression: Hashable, Sendable {
     case not(SQLExpression)
     /// One of these values (never NULL: NULL is not listed).
     case oneOf(SQLExpression, [StoredValue])
+    /// One of the values a select of one column returns (`IN (SELECT ...)`), NULL never
+    /// among them.
+    case oneOfSelected(SQLExpression, SQLSelect)
     /// Text compared in Swift's string order (the dialect's collation).
     case swiftOrdered(SQLExpression)
     /// The order in which rows were first stored (SQLite's rowid): a query's source order.

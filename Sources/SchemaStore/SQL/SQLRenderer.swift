@@ -105,6 +105,8 @@ struct SQLRenderer {
             var padded = values
             while padded.count & (padded.count - 1) != 0 { padded.append(values[values.count - 1]) }
             return "\(lhs) IN (" + padded.map { bind($0) }.joined(separator: ", ") + ")"
+        case .oneOfSelected(let operand, let select):
+            return "\(render(operand)) IN (" + render(select) + ")"
         case .swiftOrdered(let operand):
             return dialect.swiftOrdered(render(operand))
         case .textCondition(let operation, let caseSensitive, let query, let fields):
