@@ -7,7 +7,8 @@ import SchemaStorePostgres
 
 /// `schemastore-bench postgres-profile [messages] [writes]`: one store on a throwaway
 /// cluster, its first commit of `messages` and then `writes` single writes; then a store
-/// reading on demand, 200 ranked matches and `writes` single writes. Each step timed once:
+/// reading on demand, 200 ranked matches and `writes` single writes, and its first commit of
+/// `messages` into an empty database. Each step timed once:
 /// steady loops to run under a profiler (`perf record -a`), not a comparison.
 /// `PG_LOG_STATEMENTS=<file>` copies the server's log of every statement's time there.
 enum PostgresProfile {
@@ -52,6 +53,16 @@ enum PostgresProfile {
         }
         print("200 ranked matches on demand: \(String(format: "%.3f", searches / 200)) ms each")
         print("\(writes) single writes on demand: \(String(format: "%.3f", try singleWrites(writes, to: onDemand, firstID: 200_000_000))) ms each")
+        // The same first commit by a store reading on demand, into a database of its own.
+        let empty = try Store(.postgres(try cluster.createDatabase("profile_empty")), schema: BenchModelsSchema.self,
+                              options: Store.Options(residency: .onDemand))
+        let onDemandCommit = try OnDemandBenchmark.milliseconds {
+            try empty.write { context in
+                try graph.users.save(to: &context)
+                try graph.chats.save(to: &context)
+            }
+        }
+        print("first commit of \(messages) messages on demand: \(String(format: "%.0f", onDemandCommit)) ms")
     }
 
     /// `count` writes of a new message each (ids from `firstID`) into chat 0; the mean (ms).

@@ -37,6 +37,10 @@ final class OnDemandWrite: ContextFaulter, ContextReader, @unchecked Sendable {
     /// holds the write lock, and its own changes are written after its closure); forgotten
     /// when it ends.
     private var emptyTables: [String: Bool] = [:]
+    /// Per entity table, the ids whose rows the write read and found missing (or whose
+    /// table it found empty): their entities are new. Ids, not keys: a change the context
+    /// rolls back gives its new keys back, and a key may then name another id.
+    private var absentIDs: [ObjectIdentifier: Set<StoredValue>] = [:]
     /// How many statements the write ran to read, and in how many reads (statements sent
     /// together: round trips to a server), for tests and benchmarks.
     var statements: (count: Int, reads: Int) { lock.withLock { (statementCount, readCount) } }
@@ -83,9 +87,13 @@ final class OnDemandWrite: ContextFaulter, ContextReader, @unchecked Sendable {
                 }
                 return
             }
-            guard let entity = layout.persisterByTable[table],
-                  try !isEmpty(entity.tableName, column: entity.columns[0].name, reading: keys.count) else { return }
+            guard let entity = layout.persisterByTable[table] else { return }
             let ids = keys.map { entity.idValue($0, in: context) }
+            guard try !isEmpty(entity.tableName, column: entity.columns[0].name, reading: keys.count) else {
+                lock.withLock { absentIDs[table, default: []].formUnion(ids) }
+                return
+            }
+            var found = Set<StoredValue>()
             for batch in SubgraphLoader.batches(ids) {
                 // The rows and their to-one links, read together (one round trip to a server).
                 var links: [(slot: LinkSlot, source: LinkLookup.Source)] = []
@@ -98,12 +106,20 @@ final class OnDemandWrite: ContextFaulter, ContextReader, @unchecked Sendable {
                 }
                 countRead(statements: selects.count)
                 let answers = try backend.rows(ofEach: selects)
+                for row in answers[0] { found.insert(row[1]) }
                 try loadRows(entity, answers[0], into: &context)
                 for (link, pairs) in zip(links, answers.dropFirst()) {
                     try loadLinks(link.slot, from: link.source, pairs: pairs, owner: entity, into: &context)
                 }
             }
+            lock.withLock { absentIDs[table, default: []].formUnion(ids.filter { !found.contains($0) }) }
         }
+    }
+
+    /// Whether the write read the row of the entity `id` of `table` and found none: the
+    /// entity is new (a write holds the write lock, so no other can add it meanwhile).
+    func readAbsent(_ id: StoredValue, of table: ObjectIdentifier) -> Bool {
+        lock.withLock { absentIDs[table]?.contains(id) ?? false }
     }
 
     func loadLists(_ table: ObjectIdentifier, slot: LinkSlot, keys: [Int32], into context: inout Context) {

@@ -13,11 +13,21 @@ struct ChangeWriter {
     let context: Context
     let transaction: any StoreTransaction
     var layers: PackLayers?
-    /// The graph before the write, when it holds every stored row (a resident store's): an
-    /// entity without a row there is new, and its postings need no removing (a statement
-    /// per write, and one per thousand entities of a big one). Nil: every entity written
-    /// may have postings.
-    var before: Context? = nil
+    /// Which entities had no row before the write, where that is known: a new row needs no
+    /// conflict clause (a server then streams many by `COPY`), and its postings need no
+    /// removing (a statement per write, and one per thousand entities of a big one). Nil:
+    /// every entity written may have a row and postings.
+    var newRows: NewRows? = nil
+
+    /// Tells the entities that had no row before a write.
+    struct NewRows {
+        let isNew: (any AnyEntityPersister, Int32) -> Bool
+
+        /// Those without a row in `before`, a graph that holds every stored row (a resident store's).
+        static func absent(from before: Context) -> NewRows {
+            NewRows { entity, key in !entity.hasRow(key, in: before) }
+        }
+    }
 
     /// Call ``checkEntities(_:layout:context:)`` first: rows of other types are skipped here.
     func write(_ changes: ChangeSet) throws {
@@ -67,10 +77,10 @@ struct ChangeWriter {
     }
 
     /// Whether the entity under `key` had no row before the write; false when that is not
-    /// known (``before``). Keys are stable within a write: an id deleted and saved again
+    /// known (``newRows``). Keys are stable within a write: an id deleted and saved again
     /// there gets a new key, after its old one.
     private func isNew(_ key: Int32, of entity: any AnyEntityPersister) -> Bool {
-        before.map { !entity.hasRow(key, in: $0) } ?? false
+        newRows?.isNew(entity, key) ?? false
     }
 
     /// A table's changed rows in the order they are written: those of entities that had a
@@ -81,7 +91,7 @@ struct ChangeWriter {
     /// never depend on each other's order otherwise: a new row's storage order is its place
     /// among the new ones.
     private func inWriteOrder(_ keys: ChangeSet.Keys, of entity: any AnyEntityPersister) -> [Int32] {
-        guard before != nil else { return keys.ordered }
+        guard newRows != nil else { return keys.ordered }
         let new = keys.ordered.filter { isNew($0, of: entity) }
         guard !new.isEmpty, new.count < keys.ordered.count else { return keys.ordered }
         return keys.ordered.filter { !isNew($0, of: entity) } + new

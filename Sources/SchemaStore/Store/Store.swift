@@ -469,7 +469,7 @@ public final class Store: @unchecked Sendable {
                     ? BackgroundResult { try CommitDescription(changeSet: changes, before: before, after: after, layout: layout) } : nil
                 // A resident graph holds every stored row: what it lacks is new.
                 try ChangeWriter(layout: layout, context: context, transaction: transaction, layers: layers,
-                                 before: isResident ? before : nil).write(changes)
+                                 newRows: isResident ? .absent(from: before) : nil).write(changes)
                 if sharing != nil {
                     let described = try describing?.value() ?? CommitDescription(changeSet: changes, before: before, after: context, layout: layout)
                     number = try transaction.appendCommit(CommitLog.entries(of: changes, description: described, layout: layout, context: context))
@@ -518,7 +518,9 @@ public final class Store: @unchecked Sendable {
             if let failure = reading.failure { throw failure }
             layers = packLayers
         }
-        try ChangeWriter(layout: layout, context: context, transaction: transaction, layers: layers).write(changes)
+        // What the write read and found missing is new.
+        try ChangeWriter(layout: layout, context: context, transaction: transaction, layers: layers,
+                         newRows: ChangeWriter.NewRows { reading.readAbsent($0.idValue($1, in: context), of: $0.table) }).write(changes)
         if let layers { ChangeWriter.markPackSources(changes, layout: layout, layers: layers, in: &context) }
         let described = try CommitDescription(changeSet: changes, before: before, after: context, layout: layout)
         let number = try transaction.appendCommit(CommitLog.entries(of: changes, description: described, layout: layout, context: context))
