@@ -31,13 +31,7 @@ enum PostgresProfile {
         }
         var store: Store! = try Store(.postgres(configuration), schema: BenchModelsSchema.self,
                                       options: Store.Options(residency: .resident))
-        let commit = try OnDemandBenchmark.milliseconds {
-            try store.write { context in
-                try graph.users.save(to: &context)
-                try graph.chats.save(to: &context)
-            }
-        }
-        print("first commit of \(messages) messages: \(String(format: "%.0f", commit)) ms")
+        print("first commit of \(messages) messages: \(String(format: "%.0f", try firstCommit(graph, to: store))) ms")
         print("\(writes) single writes: \(String(format: "%.3f", try singleWrites(writes, to: store, firstID: 100_000_000))) ms each")
         // Closed: it would follow the on-demand store's writes below, on the same cores.
         store = nil
@@ -56,13 +50,17 @@ enum PostgresProfile {
         // The same first commit by a store reading on demand, into a database of its own.
         let empty = try Store(.postgres(try cluster.createDatabase("profile_empty")), schema: BenchModelsSchema.self,
                               options: Store.Options(residency: .onDemand))
-        let onDemandCommit = try OnDemandBenchmark.milliseconds {
-            try empty.write { context in
+        print("first commit of \(messages) messages on demand: \(String(format: "%.0f", try firstCommit(graph, to: empty))) ms")
+    }
+
+    /// `graph` saved in one write (ms).
+    private static func firstCommit(_ graph: PostgresBenchmark.Graph, to store: Store) throws -> Double {
+        try OnDemandBenchmark.milliseconds {
+            try store.write { context in
                 try graph.users.save(to: &context)
                 try graph.chats.save(to: &context)
             }
         }
-        print("first commit of \(messages) messages on demand: \(String(format: "%.0f", onDemandCommit)) ms")
     }
 
     /// `count` writes of a new message each (ids from `firstID`) into chat 0; the mean (ms).
