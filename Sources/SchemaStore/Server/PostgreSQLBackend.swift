@@ -75,13 +75,28 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
     init(_ server: ServerLocation, readOnly: Bool, lockTimeout: TimeInterval) throws {
         location = server.description
         self.server = server
-        connection = try server.connect()
+        connection = try Self.connect(server, readOnly: readOnly, lockTimeout: lockTimeout)
         self.readOnly = readOnly
         self.lockTimeout = lockTimeout
     }
 
+    /// A new connection. A writer's waits for a lock (the write lock, the tables a migration
+    /// changes) end after the store's lock timeout: set once per connection, not in each
+    /// write (a statement fewer per write). A read-only store's reads wait as long as a
+    /// migration takes.
+    private static func connect(_ server: ServerLocation, readOnly: Bool, lockTimeout: TimeInterval) throws -> any ServerConnection {
+        let connection = try server.connect()
+        if !readOnly {
+            // A number, not a value from outside: SET takes no parameters.
+            try connection.execute("SET lock_timeout = \(max(Int(lockTimeout * 1000), 1))", [])
+        }
+        return connection
+    }
+
     /// How long a write waits for the write lock before it fails with ``StoreError/locked(path:)``.
     private let lockTimeout: TimeInterval
+    /// How many commits apart writes prune the commit log (``StoreTransaction/appendCommit(_:)``).
+    static let pruneEvery: Int64 = 16
     /// PostgreSQL's code for a lock not granted within `lock_timeout`.
     private static let lockNotAvailable = "55P03"
 
@@ -133,7 +148,7 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
         }
         connection.close()
         pending.removeAll()
-        connection = try server.connect()
+        connection = try Self.connect(server, readOnly: readOnly, lockTimeout: lockTimeout)
         return connection
     }
 
@@ -447,9 +462,7 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
         // A connection lost since the last transaction is replaced before this one starts.
         _ = try liveConnection()
         pending.append("BEGIN ISOLATION LEVEL READ COMMITTED", [])
-        // Waiting for the lock ends after the store's lock timeout (a number, not a value
-        // from outside: SET takes no parameters).
-        pending.append("SET LOCAL lock_timeout = \(max(Int(lockTimeout * 1000), 1))", [])
+        // Waiting for the lock ends after the store's lock timeout (set on the connection).
         // One writer at a time across every process; reads after this see every commit
         // made before it (READ COMMITTED takes a new snapshot per statement).
         pending.append("SELECT pg_advisory_xact_lock($1)", [.integer(Self.writeLock)])
@@ -840,11 +853,16 @@ private struct PostgreSQLTransaction: StoreTransaction {
         // Under the write lock: no other writer numbers a commit meanwhile.
         let commit = try backend.nextCommit()
         try backend.insertLogEntries(entries, commit: commit)
-        // The commits that fall out of the log now: a range below the kept ones, not every
+        // The commits that fall out of the log, every 16 commits (a statement fewer in the
+        // other writes; the log keeps up to 15 more): a range below the kept ones, not every
         // commit up to them, which PostgreSQL would scan through the dead entries of all
         // those deleted before until a vacuum (0.2 ms a write, most of its statements' time).
-        try backend.run("DELETE FROM \(PostgreSQLBackend.commitLogTable) WHERE \"commit\" > $1 AND \"commit\" <= $2",
-                        [.integer(commit - CommitLog.retainedCommits - 16), .integer(commit - CommitLog.retainedCommits)])
+        // Twice the range, for commits numbered while another build pruned at each.
+        let every = PostgreSQLBackend.pruneEvery
+        if commit % every == 0 {
+            try backend.run("DELETE FROM \(PostgreSQLBackend.commitLogTable) WHERE \"commit\" > $1 AND \"commit\" <= $2",
+                            [.integer(commit - CommitLog.retainedCommits - 2 * every), .integer(commit - CommitLog.retainedCommits)])
+        }
         // Delivered when the transaction commits, to every store listening (CommitListener).
         try backend.run("SELECT pg_notify($1, $2)", [.text(CommitListener.channel), .text("\(commit)")])
         return commit
