@@ -68,6 +68,22 @@ import Testing
                 continue
             }
             let table = String(sql.dropFirst("INSERT INTO ".count).prefix(1))
+            if sql.contains("(VALUES (") {
+                // A row alone: its values bound as they are.
+                let types = table == "D" ? "$1::bigint, $2::text" : "$1::bigint, $2::bigint"
+                let head = table == "D" ? "INSERT INTO D (k, v) SELECT * FROM " : "INSERT INTO \(table) SELECT * FROM "
+                #expect(sql == head + "(VALUES (\(types))) AS row" + (table == "D" ? "" : " ON CONFLICT"))
+                guard parameters.count == 2, case .integer(let key) = parameters[0] else {
+                    Issue.record("not one row's values: \(sql) \(parameters)")
+                    continue
+                }
+                if table == "D" {
+                    replayed.append("D \(key) \(parameters[1])")
+                } else if case .integer(let index) = parameters[1] {
+                    replayed.append("\(table) \(key) \(index)")
+                }
+                continue
+            }
             guard parameters.count == 2, case .text(let first) = parameters[0], case .text(let second) = parameters[1] else {
                 Issue.record("not two column arrays: \(sql)")
                 continue

@@ -111,6 +111,13 @@ struct PendingWrites: Sendable {
         if let copy = merged.copy, merged.rows.count >= copyRows {
             return .copy(sql: copy, rows: ServerCopyRows.encode(merged.rows))
         }
+        if merged.rows.count == 1 {
+            // One row (a single write's): its values bound as they are, with no arrays to
+            // spell and unnest. A subquery in FROM needs a name unless the tail gives one.
+            let values = types.indices.map { "$\($0 + 1)::\(types[$0])" }.joined(separator: ", ")
+            let name = merged.tail.hasPrefix(" AS ") ? "" : " AS row"
+            return .statement(sql: "\(merged.head)(VALUES (\(values)))\(name)\(merged.tail)", parameters: merged.rows[0])
+        }
         let arrays = types.indices.map { "$\($0 + 1)::\(types[$0])[]" }.joined(separator: ", ")
         let parameters = types.indices.map { column in StoredValue.text(ServerArrayLiteral.encode(merged.rows.map { $0[column] })) }
         return .statement(sql: "\(merged.head)unnest(\(arrays))\(merged.tail)", parameters: parameters)

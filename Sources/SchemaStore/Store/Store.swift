@@ -519,8 +519,9 @@ public final class Store: @unchecked Sendable {
             layers = packLayers
         }
         // What the write read and found missing is new.
-        try ChangeWriter(layout: layout, context: context, transaction: transaction, layers: layers,
-                         newRows: ChangeWriter.NewRows { reading.readAbsent($0.idValue($1, in: context), of: $0.table) }).write(changes)
+        let written = context
+        let newRows = ChangeWriter.NewRows { entity, key in reading.readAbsent(entity.idValue(key, in: written), of: entity.table) }
+        try ChangeWriter(layout: layout, context: context, transaction: transaction, layers: layers, newRows: newRows).write(changes)
         if let layers { ChangeWriter.markPackSources(changes, layout: layout, layers: layers, in: &context) }
         let described = try CommitDescription(changeSet: changes, before: before, after: context, layout: layout)
         let number = try transaction.appendCommit(CommitLog.entries(of: changes, description: described, layout: layout, context: context))
