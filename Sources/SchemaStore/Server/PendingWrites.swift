@@ -5,7 +5,8 @@ import SchemaRuntime
 /// - rows inserted by one statement one after another become one statement whose rows come
 ///   as one array per column (`INSERT ... SELECT * FROM unnest($1::bigint[], $2::text[])`,
 ///   ``ServerArrayLiteral``), up to ``arrayRowsPerStatement``; rows of a plain insert
-///   (``RowInsert``) go by `COPY` instead when there are at least ``copyRows``;
+///   (``RowInsert``) go by `COPY` instead when there are at least ``copyRows``; a row
+///   alone binds its values (`SELECT * FROM (VALUES ($1::bigint, $2::text)) AS row`);
 /// - values of one `DELETE ... IN` one after another become one list, up to ``listValuesPerStatement``.
 ///
 /// Order is kept: only consecutive rows of one statement merge, and a key already in the
