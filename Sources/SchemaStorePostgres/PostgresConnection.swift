@@ -92,8 +92,9 @@ public final class PostgresConnection: @unchecked Sendable {
         if PQsendQueryParams(handle, sql, 0, nil, nil, nil, nil, 0) == 1, PQpipelineSync(handle) == 1 {
             unansweredPipelines += 1
         } else {
-            unansweredPipelines += 1
-            try? readUnanswered(handle)
+            // Not sent whole (a connection failing): closed, as lost. The server ends its
+            // transaction with it, and the next use opens another.
+            close()
         }
     }
 
