@@ -51,6 +51,11 @@ extension SnapshotConnection {
     var packUnion: PackUnion? { nil }
 
     func expectFingerprint(_ expected: String?) throws {
+        try checkFingerprintNow(expected)
+    }
+
+    /// ``expectFingerprint(_:)`` at once: reads the recorded fingerprint now.
+    func checkFingerprintNow(_ expected: String?) throws {
         let recorded = try currentFingerprint()
         if recorded != expected { throw FingerprintChanged(recorded: recorded) }
     }

@@ -615,11 +615,7 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
     /// tells it from another failure by reading the fingerprint. The check reads the last
     /// commit too (``lastCommitRead``).
     func expectFingerprint(_ expected: String?) throws {
-        guard inTransaction, fingerprintCheck == nil, snapshotCommit == nil else {
-            let recorded = try currentFingerprint()
-            if recorded != expected { throw FingerprintChanged(recorded: recorded) }
-            return
-        }
+        guard inTransaction, fingerprintCheck == nil, snapshotCommit == nil else { return try checkFingerprintNow(expected) }
         let step = pending.appendRead("""
             SELECT 1 / (CASE WHEN (\(Self.fingerprintQuery)) IS NOT DISTINCT FROM $2 THEN 1 ELSE 0 END), \
             (SELECT coalesce(max("commit"), 0) FROM \(Self.commitLogTable))
