@@ -186,6 +186,36 @@ import Testing
         #expect(try ChatGraphText.of(reopened.context) == ChatGraphText.of(first.context))
     }
 
+    /// The same for a store writing on demand, whose write checks the schema with its first
+    /// reads and inserts the rows it found missing without a conflict clause: a write while
+    /// the server is down throws within seconds and changes nothing; once it is back the
+    /// store reconnects on its own, a new row and a changed one are written right, and a
+    /// second store sees them.
+    @Test func aStoreWritingOnDemandRecoversWhenTheServerRestarts() throws {
+        guard let cluster = try PostgresDialectTests.cluster() else { return }
+        defer { cluster.stop() }
+        let configuration = try Self.database(cluster, "restartondemand")
+        var timeout = configuration
+        timeout.connectTimeout = 2
+        let store = try Store(.postgres(timeout), schema: ChatModelsSchema.self, options: Store.Options(residency: .onDemand))
+        try store.write { try User(id: "u1", name: "before").save(to: &$0) }
+        #expect(try store.read { User.query(in: $0).resolve().map(\.id) } == ["u1"])
+
+        try cluster.stopServer()
+        let start = Date()
+        #expect(throws: (any Error).self) { try store.write { try User(id: "u2", name: "while down").save(to: &$0) } }
+        #expect(Date().timeIntervalSince(start) < 10, "a write to a stopped server hung")
+        try cluster.startServer()
+
+        try store.write { context in
+            try User(id: "u3", name: "new").save(to: &context)
+            try User(id: "u1", name: "changed").save(to: &context)
+        }
+        #expect(try store.read { User.query(in: $0).sorted(by: \.id).resolve().map { "\($0.id) \($0.name)" } } == ["u1 changed", "u3 new"])
+        let other = try Store(.postgres(configuration), schema: ChatModelsSchema.self)
+        #expect(User.query(in: other.context).sorted(by: \.id).resolve().map { "\($0.id) \($0.name)" } == ["u1 changed", "u3 new"])
+    }
+
     /// The server drops a store's connection in the middle of a write (as a network failure
     /// or an administrator would): the write throws and none of it is kept, never the part
     /// after the drop run on a new connection outside the transaction; the next write works.
