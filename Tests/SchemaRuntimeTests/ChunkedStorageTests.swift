@@ -1,3 +1,4 @@
+import Foundation
 import DeterministicRandom
 @testable import SchemaRuntime
 import Testing
@@ -38,6 +39,52 @@ import Testing
         #expect(Array(ChunkedArray(repeating: 7, count: 5000)) == Array(repeating: 7, count: 5000))
     }
 
+    /// Copies that all go on changing (as a store's write does on a copy of its graph, and
+    /// the app on copies of the store's context): each copy sees only its own changes, and
+    /// every element is freed once, when no copy holds it.
+    @Test(arguments: [4, 5, 6] as [UInt64])
+    func copiesThatAllChangeStayIndependent(seed: UInt64) {
+        var random = SplitMix64(seed: seed)
+        let live = LiveCount()
+        do {
+            var holders: [(chunked: ChunkedArray<Tracked>, reference: [Int])] = [(ChunkedArray(), [])]
+            for step in 0..<6_000 {
+                let which = Int.random(in: 0..<holders.count, using: &random)
+                switch Int.random(in: 0..<12, using: &random) {
+                case 0..<6:
+                    for _ in 0..<Int.random(in: 1...3, using: &random) {
+                        holders[which].chunked.append(Tracked(step, live))
+                        holders[which].reference.append(step)
+                    }
+                case 6 where !holders[which].reference.isEmpty:
+                    let index = Int.random(in: 0..<holders[which].reference.count, using: &random)
+                    holders[which].chunked[index] = Tracked(-step, live)
+                    holders[which].reference[index] = -step
+                case 7 where !holders[which].reference.isEmpty:
+                    let count = Int.random(in: 0...min(holders[which].reference.count, 5), using: &random)
+                    let removed = (0..<count).map { _ in holders[which].chunked.removeLast().value }
+                    #expect(removed == holders[which].reference.suffix(count).reversed())
+                    holders[which].reference.removeLast(count)
+                case 8 where holders.count < 12:
+                    holders.append(holders[which])
+                case 9 where holders.count > 1:
+                    holders.remove(at: which)
+                case 10 where holders[which].reference.count < 20_000:
+                    let extra = Int.random(in: 0..<1100, using: &random)
+                    holders[which].chunked.append(contentsOf: (0..<extra).map { _ in Tracked(step, live) })
+                    holders[which].reference.append(contentsOf: repeatElement(step, count: extra))
+                default:
+                    break
+                }
+                if step % 300 == 0 {
+                    for holder in holders { #expect(holder.chunked.map(\.value) == holder.reference) }
+                }
+            }
+            for holder in holders { #expect(holder.chunked.map(\.value) == holder.reference) }
+        }
+        #expect(live.count == 0, "every element freed once no copy holds it")
+    }
+
     @Test func shardedDictionaryBehavesLikeADictionary() {
         var random = SplitMix64(seed: 9)
         var sharded = ShardedDictionary<String, Int32>()
@@ -57,4 +104,24 @@ import Testing
             for (copy, expected) in snapshots.suffix(3) { #expect(copy[key] == expected[key]) }
         }
     }
+}
+
+/// How many ``Tracked`` elements are alive.
+private final class LiveCount: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = 0
+    var count: Int { lock.withLock { value } }
+    func add(_ delta: Int) { lock.withLock { value += delta } }
+}
+
+/// An element that counts itself alive, to find elements freed twice or never.
+private final class Tracked {
+    let value: Int
+    let live: LiveCount
+    init(_ value: Int, _ live: LiveCount) {
+        self.value = value
+        self.live = live
+        live.add(1)
+    }
+    deinit { live.add(-1) }
 }
