@@ -14,7 +14,8 @@ import SchemaStorePostgres
 ///   by hand, the same rows as multi-row `INSERT`s of 1,000 rows, in one transaction, or
 ///   ("hand COPY") each table's rows in one `COPY`;
 /// - open: a new store loading the graph;
-/// - single write: a new message saved into a chat, median of 15.
+/// - single write: a new message saved into a chat, median of 15; by hand also "observed",
+///   with the steps that let other processes see the commit (`handWrittenSingleWrites`).
 enum PostgresBenchmark {
     static func run(sizes: [Int], rounds: Int) throws {
         guard let cluster = try TemporaryPostgresCluster.start() else {
@@ -66,7 +67,9 @@ enum PostgresBenchmark {
             let configuration = try cluster.createDatabase(name)
             let commit = try handWritten(graph, configuration, indexed: mode.contains("indexed"), fullText: mode.hasSuffix("full text"),
                                          copy: mode.hasPrefix("hand COPY"))
-            return [("first commit", commit), ("single write", try handWrittenSingleWrites(configuration))] + (try handWrittenFirstScreen(configuration))
+            let observed = mode.hasSuffix("full text") ? [("single write, observed", try handWrittenSingleWrites(configuration, observed: true))] : []
+            return [("first commit", commit), ("single write", try handWrittenSingleWrites(configuration))] + observed
+                + (try handWrittenFirstScreen(configuration))
         }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pg-bench-\(name)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -200,21 +203,40 @@ enum PostgresBenchmark {
 
     /// A message saved into chat 0 by hand, the way a careful libpq user would: the
     /// transaction's statements in one pipeline (one round trip). Median of 15.
-    private static func handWrittenSingleWrites(_ configuration: PostgresConnection.Configuration) throws -> Double {
+    /// 15 writes by hand, each a new message into chat 0 in one pipeline; the median (ms).
+    ///
+    /// `observed`: with the steps a store takes so that other processes see each commit,
+    /// as a hand-written service would spell them: the writers' lock (commits in one
+    /// order), the commit's entries in a log table, and a notification, which another
+    /// connection listens for. (Beside them a store checks the schema and sets its plans:
+    /// its own choices, not counted here.)
+    private static func handWrittenSingleWrites(_ configuration: PostgresConnection.Configuration, observed: Bool = false) throws -> Double {
         let connection = try PostgresConnection(configuration)
         defer { connection.close() }
+        let listener = try PostgresConnection(configuration)
+        defer { listener.close() }
+        if observed {
+            try connection.execute("CREATE TABLE log (commit bigint NOT NULL, kind text NOT NULL, name text NOT NULL, id text NOT NULL, change text)")
+            try connection.execute("CREATE INDEX ON log (commit)")
+            try listener.listen("commits")
+        }
         var writes: [Double] = []
         for index in 0..<15 {
-            let id = StoredValue.integer(Int64(100_000_000 + index))
+            let number = (observed ? 300_000_000 : 100_000_000) + index
+            let id = StoredValue.integer(Int64(number))
+            let commit = StoredValue.integer(Int64(index + 1))
+            let observing: [(sql: String, parameters: [StoredValue])] = [
+                ("INSERT INTO log (commit, kind, name, id, change) VALUES ($1, 'row', 'Chat', 'i:0', NULL), ($1, 'row', 'Message', $2, NULL), "
+                    + "($1, 'link', 'Chat.messages', 'i:0', NULL), ($1, 'link', 'Message.author', $2, NULL)", [commit, .text("i:\(number)")]),
+                ("SELECT pg_notify('commits', $1)", [.text("\(index + 1)")]),
+            ]
             writes.append(try OnDemandBenchmark.milliseconds {
-                try connection.executeBatch([
-                    ("BEGIN", []),
+                try connection.executeBatch([("BEGIN", [])] + (observed ? [("SELECT pg_advisory_xact_lock(1)", [])] : []) + [
                     ("INSERT INTO \"Message\" (id, text, timestamp) VALUES ($1, $2, $3)", [id, .text("new"), .integer(Int64(index))]),
                     ("INSERT INTO \"Message.author\" (owner, target) VALUES ($1, $2)", [id, .integer(0)]),
                     ("INSERT INTO \"Chat.messages\" (owner, position, target) VALUES ($1, (SELECT coalesce(max(position) + 1, 0) FROM \"Chat.messages\" WHERE owner = $1), $2)",
                      [.integer(0), id]),
-                    ("COMMIT", []),
-                ])
+                ] + (observed ? observing : []) + [("COMMIT", [])])
             })
         }
         writes.sort()
