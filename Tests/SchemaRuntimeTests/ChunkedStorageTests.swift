@@ -85,6 +85,40 @@ import Testing
         #expect(live.count == 0, "every element freed once no copy holds it")
     }
 
+    /// Copies of one array appending on several threads at once: each claims slots of the
+    /// last chunk they share, or copies it once another claimed the slot, and each ends
+    /// with exactly its own elements.
+    @Test func copiesAppendingOnSeveralThreadsKeepTheirOwnElements() async {
+        var base = ChunkedArray<Int>()
+        base.append(contentsOf: 0..<1_500)
+        let shared = base
+        let results = await withTaskGroup(of: (Int, [Int]).self) { group in
+            for copy in 0..<8 {
+                group.addTask {
+                    var mine = shared
+                    for round in 0..<2_000 {
+                        mine.append(copy * 1_000_000 + round)
+                        if round % 7 == 6 { mine.removeLast() }
+                    }
+                    return (copy, Array(mine))
+                }
+            }
+            var all: [(Int, [Int])] = []
+            for await result in group { all.append(result) }
+            return all
+        }
+        #expect(results.count == 8)
+        for (copy, elements) in results {
+            var expected = Array(0..<1_500)
+            for round in 0..<2_000 {
+                expected.append(copy * 1_000_000 + round)
+                if round % 7 == 6 { expected.removeLast() }
+            }
+            #expect(elements == expected)
+        }
+        #expect(Array(shared) == Array(0..<1_500))
+    }
+
     @Test func shardedDictionaryBehavesLikeADictionary() {
         var random = SplitMix64(seed: 9)
         var sharded = ShardedDictionary<String, Int32>()

@@ -26,11 +26,16 @@ extension Context {
         }
         try resolveUniqueCollisions(new, applyingPolicies: applyingCollisionPolicies)
         let table = table(Entity.self)
-        let (key, isNew) = table.intern(entity.id)
-        if isNew { record(.interned(table: ObjectIdentifier(Entity.self))) }
-        let old = table.rows[Int(key)]
-        table.rows[Int(key)] = new
-        table.present[Int(key)] = true
+        let (key, isNew) = table.intern(entity.id, row: new)
+        let old: Entity?
+        if isNew {
+            record(.interned(table: ObjectIdentifier(Entity.self)))
+            old = nil
+        } else {
+            old = table.rows[Int(key)]
+            table.rows[Int(key)] = new
+            table.present[Int(key)] = true
+        }
         if old == nil {
             table.rowCount += 1
             if table.hasRequiredToOne { checkRequiredLinks(ObjectIdentifier(Entity.self), key) }

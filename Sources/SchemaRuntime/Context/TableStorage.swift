@@ -482,12 +482,21 @@ final class EntityTable<Entity: EntityModelProtocol>: TableStorage, @unchecked S
     /// Amortized O(1).
     @inlinable
     func intern(_ id: Entity.ID) -> (key: Int32, isNew: Bool) {
+        intern(id, row: nil)
+    }
+
+    /// ``intern(_:)``, with `row` stored at a new key. Appended with its row, a new key's
+    /// slot is written once: a write appending to the last chunk of its store's graph then
+    /// claims the slot and never copies the chunk (``ChunkedArray/append(_:)``), where
+    /// writing the row afterwards would copy it (1,024 rows, each retained).
+    @inlinable
+    func intern(_ id: Entity.ID, row: Entity?) -> (key: Int32, isNew: Bool) {
         let next = Int32(ids.count)
         let key = Self.claim(&keyByID[id, default: -1], next)
         guard key == next else { return (key, false) }
         ids.append(id)
-        rows.append(nil)
-        present.append(false)
+        rows.append(row)
+        present.append(row != nil)
         return (key, true)
     }
 
