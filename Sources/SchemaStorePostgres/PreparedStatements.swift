@@ -46,8 +46,25 @@ struct PreparedStatements {
         }
     }
 
+    /// Whether `sql`'s first word is `CREATE`, `ALTER` or `DROP`, in any case. Asked of
+    /// every statement sent, so it reads at most 7 bytes and allocates nothing (splitting
+    /// off and uppercasing the word as a `String` took 5% of a single write's client time).
     static func changesSchema(_ sql: String) -> Bool {
-        let head = sql.prefix { !$0.isWhitespace }.uppercased()
-        return head == "CREATE" || head == "ALTER" || head == "DROP"
+        var head: UInt64 = 0
+        var length = 0
+        for byte in sql.utf8 {
+            if byte == 0x20 || (0x09...0x0D).contains(byte) { break }
+            length += 1
+            if length > 6 { return false }
+            head = head << 8 | UInt64((0x61...0x7A).contains(byte) ? byte - 0x20 : byte)
+        }
+        return head == schemaWords.create || head == schemaWords.alter || head == schemaWords.drop
+    }
+
+    /// The words of ``changesSchema(_:)``, packed as it packs a statement's first word.
+    private static let schemaWords = (create: packed("CREATE"), alter: packed("ALTER"), drop: packed("DROP"))
+
+    private static func packed(_ word: String) -> UInt64 {
+        word.utf8.reduce(0) { $0 << 8 | UInt64($1) }
     }
 }

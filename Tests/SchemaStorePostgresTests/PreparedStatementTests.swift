@@ -1,6 +1,7 @@
+import DeterministicRandom
 import Foundation
 import SchemaRuntime
-import SchemaStorePostgres
+@testable import SchemaStorePostgres
 import PostgresTestSupport
 import Testing
 
@@ -37,6 +38,26 @@ import Testing
         let rows = try connection.executeBatch([(batched, [.integer(3)]), (batched, [.integer(7)])])
         #expect(rows == [[.integer(7)]])
         #expect(try Self.preparedTexts(connection).contains(batched))
+    }
+
+    /// The check every statement sent goes through (a schema change forgets the prepared
+    /// texts) answers as splitting off the first word and uppercasing it would.
+    @Test(arguments: [1, 2] as [UInt64])
+    func aStatementChangesTheSchemaExactlyWhenItsFirstWordSaysSo(seed: UInt64) {
+        func reference(_ sql: String) -> Bool {
+            let head = sql.prefix { !$0.isWhitespace }.uppercased()
+            return head == "CREATE" || head == "ALTER" || head == "DROP"
+        }
+        var cases = ["CREATE TABLE t (a int)", "create index on t (a)", "Alter table t", "DROP TABLE t", "drop\tx", "CREATE\nTABLE",
+                     "DROPS", "CREATED TABLE", "ALTERED", "SELECT 1", "INSERT INTO \"CREATE\" VALUES (1)", "", " CREATE TABLE t",
+                     "DROP", "CREAT", "ÄLTER TABLE", "WITH x AS (DELETE FROM t) DROP"]
+        var random = SplitMix64(seed: seed)
+        let pieces = ["C", "r", "E", "a", "T", "e", "D", "R", "O", "P", "L", "t", " ", "\n", "x", "é"]
+        for _ in 0..<2_000 {
+            cases.append((0..<Int.random(in: 0...8, using: &random)).map { _ in pieces[Int.random(in: 0..<pieces.count, using: &random)] }.joined())
+        }
+        for sql in cases { #expect(PreparedStatements.changesSchema(sql) == reference(sql), "\(sql.debugDescription)") }
+        #expect(cases.contains { PreparedStatements.changesSchema($0) } && cases.contains { !PreparedStatements.changesSchema($0) })
     }
 
     @Test func aFailingStatementFailsAlikeWhetherPreparedOrNot() throws {
