@@ -88,6 +88,13 @@ protocol StoreBackend: AnyObject, Sendable {
     /// list that may be long. O(count × log n) per owner.
     func lastTargets(_ link: LinkLayout, owners: [(owner: StoredValue, count: Int)]) throws -> [StoredValue: [StoredValue]]
 
+    /// The rows and links of several tables (``BatchedRead``); a server's in one round trip.
+    func read(_ request: BatchedRead) throws -> BatchedRead.Answer
+
+    /// ``externalCommitCounter()`` and ``recordedFingerprint()`` in one read, for a database
+    /// where each read is a round trip; nil where they are read apart (a file).
+    func externalCommitCounterAndFingerprint() throws -> (counter: Int64?, fingerprint: String?)?
+
     /// The soft-deleted archive of `id` of entity `name` as JSON, nil when there is none.
     func archive(name: String, id: StoredValue) throws -> Data?
 
@@ -173,6 +180,8 @@ extension StoreBackend {
     }
 
     func commitListener(_ onCommit: @escaping @Sendable (NotifiedCommits.Waiting) -> Void) -> CommitListener? { nil }
+
+    func externalCommitCounterAndFingerprint() throws -> (counter: Int64?, fingerprint: String?)? { nil }
 
     /// Runs `body`, which reads stored rows or links of `name` into a graph, reporting a value
     /// that cannot be read, or a unique-index collision among loaded rows, as

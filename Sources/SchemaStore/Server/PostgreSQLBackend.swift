@@ -597,6 +597,18 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
         CommitListener(server: server, onCommit: onCommit)
     }
 
+    /// The last commit and the fingerprint in one statement (one round trip of a catch-up
+    /// under the writers' lock fewer); in a transaction the last commit is remembered, as
+    /// ``recordedFingerprint()`` does.
+    func externalCommitCounterAndFingerprint() throws -> (counter: Int64?, fingerprint: String?)? {
+        let rows = try execute("SELECT (SELECT coalesce(max(\"commit\"), 0) FROM \(Self.commitLogTable)), (\(Self.fingerprintQuery))",
+                               [.text(StoreMetadataKey.fingerprint)])
+        guard let row = rows.first, row.count == 2, case .integer(let last) = row[0] else { return (nil, nil) }
+        if inTransaction { lastCommitRead = last }
+        if case .text(let fingerprint) = row[1] { return (last, fingerprint) }
+        return (last, nil)
+    }
+
     func recordedFingerprint() throws -> String? {
         // In a transaction (a write on demand checks the schema first, under the write
         // lock), the last commit in the same round trip: the write then numbers its commit
@@ -645,49 +657,69 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
         try execute("SELECT target FROM \(quoted(link.name)) WHERE owner = $1\(link.isToMany ? " ORDER BY position" : "")", [owner]).map { $0[0] }
     }
 
-    /// One query per 1,000 ids: a round trip each costs more than the rows.
     func rows(_ entity: any AnyEntityPersister, ids: [StoredValue]) throws -> [StoredValue: [StoredValue]] {
-        let columns = entity.columns.map { quoted($0.name) }.joined(separator: ", ")
-        var rows: [StoredValue: [StoredValue]] = [:]
-        try forEachRow(in: ids, { "SELECT \(columns) FROM \(quoted(entity.tableName)) WHERE \(quoted(entity.columns[0].name)) IN (\($0))" }) { row in
-            rows[row[0]] = Self.typed(row, entity.columns.map(\.type))
-        }
-        return rows
+        try read(BatchedRead(rows: [(entity.tableName, entity, ids)])).rows[entity.tableName] ?? [:]
     }
 
     func targets(_ link: LinkLayout, owners: [StoredValue]) throws -> [StoredValue: [StoredValue]] {
-        let order = link.isToMany ? "owner, position" : "owner"
-        var targets: [StoredValue: [StoredValue]] = [:]
-        try forEachRow(in: owners, { "SELECT owner, target FROM \(quoted(link.name)) WHERE owner IN (\($0)) ORDER BY \(order)" }) { row in
-            targets[row[0], default: []].append(row[1])
-        }
-        return targets
+        try read(BatchedRead(targets: [(link.name, link, owners)])).targets[link.name] ?? [:]
     }
 
-    /// One statement per 1,000 owners, each owner's last links found by the `(owner,
-    /// position)` index.
+    /// Each owner's last links found by the `(owner, position)` index.
     func lastTargets(_ link: LinkLayout, owners: [(owner: StoredValue, count: Int)]) throws -> [StoredValue: [StoredValue]] {
-        let sql = """
-            SELECT o.owner, l.target FROM unnest($1::\(Self.columnType(link.ownerEntity.idType))[], $2::bigint[]) WITH ORDINALITY AS o(owner, count, n) \
-            CROSS JOIN LATERAL (SELECT target, position FROM \(quoted(link.name)) WHERE owner = o.owner ORDER BY position DESC LIMIT o.count) AS l \
-            ORDER BY o.n, l.position
-            """
-        var targets: [StoredValue: [StoredValue]] = [:]
-        for start in stride(from: 0, to: owners.count, by: PendingWrites.listValuesPerStatement) {
-            let batch = owners[start..<min(start + PendingWrites.listValuesPerStatement, owners.count)]
-            for row in try execute(sql, [.text(ServerArrayLiteral.encode(batch.map(\.owner))), .text(ServerArrayLiteral.encode(batch.map { .integer(Int64($0.count)) }))]) {
-                targets[row[0], default: []].append(row[1])
+        try read(BatchedRead(lastTargets: [(link.name, link, owners)])).targets[link.name] ?? [:]
+    }
+
+    /// Every request's statements in one round trip: one per 1,000 ids or owners.
+    func read(_ request: BatchedRead) throws -> BatchedRead.Answer {
+        var answer = BatchedRead.Answer()
+        var statements: [(sql: String, parameters: [StoredValue])] = []
+        // What reads each statement's rows into the answer.
+        var readers: [([[StoredValue]], inout BatchedRead.Answer) -> Void] = []
+        for (name, entity, ids) in request.rows {
+            answer.rows[name] = answer.rows[name] ?? [:]
+            let columns = entity.columns.map { quoted($0.name) }.joined(separator: ", "), types = entity.columns.map(\.type)
+            for statement in Self.inLists(ids, { "SELECT \(columns) FROM \(quoted(entity.tableName)) WHERE \(quoted(entity.columns[0].name)) IN (\($0))" }) {
+                statements.append(statement)
+                readers.append { rows, answer in for row in rows { answer.rows[name]![row[0]] = Self.typed(row, types) } }
             }
         }
-        return targets
+        func readTargets(_ name: String) -> ([[StoredValue]], inout BatchedRead.Answer) -> Void {
+            { rows, answer in for row in rows { answer.targets[name]![row[0], default: []].append(row[1]) } }
+        }
+        for (name, link, owners) in request.targets {
+            answer.targets[name] = answer.targets[name] ?? [:]
+            let order = link.isToMany ? "owner, position" : "owner"
+            for statement in Self.inLists(owners, { "SELECT owner, target FROM \(quoted(link.name)) WHERE owner IN (\($0)) ORDER BY \(order)" }) {
+                statements.append(statement)
+                readers.append(readTargets(name))
+            }
+        }
+        for (name, link, owners) in request.lastTargets {
+            answer.targets[name] = answer.targets[name] ?? [:]
+            let sql = """
+                SELECT o.owner, l.target FROM unnest($1::\(Self.columnType(link.ownerEntity.idType))[], $2::bigint[]) WITH ORDINALITY AS o(owner, count, n) \
+                CROSS JOIN LATERAL (SELECT target, position FROM \(quoted(link.name)) WHERE owner = o.owner ORDER BY position DESC LIMIT o.count) AS l \
+                ORDER BY o.n, l.position
+                """
+            for start in stride(from: 0, to: owners.count, by: PendingWrites.listValuesPerStatement) {
+                let batch = owners[start..<min(start + PendingWrites.listValuesPerStatement, owners.count)]
+                statements.append((sql, [.text(ServerArrayLiteral.encode(batch.map(\.owner))),
+                                          .text(ServerArrayLiteral.encode(batch.map { .integer(Int64($0.count)) }))]))
+                readers.append(readTargets(name))
+            }
+        }
+        guard !statements.isEmpty else { return answer }
+        for (rows, reader) in zip(try execute(each: statements), readers) { reader(rows, &answer) }
+        return answer
     }
 
-    /// Runs the query `sql` makes of a placeholder list (`$1, $2, ...`) for each 1,000 of
-    /// `values`, bound to them, passing each row to `body`.
-    private func forEachRow(in values: [StoredValue], _ sql: (String) -> String, _ body: ([StoredValue]) -> Void) throws {
-        for start in stride(from: 0, to: values.count, by: PendingWrites.listValuesPerStatement) {
+    /// The statements `sql` makes of a placeholder list (`$1, $2, ...`), one per 1,000 of
+    /// `values`, each bound to its values.
+    private static func inLists(_ values: [StoredValue], _ sql: (String) -> String) -> [(sql: String, parameters: [StoredValue])] {
+        stride(from: 0, to: values.count, by: PendingWrites.listValuesPerStatement).map { start in
             let batch = Array(values[start..<min(start + PendingWrites.listValuesPerStatement, values.count)])
-            for row in try execute(sql(batch.indices.map { "$\($0 + 1)" }.joined(separator: ", ")), batch) { body(row) }
+            return (sql(batch.indices.map { "$\($0 + 1)" }.joined(separator: ", ")), batch)
         }
     }
 

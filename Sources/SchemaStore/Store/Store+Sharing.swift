@@ -93,8 +93,15 @@ extension Store {
         // An on-demand store's snapshots read the file as it is: nothing to follow.
         guard let sharing, let backend, isResident else { return }
         if let failure = sharing.failure { throw failure }
-        guard let counter = try backend.externalCommitCounter(), counter != sharing.seenCounter else { return }
-        try checkSchemaUnchanged(sharing: sharing, recorded: try backend.recordedFingerprint(), path: backend.location)
+        let counter: Int64, recorded: String?
+        if let both = try backend.externalCommitCounterAndFingerprint() {
+            guard let value = both.counter, value != sharing.seenCounter else { return }
+            (counter, recorded) = (value, both.fingerprint)
+        } else {
+            guard let value = try backend.externalCommitCounter(), value != sharing.seenCounter else { return }
+            (counter, recorded) = (value, try backend.recordedFingerprint())
+        }
+        try checkSchemaUnchanged(sharing: sharing, recorded: recorded, path: backend.location)
         try backend.readTransaction {
             if try !followLog(sharing: sharing, backend: backend) { try reload(sharing: sharing, backend: backend) }
         }
@@ -129,22 +136,7 @@ extension Store {
         do {
             (_, changes) = try context.trackingChanges { context in
                 var done = Set<CommitLog.Entry>()
-                // Rows first, so that links find every entity they name; each table's rows
-                // read together (one query on a server), applied in log order.
                 let rowEntries = entries.map(\.entry).filter { $0.kind == .row && done.insert($0).inserted }
-                var stored: [String: [StoredValue: [StoredValue]]] = [:]
-                for (name, group) in Dictionary(grouping: rowEntries, by: \.name) {
-                    guard let entity = layout.entityByName[name] else { continue }
-                    stored[name] = try backend.rows(entity, ids: group.map(\.id))
-                }
-                for entry in rowEntries {
-                    guard let entity = layout.entityByName[entry.name] else { continue }
-                    try entity.refreshRow(stored[entry.name]?[entry.id], id: entry.id, in: &context)
-                }
-                for (_, entry) in entries where entry.kind == .archive && done.insert(entry).inserted {
-                    guard let archive = layout.archivesByName[entry.name] else { continue }
-                    try archive.refresh(try backend.archive(name: entry.name, id: entry.id), id: entry.id, in: &context)
-                }
                 // Each slot once. A list the commits only appended to reads just its new
                 // tail (a chat's newest messages, not all of them); any other change reads it whole.
                 var linkEntries: [CommitLog.Entry] = [], appended: [CommitLog.Entry: Int] = [:]
@@ -157,14 +149,30 @@ extension Store {
                         appended[entry] = nil
                     }
                 }
-                var linked: [String: [StoredValue: [StoredValue]]] = [:]
+                // Every table's rows and links read together (one round trip on a server).
+                var request = BatchedRead()
+                for (name, group) in Dictionary(grouping: rowEntries, by: \.name) {
+                    guard let entity = layout.entityByName[name] else { continue }
+                    request.rows.append((name, entity, group.map(\.id)))
+                }
                 for (name, group) in Dictionary(grouping: linkEntries, by: \.name) {
                     guard let link = layout.linkByName[name] else { continue }
                     let whole = group.filter { appended[$0] == nil }.map(\.id)
-                    linked[name] = whole.isEmpty ? [:] : try backend.targets(link, owners: whole)
+                    if !whole.isEmpty { request.targets.append((name, link, whole)) }
                     let tails = group.compactMap { entry in appended[entry].map { (owner: entry.id, count: $0) } }
-                    if !tails.isEmpty { linked[name]!.merge(try backend.lastTargets(link, owners: tails)) { $1 } }
+                    if !tails.isEmpty { request.lastTargets.append((name, link, tails)) }
                 }
+                let read = try backend.read(request)
+                // Rows first, so that links find every entity they name, applied in log order.
+                for entry in rowEntries {
+                    guard let entity = layout.entityByName[entry.name] else { continue }
+                    try entity.refreshRow(read.rows[entry.name]?[entry.id], id: entry.id, in: &context)
+                }
+                for (_, entry) in entries where entry.kind == .archive && done.insert(entry).inserted {
+                    guard let archive = layout.archivesByName[entry.name] else { continue }
+                    try archive.refresh(try backend.archive(name: entry.name, id: entry.id), id: entry.id, in: &context)
+                }
+                let linked = read.targets
                 for entry in linkEntries {
                     guard let link = layout.linkByName[entry.name] else { continue }
                     let owner = try link.ownerEntity.loadKey(entry.id, into: &context)
