@@ -597,9 +597,9 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
         CommitListener(server: server, onCommit: onCommit)
     }
 
-    /// The last commit and the fingerprint in one statement (one round trip of a catch-up
-    /// under the writers' lock fewer); in a transaction the last commit is remembered, as
-    /// ``recordedFingerprint()`` does.
+    /// The last commit and the fingerprint in one statement: a catch-up under the writers'
+    /// lock waits for one round trip fewer. In a transaction the last commit is remembered,
+    /// as ``recordedFingerprint()`` does.
     func externalCommitCounterAndFingerprint() throws -> (counter: Int64?, fingerprint: String?)? {
         let rows = try execute("SELECT (SELECT coalesce(max(\"commit\"), 0) FROM \(Self.commitLogTable)), (\(Self.fingerprintQuery))",
                                [.text(StoreMetadataKey.fingerprint)])
