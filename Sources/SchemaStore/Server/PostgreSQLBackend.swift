@@ -598,15 +598,10 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
     }
 
     /// The last commit and the fingerprint in one statement: a catch-up under the writers'
-    /// lock waits for one round trip fewer. In a transaction the last commit is remembered,
-    /// as ``recordedFingerprint()`` does.
+    /// lock waits for one round trip fewer.
     func externalCommitCounterAndFingerprint() throws -> (counter: Int64?, fingerprint: String?)? {
-        let rows = try execute("SELECT (SELECT coalesce(max(\"commit\"), 0) FROM \(Self.commitLogTable)), (\(Self.fingerprintQuery))",
-                               [.text(StoreMetadataKey.fingerprint)])
-        guard let row = rows.first, row.count == 2, case .integer(let last) = row[0] else { return (nil, nil) }
-        if inTransaction { lastCommitRead = last }
-        if case .text(let fingerprint) = row[1] { return (last, fingerprint) }
-        return (last, nil)
+        let (fingerprint, last) = try fingerprintAndLastCommit()
+        return (last, fingerprint)
     }
 
     func recordedFingerprint() throws -> String? {
@@ -614,11 +609,24 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
         // lock), the last commit in the same round trip: the write then numbers its commit
         // without reading it again (``nextCommit()``), and sends its statements and its
         // commit together.
-        let rows = try execute(inTransaction ? "SELECT (\(Self.fingerprintQuery)), (SELECT coalesce(max(\"commit\"), 0) FROM \(Self.commitLogTable))"
-                                             : Self.fingerprintQuery, [.text(StoreMetadataKey.fingerprint)])
-        if inTransaction, let row = rows.first, row.count == 2, case .integer(let last) = row[1] { lastCommitRead = last }
-        if case .text(let fingerprint)? = rows.first?.first { return fingerprint }
+        if inTransaction { return try fingerprintAndLastCommit().fingerprint }
+        if case .text(let fingerprint)? = try execute(Self.fingerprintQuery, [.text(StoreMetadataKey.fingerprint)]).first?.first { return fingerprint }
         return nil
+    }
+
+    /// The recorded fingerprint and the last commit (0 before the first), in one statement;
+    /// in a transaction the last commit is remembered (``lastCommitRead``).
+    private func fingerprintAndLastCommit() throws -> (fingerprint: String?, last: Int64?) {
+        let rows = try execute("SELECT (\(Self.fingerprintQuery)), (SELECT coalesce(max(\"commit\"), 0) FROM \(Self.commitLogTable))",
+                               [.text(StoreMetadataKey.fingerprint)])
+        guard let row = rows.first, row.count == 2 else { return (nil, nil) }
+        var last: Int64?
+        if case .integer(let number) = row[1] {
+            last = number
+            if inTransaction { lastCommitRead = number }
+        }
+        if case .text(let fingerprint) = row[0] { return (fingerprint, last) }
+        return (nil, last)
     }
 
     /// In a write, checked with the write's next statements, in their round trip (its first
