@@ -213,9 +213,9 @@ enum PostgresBenchmark {
     private static func handWrittenSingleWrites(_ configuration: PostgresConnection.Configuration, observed: Bool = false) throws -> Double {
         let connection = try PostgresConnection(configuration)
         defer { connection.close() }
-        let listener = try PostgresConnection(configuration)
-        defer { listener.close() }
-        if observed {
+        let listener = observed ? try PostgresConnection(configuration) : nil
+        defer { listener?.close() }
+        if let listener {
             try connection.execute("CREATE TABLE log (commit bigint NOT NULL, kind text NOT NULL, name text NOT NULL, id text NOT NULL, change text)")
             try connection.execute("CREATE INDEX ON log (commit)")
             try listener.listen("commits")
