@@ -104,6 +104,11 @@ precondition(lookups == 1000 * ageThirty.count)
 let byTime = measure("sort all messages by timestamp, indexed") {
     Message.query(in: context).sorted(by: \.timestamp).resolve()
 }
+// No index on the text: a sort of the values themselves (QueryList.stableSort).
+let byText = measure("sort all messages by text, no index") {
+    Message.query(in: context).sorted(by: \.text).resolve()
+}
+precondition(byText.count == byTime.count && zip(byText, byText.dropFirst()).allSatisfy { $0.text <= $1.text })
 let firstTwo = vocabulary[0] + " " + vocabulary[1]
 let matched = measure("full-text match of two words, ranked") {
     Message.filter(.string(\.text, matches: firstTwo), in: context).resolve()
