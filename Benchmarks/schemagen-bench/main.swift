@@ -109,6 +109,12 @@ let byText = measure("sort all messages by text, no index") {
     Message.query(in: context).sorted(by: \.text).resolve()
 }
 precondition(byText.count == byTime.count && zip(byText, byText.dropFirst()).allSatisfy { $0.text <= $1.text })
+// The page after a cursor in that order: every match sorted by (text, id), then cut.
+let middle = byText[byText.count / 2]
+let page = measure("page of 20 after a cursor, by text, no index") {
+    Message.query(in: context).sorted(by: \.text).after(middle).limit(20).resolve()
+}
+precondition(page.count == 20 && page.allSatisfy { $0.text >= middle.text })
 let firstTwo = vocabulary[0] + " " + vocabulary[1]
 let matched = measure("full-text match of two words, ranked") {
     Message.filter(.string(\.text, matches: firstTwo), in: context).resolve()
