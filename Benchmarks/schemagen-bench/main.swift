@@ -109,6 +109,10 @@ let byText = measure("sort all messages by text, no index") {
     Message.query(in: context).sorted(by: \.text).resolve()
 }
 precondition(byText.count == byTime.count && zip(byText, byText.dropFirst()).allSatisfy { $0.text <= $1.text })
+let firstByText = measure("first 20 messages by text, no index") {
+    Message.query(in: context).sorted(by: \.text).limit(20).resolve()
+}
+precondition(firstByText.map(\.id) == byText.prefix(20).map(\.id))
 // The page after a cursor in that order: every match sorted by (text, id), then cut.
 let middle = byText[byText.count / 2]
 let page = measure("page of 20 after a cursor, by text, no index") {
