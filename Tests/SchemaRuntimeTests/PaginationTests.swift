@@ -91,6 +91,29 @@ import Testing
         }
     }
 
+    /// A page of a query with `distinct(on:)` and no index to walk: the first of each value
+    /// among the matches after the cursor, in (sort values, id) order, then the page's size.
+    /// (Only the first few matches are selected when nothing is de-duplicated; here every
+    /// match after the cursor counts.)
+    @Test(arguments: 0..<3)
+    func aDistinctPageWithoutAnIndexTakesTheFirstOfEachValueAfterTheCursor(seed: UInt64) throws {
+        var random = SplitMix64(seed: seed)
+        var context = Context()
+        try User(id: "u", name: "U").save(to: &context)
+        for index in 0..<120 { try Self.message(index, &random).save(to: &context) }
+        let order = Self.orders[2]
+        let query = order.query(Message.query(in: context)).distinct(on: \.timestamp)
+        let sorted = Message.query(in: context).resolve().sorted(by: order.precedes)
+        for start in [0, 1, 17, 60, 119] {
+            let last = sorted[start]
+            var seen = Set<Int>()
+            let expected = sorted.filter { order.precedes(last, $0) }.filter { seen.insert($0.timestamp).inserted }
+            for size in [1, 3, 12] {
+                #expect(query.after(last).limit(size).resolve().map(\.id) == expected.prefix(size).map(\.id), "after \(start), \(size)")
+            }
+        }
+    }
+
     /// #27: page sizes, limits and cursors come from outside; none of them stops the program.
     @Test func negativeSizesAndForeignCursorsAreAnsweredNotTrapped() throws {
         var random = SplitMix64(seed: 9)

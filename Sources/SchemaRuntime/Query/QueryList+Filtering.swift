@@ -212,9 +212,10 @@ extension QueryList {
     // MARK: Execution
 
     /// The keys the query resolves to, in order, and how they were found. `base`, inside a
-    /// nested query, is the related entities' keys, which `.all` then stands for.
+    /// nested query, is the related entities' keys, which `.all` then stands for. Without
+    /// `ordered`, the matches come in no particular order (the caller orders them).
     @usableFromInline
-    func execute(in context: Context, base: [Int32]? = nil, limitOverride: Int?? = .none) -> (keys: [Int32], plan: QueryPlan) {
+    func execute(in context: Context, base: [Int32]? = nil, limitOverride: Int?? = .none, ordered: Bool = true) -> (keys: [Int32], plan: QueryPlan) {
         if let keyset { return executeKeyset(keyset, in: context, base: base) }
         var planner = QueryPlanner<Entity>(context: context)
         let limit = limitOverride ?? self.limit
@@ -288,8 +289,8 @@ extension QueryList {
 
         // 3. Order. An index gives ties in context order, which is the source order only when
         // the keys are ascending; otherwise the stable sort keeps the source order.
-        if isAnswered {
-            // Already in order.
+        if isAnswered || !ordered {
+            // Already in order, or the caller orders them.
         } else if !sortKeys.isEmpty, !fromIndexOrder {
             if let (position, descriptor, reversed) = planner.sortIndex(sortKeys), let table = planner.table,
                keys.count * 8 > table.rowCount, zip(keys, keys.dropFirst()).allSatisfy({ $0 < $1 }) {

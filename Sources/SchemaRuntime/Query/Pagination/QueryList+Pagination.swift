@@ -109,26 +109,40 @@ extension QueryList {
             }
             table.ordered[table.indexSlots[position]].visitRuns(from: start, reversed: reversed, visit)
         } else {
-            // Every match, sorted by (sort values, id), then the ones after the cursor.
+            // Every match after the cursor, in (sort values, id) order: sorted once, or, when
+            // only the first few are wanted, selected through a heap (``PartialOrder``).
             var all = self
             all.keyset = nil
             all.limit = nil
             all.offset = 0
             all.distinctKey = nil
-            let found = all.execute(in: context, base: base)
+            let found = all.execute(in: context, base: base, ordered: false)
             planner.plan = found.plan
             planner.plan.steps.append("sort by keyset")
             let table = context.tableIfPresent(Entity.self)
-            var rows: [(key: Int32, values: [IndexValue], id: IndexValue)] = found.keys.compactMap { key in
-                context.row(Entity.self, key).map { row in
-                    let values = saveTimeOrder == nil ? sortKeys.map { $0.value(row) } : [Self.saveTimeValue(table?.savedAt(key))]
-                    return (key, values, QueryCursor<Entity>.idValue(row.id))
-                }
-            }
             let descending = keysetDescending
-            rows.sort { Self.keysetPrecedes(($0.values, $0.id), ($1.values, $1.id), descending) }
-            if let cursor { rows.removeAll { !Self.keysetPrecedes((cursor.values, cursor.id), ($0.values, $0.id), descending) } }
-            keys = rows.map(\.key)
+            // Each match's values in one flat array (`width` a match), read once.
+            let width = descending.count
+            var after: [Int32] = [], values: [IndexValue] = [], ids: [IndexValue] = []
+            for key in found.keys {
+                guard let row = context.row(Entity.self, key) else { continue }
+                let rowValues = saveTimeOrder == nil ? sortKeys.map { $0.value(row) } : [Self.saveTimeValue(table?.savedAt(key))]
+                let id = QueryCursor<Entity>.idValue(row.id)
+                if let cursor, !Self.keysetPrecedes((cursor.values, cursor.id), (rowValues, id), descending) { continue }
+                after.append(key)
+                values.append(contentsOf: rowValues)
+                ids.append(id)
+            }
+            func precedes(_ a: Int, _ b: Int) -> Bool {
+                for column in 0..<width {
+                    let x = values[a * width + column], y = values[b * width + column]
+                    if x != y { return (x < y) != descending[column] }
+                }
+                return ids[a] < ids[b]
+            }
+            let wanted = distinctKey == nil ? needed : .max
+            let order = wanted < after.count ? PartialOrder.first(wanted, of: after.count, by: precedes) : after.indices.sorted(by: precedes)
+            keys = order.map { after[$0] }
         }
         // The index walk runs without `distinct(on:)`, so this de-duplicates the sorted matches only.
         keys = distinctAndLimited(keys, plan: &planner.plan, in: context)
