@@ -36,6 +36,14 @@ if CommandLine.arguments.dropFirst().first == "follow-append" {
     exit(0)
 }
 
+// `schemastore-bench write-growth [messages...]`: how one small write's cost grows with the
+// graph (WriteGrowthBenchmark.swift).
+if CommandLine.arguments.dropFirst().first == "write-growth" {
+    let sizes = CommandLine.arguments.dropFirst(2).compactMap { Int($0) }
+    try WriteGrowthBenchmark.run(sizes: sizes.isEmpty ? [10_000, 100_000, 1_000_000] : sizes)
+    exit(0)
+}
+
 // `schemastore-bench ondemand [messages...]`: open + first screen and reads, on demand beside
 // resident and hand-written SQL (OnDemandBenchmark.swift); `ondemand-child` is its child process.
 if CommandLine.arguments.dropFirst().first == "ondemand-child" {
