@@ -70,6 +70,40 @@ import Testing
         #expect(Array(list.keys) == reference)
     }
 
+    /// A list of ``LinkList/chunkingThreshold`` keys or more is chunked: copies appending to,
+    /// removing from and restoring into one shared list each keep their own keys, and
+    /// compacting it below the threshold makes it flat again.
+    @Test func aLongListIsChunkedAndItsCopiesKeepTheirOwnKeys() {
+        let threshold = Int32(LinkList.chunkingThreshold)
+        var list = LinkList(deduplicating: Int32(0)..<(threshold - 1))
+        #expect(!list.storage.isChunked)
+        list.appendAssumingAbsent(threshold - 1)
+        #expect(list.storage.isChunked)
+        let original = list
+        var appended = list, removed = list
+        for key in threshold..<(threshold + 3_000) { appended.appendAssumingAbsent(key) }
+        // Every even key, so that half the storage is tombstones.
+        let evens = stride(from: Int32(0), to: threshold, by: 2)
+        let positions = evens.map { removed.remove($0) }
+        // (Compared apart from #expect, which would print every key of a failing comparison.)
+        let removedWhereTheyWere = positions == evens.map { Optional(Int($0)) }
+        #expect(removedWhereTheyWere)
+        let originalKept = original.keys == ContiguousArray(Int32(0)..<threshold)
+        let appendedKept = appended.keys == ContiguousArray(Int32(0)..<(threshold + 3_000))
+        let removedKept = removed.keys == ContiguousArray(stride(from: Int32(1), to: threshold, by: 2))
+        #expect(originalKept && appendedKept && removedKept)
+        #expect(appended.contains(threshold + 10) && !original.contains(threshold + 10) && !removed.contains(4))
+        // Undone newest first, as a rollback does.
+        var restored = removed
+        for (index, key) in zip(positions, evens).reversed() { restored.restore(key, at: index!) }
+        let restoredAll = restored == original
+        #expect(restoredAll && restored.lastKeys(3) == [threshold - 3, threshold - 2, threshold - 1])
+        removed.compactIfSparse()
+        #expect(removed.count == Int(threshold) / 2)
+        #expect(!removed.storage.isChunked, "compacted below the threshold, the keys are flat again")
+        #expect(removed.remove(1) == 0 && removed.contains(3) && !removed.contains(1))
+    }
+
     /// Removing a long list from the front, the usual order for old messages, stays O(1) per
     /// removal: no scan over the tombstones left by earlier ones.
     @Test func removingFromTheFrontLeavesTombstonesThenCompacts() {

@@ -5,17 +5,22 @@
 /// in an index (``LinkPositions``), so `contains`, `append` and `remove` stay O(1)
 /// (amortized) for long lists (a channel's million messages): a removal leaves a tombstone
 /// (`-1`) instead of shifting the keys after it, and ``compactIfSparse()`` drops tombstones
-/// once they are half the list. Writing a long list that a copy shares (a snapshot's) copies
-/// its keys (4 MB for a million) and one shard of its index, not the whole index.
+/// once they are half the list. From ``chunkingThreshold`` keys the list is chunked
+/// (``LinkStorage``) and its index split (``LinkPositions``): writing a long list that a copy
+/// shares (a snapshot's) then copies its chunk index, at most one chunk and one shard of its
+/// index, not its keys (4 MB for a million).
 @usableFromInline
 struct LinkList: Sendable, Equatable {
-    /// Linked keys in link order, with `-1` tombstones in long lists.
-    @usableFromInline var storage: ContiguousArray<Int32> = []
+    /// Linked keys in link order, with `-1` tombstones in long lists. Flat below
+    /// ``chunkingThreshold`` keys, chunked from there (decided when positions are indexed).
+    @usableFromInline var storage: LinkStorage = .flat([])
     /// For long lists: key -> its position in `storage`.
     private var positions: LinkPositions? = nil
     @usableFromInline var tombstones = 0
 
     static let indexThreshold = 32
+    /// The length from which the keys are chunked and their positions split in shards.
+    static var chunkingThreshold: Int { LinkPositions.shardingThreshold }
 
     @usableFromInline
     static func == (lhs: LinkList, rhs: LinkList) -> Bool { lhs.keys == rhs.keys }
@@ -27,10 +32,11 @@ struct LinkList: Sendable, Equatable {
         for key in keys where !contains(key) { appendAssumingAbsent(key) }
     }
 
-    /// Linked keys in link order. O(1) without tombstones, else O(n).
+    /// Linked keys in link order. O(1) for a flat list without tombstones, else O(n).
     @inlinable
     var keys: ContiguousArray<Int32> {
-        tombstones == 0 ? storage : storage.filter { $0 >= 0 }
+        if tombstones == 0, case .flat(let keys) = storage { return keys }
+        return storage.keys(hasTombstones: tombstones > 0)
     }
 
     var isEmpty: Bool { count == 0 }
@@ -39,7 +45,10 @@ struct LinkList: Sendable, Equatable {
     /// O(1) for long lists, O(n) below ``indexThreshold``.
     func contains(_ key: Int32) -> Bool {
         if let positions { return positions[key] != nil }
-        return storage.contains(key)
+        switch storage {
+        case .flat(let keys): return keys.contains(key)
+        case .chunked(let keys): return keys.contains(key)
+        }
     }
 
     /// Appends a key the caller knows is absent. Amortized O(1).
@@ -49,7 +58,7 @@ struct LinkList: Sendable, Equatable {
         if positions != nil, positions!.isSharded || storage.count < LinkPositions.shardingThreshold {
             positions![key] = storage.count - 1
         } else if storage.count > Self.indexThreshold {
-            // Indexed first, or split once long enough.
+            // Indexed first, or split (and chunked) once long enough.
             indexPositions()
         }
     }
@@ -60,9 +69,11 @@ struct LinkList: Sendable, Equatable {
     /// below ``indexThreshold``.
     mutating func remove(_ key: Int32) -> Int? {
         guard positions != nil else {
-            guard let index = storage.firstIndex(of: key) else { return nil }
-            storage.remove(at: index)
-            return index
+            return storage.withFlatKeys { keys in
+                guard let index = keys.firstIndex(of: key) else { return nil }
+                keys.remove(at: index)
+                return index
+            }
         }
         guard let index = positions![key] else { return nil }
         positions![key] = nil
@@ -80,7 +91,7 @@ struct LinkList: Sendable, Equatable {
             positions?[key] = index
             return
         }
-        storage.insert(key, at: index)
+        storage.withFlatKeys { $0.insert(key, at: index) }
         if positions != nil || storage.count > Self.indexThreshold { indexPositions() }
     }
 
@@ -110,7 +121,8 @@ struct LinkList: Sendable, Equatable {
         var index = storage.count
         while result.count < count, index > 0 {
             index -= 1
-            if storage[index] >= 0 { result.append(storage[index]) }
+            let key = storage[index]
+            if key >= 0 { result.append(key) }
         }
         return result.reversed()
     }
@@ -118,12 +130,18 @@ struct LinkList: Sendable, Equatable {
     /// Drops tombstones and renumbers positions. O(n).
     private mutating func compact() {
         guard tombstones > 0 else { return }
-        storage.removeAll { $0 < 0 }
+        storage.withFlatKeys { $0.removeAll { $0 < 0 } }
         tombstones = 0
         if positions != nil { indexPositions() }
     }
 
+    /// Indexes the positions of the keys, split in shards from ``chunkingThreshold`` keys,
+    /// where the keys are chunked too. O(n).
     private mutating func indexPositions() {
+        let chunked = storage.count >= Self.chunkingThreshold
+        if chunked != storage.isChunked {
+            storage = storage.withFlatKeys { LinkStorage($0, chunkingThreshold: Self.chunkingThreshold) }
+        }
         positions = LinkPositions(storage)
     }
 }

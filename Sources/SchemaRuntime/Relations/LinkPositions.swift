@@ -17,12 +17,16 @@ struct LinkPositions: Sendable {
     private let mask: Int
 
     /// The index of `storage`, whose negative entries are tombstones. O(n).
-    init(_ storage: ContiguousArray<Int32>) {
+    init(_ storage: LinkStorage) {
         let count = storage.count >= Self.shardingThreshold ? Self.shardCount : 1
-        shards = ContiguousArray(repeating: [:], count: count)
+        var shards = ContiguousArray<[Int32: Int]>(repeating: [:], count: count)
         for index in shards.indices { shards[index].reserveCapacity(storage.count / count) }
-        mask = count - 1
-        for (position, key) in storage.enumerated() where key >= 0 { shards[Int(key) & mask][key] = position }
+        let mask = count - 1
+        storage.forEach { position, key in
+            if key >= 0 { shards[Int(key) & mask][key] = position }
+        }
+        self.shards = shards
+        self.mask = mask
     }
 
     /// Whether the index is split (built from at least ``shardingThreshold`` keys).
