@@ -119,23 +119,48 @@ import Testing
         #expect(Array(shared) == Array(0..<1_500))
     }
 
-    @Test func shardedDictionaryBehavesLikeADictionary() {
-        var random = SplitMix64(seed: 9)
-        var sharded = ShardedDictionary<String, Int32>()
+    /// Random insertions, removals, in-place updates and copies, against `Dictionary`. From
+    /// 4 shards, with up to 30,000 keys, the map splits shards dozens of times (whenever its
+    /// count passes 16 s²), and copies taken before, during and after splits keep their own
+    /// entries. The default map (64 shards) is checked alike with fewer keys.
+    @Test(arguments: [(9, 4), (10, 4), (11, 64)] as [(UInt64, Int)])
+    func shardedDictionaryBehavesLikeADictionary(seed: UInt64, shards: Int) {
+        var random = SplitMix64(seed: seed)
+        var sharded = shards == 64 ? ShardedDictionary<String, Int32>() : ShardedDictionary(shardCount: shards)
         var reference: [String: Int32] = [:]
         var snapshots: [(ShardedDictionary<String, Int32>, [String: Int32])] = []
-        for step in 0..<20_000 {
-            let key = "k\(Int.random(in: 0..<3000, using: &random))"
-            switch Int.random(in: 0..<4, using: &random) {
-            case 0: sharded[key] = Int32(step); reference[key] = Int32(step)
-            case 1: sharded[key] = nil; reference[key] = nil
-            case 2: sharded[key, default: -1] += 1; reference[key, default: -1] += 1
-            default: if snapshots.count < 40 { snapshots.append((sharded, reference)) }
+        for step in 0..<60_000 {
+            // Mostly new keys first (the map grows through its splits), then mixed.
+            let range = step < 30_000 ? 30_000 : 3_000
+            let key = "k\(Int.random(in: 0..<range, using: &random))"
+            switch Int.random(in: 0..<10, using: &random) {
+            case 0...4: sharded[key] = Int32(step); reference[key] = Int32(step)
+            case 5: sharded[key] = nil; reference[key] = nil
+            case 6: sharded[key, default: -1] += 1; reference[key, default: -1] += 1
+            case 7:
+                // Decrement; an entry reaching an even value is removed.
+                sharded.updateValue(forKey: key) { value in
+                    value -= 1
+                    return value % 2 != 0
+                }
+                if var value = reference[key] {
+                    value -= 1
+                    reference[key] = value % 2 != 0 ? value : nil
+                }
+            default: if step % 2000 == 0 { snapshots.append((sharded, reference)) }
             }
         }
-        for key in (0..<3000).map({ "k\($0)" }) {
+        if shards == 4 { #expect(sharded.shards.count > 16, "the map split only to \(sharded.shards.count) shards") }
+        #expect(sharded.count == reference.count)
+        #expect(sharded.shards.map(\.count).reduce(0, +) == reference.count)
+        for key in (0..<30_000).map({ "k\($0)" }) {
             #expect(sharded[key] == reference[key])
-            for (copy, expected) in snapshots.suffix(3) { #expect(copy[key] == expected[key]) }
+            // Every entry is in the shard its key maps to, so a lookup finds it.
+            if sharded[key] != nil { #expect(sharded.shards[sharded.shard(of: key)][key] != nil) }
+        }
+        for (copy, expected) in snapshots {
+            #expect(copy.count == expected.count)
+            #expect(expected.allSatisfy { copy[$0.key] == $0.value })
         }
     }
 }

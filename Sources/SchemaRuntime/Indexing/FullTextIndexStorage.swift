@@ -75,11 +75,11 @@ struct FullTextIndexStorage: Sendable {
         documentCount -= 1
         totalLength -= length
         for (term, _) in Self.termCounts(text).terms {
-            let shard = ShardedDictionary<String, PostingList>.shard(of: term)
-            guard let index = postings.shards[shard].index(forKey: term) else { continue }
             // Removed in place: the dictionary's storage is the list's only owner.
-            postings.shards[shard].values[index].remove(entity)
-            if postings.shards[shard].values[index].isEmpty { postings.shards[shard].remove(at: index) }
+            postings.updateValue(forKey: term) { list in
+                list.remove(entity)
+                return !list.isEmpty
+            }
         }
     }
 

@@ -17,10 +17,10 @@ struct HashIndexStorage: Sendable {
 
     @usableFromInline
     mutating func remove(_ key: IndexKey, _ entity: Int32) {
-        let shard = ShardedDictionary<IndexKey, ChunkedKeyList<Void>>.shard(of: key)
-        guard let index = buckets.shards[shard].index(forKey: key) else { return }
-        buckets.shards[shard].values[index].remove(entity)
-        if buckets.shards[shard].values[index].isEmpty { buckets.shards[shard].remove(at: index) }
+        buckets.updateValue(forKey: key) { bucket in
+            bucket.remove(entity)
+            return !bucket.isEmpty
+        }
     }
 
     /// The entities with `key`, ascending.
