@@ -7,8 +7,8 @@
 /// (`-1`) instead of shifting the keys after it, and ``compactIfSparse()`` drops tombstones
 /// once they are half the list. From ``chunkingThreshold`` keys the list is chunked
 /// (``LinkStorage``) and its index split (``LinkPositions``): writing a long list that a copy
-/// shares (a snapshot's) then copies its chunk index, at most one chunk and one shard of its
-/// index, not its keys (4 MB for a million).
+/// shares (a snapshot's) then copies at most one chunk of its keys (and, removing an older
+/// key, their chunk index) and one shard of its index, not its keys (4 MB for a million).
 @usableFromInline
 struct LinkList: Sendable, Equatable {
     /// Linked keys in link order, with `-1` tombstones in long lists. Flat below

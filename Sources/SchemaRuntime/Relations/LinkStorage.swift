@@ -4,9 +4,9 @@
 /// Every write's graph shares its lists with the graph before it, so the first write to a
 /// list copies what it changes. A flat array copies all its keys: sending one message to a
 /// chat of a million copied 4 MB, a third of that write's time in memory. Chunked, an
-/// append claims the next slot of the shared last chunk in place (``ChunkStorage``) and
-/// copies the chunk index (n / 1,024 references); setting a tombstone copies one chunk.
-/// Short lists stay flat: a chunk allocates room for 1,024 keys.
+/// append claims the next slot of the shared last chunk in place (``ChunkedArray``) and
+/// copies nothing; setting a tombstone copies one chunk (and, for an older key, the chunk
+/// index). Short lists stay flat: a chunk allocates room for 1,024 keys.
 @usableFromInline
 enum LinkStorage: Sendable {
     case flat(ContiguousArray<Int32>)
