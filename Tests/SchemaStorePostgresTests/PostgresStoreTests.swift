@@ -464,6 +464,59 @@ import Testing
         #expect(try store.read { User.query(in: $0).count() } == 2)
     }
 
+    /// A store whose contexts answer empty on a failed read (`contextReadFailure`) does not
+    /// stop when a context's snapshot is lost after other commits (it cannot go on reading
+    /// the state it showed): the query answers empty and the error is reported, once per
+    /// failed read; taking a context while the server is down answers an empty graph,
+    /// reported too; and once the server is back, a new context reads it as it is.
+    @Test func contextsThatAnswerEmptyReportLostReadsInsteadOfStopping() throws {
+        guard let cluster = try PostgresDialectTests.cluster() else { return }
+        defer { cluster.stop() }
+        let configuration = try Self.database(cluster, "answerempty")
+        let reported = Reported()
+        let store = try Store(.postgres(configuration), schema: ChatModelsSchema.self,
+                              options: Store.Options(residency: .onDemand, contextReadFailure: .answerEmpty { reported.add($0) }))
+        let other = try Store(.postgres(configuration), schema: ChatModelsSchema.self)
+        try store.write { try User(id: "u1", name: "Ada").save(to: &$0) }
+        let admin = try PostgresConnection(cluster.configuration())
+        defer { admin.close() }
+
+        let context = store.context
+        #expect(User.query(in: context).count() == 1)
+        try other.write { try User(id: "u2", name: "Grace").save(to: &$0) }
+        try admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()",
+                          [.text("answerempty")])
+        // Another query than the first (whose answer the snapshot keeps): it needs the server.
+        #expect(User.query(in: context).filter(\.name != "").count() == 0)
+        #expect(context.find(User.self, id: "u2") == nil && context.find(User.self, id: "u1") == nil)
+        #expect(reported.count >= 1, "the failed reads were reported")
+        let afterLostSnapshot = reported.count
+
+        // The server down: taking a context answers an empty graph, and says so.
+        try cluster.stopServer()
+        let down = store.context
+        #expect(User.query(in: down).count() == 0)
+        #expect(reported.count > afterLostSnapshot, "the failed snapshot was reported")
+        #expect(throws: (any Error).self) { try store.read { User.query(in: $0).count() } }
+
+        try cluster.startServer()
+        let deadline = Date().addingTimeInterval(10)
+        var count = 0
+        while count != 2, Date() < deadline {
+            count = User.query(in: store.context).count()
+            if count != 2 { Thread.sleep(forTimeInterval: 0.05) }
+        }
+        #expect(count == 2, "a new context reads the server again")
+    }
+
+    /// The errors a test's reporter was given.
+    final class Reported: @unchecked Sendable {
+        private let lock = NSLock()
+        private var errors: [any Error] = []
+        var count: Int { lock.withLock { errors.count } }
+        func add(_ error: any Error) { lock.withLock { errors.append(error) } }
+    }
+
     /// Ranked full-text `matches` on a server read on demand: candidates and BM25 statistics
     /// come from postings every writer keeps (filled from the rows when the tables are made),
     /// and the ranking equals a resident store's, ties included, through inserts, updates and

@@ -30,6 +30,9 @@ final class OnDemandReading: @unchecked Sendable {
     private var openConnections = 0
     /// How many rows a snapshot keeps from one query for the next (``Store/Options/cachedRowsPerSnapshot``).
     private let cachedRows: Int
+    /// Where the failed reads of contexts from ``context()`` go, instead of stopping the
+    /// process (``Store/Options/contextReadFailure``).
+    private let reportFailure: (@Sendable (any Error) -> Void)?
     /// The last snapshot handed out, while a context holds it: weak, so that a snapshot no
     /// context holds ends its read transaction at once and never pins the write-ahead log.
     private weak var snapshot: OnDemandSnapshot?
@@ -59,8 +62,10 @@ final class OnDemandReading: @unchecked Sendable {
     /// connections `connect` opens.
     /// `probe` opens the connection that only watches for commits (by default, `connect`).
     init(path: String, layout: StoreLayout, connectionLimit: Int? = nil, connectionWait: TimeInterval = 5, cachedRows: Int = 0,
+         reportFailure: (@Sendable (any Error) -> Void)? = nil,
          probe: (() throws -> any SnapshotConnection)? = nil, connect: @escaping () throws -> any SnapshotConnection) throws {
         self.cachedRows = cachedRows
+        self.reportFailure = reportFailure
         self.path = path
         self.layout = layout
         self.links = LinkLookup(layout)
@@ -96,14 +101,19 @@ final class OnDemandReading: @unchecked Sendable {
     }
 
     /// A context reading the file as it is now; an empty one once another store migrated the
-    /// file to another schema (its rows are no longer this code's entities).
+    /// file to another schema (its rows are no longer this code's entities). When the
+    /// database cannot be read, stops the process, or reports the error and answers an
+    /// empty context (``Store/Options/contextReadFailure``).
     func context() -> Context {
-        lock.withLock {
-            do {
-                return try current().map { Context(reader: $0) } ?? Context()
-            } catch {
-                preconditionFailure("SchemaStore: cannot read \(path): \(error)")
-            }
+        let outcome = lock.withLock { Result { try current().map { Context(reader: $0) } ?? Context() } }
+        switch outcome {
+        case .success(let context):
+            return context
+        case .failure(let error):
+            guard let reportFailure else { preconditionFailure("SchemaStore: cannot read \(path): \(error)") }
+            // Outside the lock: the reporter may read the store again.
+            reportFailure(error)
+            return Context()
         }
     }
 
@@ -151,7 +161,7 @@ final class OnDemandReading: @unchecked Sendable {
         let (connection, generation) = try takeConnection(waiting: false)
         let next: OnDemandSnapshot
         do {
-            next = try OnDemandSnapshot(backend: connection, layout: layout, links: links, cachedRows: cachedRows,
+            next = try OnDemandSnapshot(backend: connection, layout: layout, links: links, reportFailure: reportFailure, cachedRows: cachedRows,
                                         resuming: keptRows(generation: generation)) { [weak self] connection, statistics, rows in
                 self?.recycle(connection, statistics, rows, generation: generation)
             }

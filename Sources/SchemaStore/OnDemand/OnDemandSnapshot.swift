@@ -46,6 +46,9 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
     private let end: @Sendable (any SnapshotConnection, OnDemandStatistics, KeptRows?) -> Void
     /// For the snapshot of a ``Store/read(_:)`` scope: where failed reads go.
     private let failures: ReadFailures?
+    /// Otherwise, who hears of failed reads that then answer empty
+    /// (``Store/ContextReadFailure/answerEmpty(report:)``); nil stops the process.
+    private let reportFailure: (@Sendable (any Error) -> Void)?
     /// The commit the snapshot sees, when the database logs commits.
     private let commit: Int64?
     /// The last `cache` of this snapshot, readable without `lock` (``keptRows``); under
@@ -56,13 +59,15 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
     /// A snapshot on `backend` (a read-only connection, not in a transaction), which `end`
     /// gets back when the snapshot ends. It starts from the first of `kept`, what earlier
     /// snapshots read, that saw the same commit.
-    init(backend: any SnapshotConnection, layout: StoreLayout, links: LinkLookup, failures: ReadFailures? = nil, cachedRows: Int = 0,
+    init(backend: any SnapshotConnection, layout: StoreLayout, links: LinkLookup, failures: ReadFailures? = nil,
+         reportFailure: (@Sendable (any Error) -> Void)? = nil, cachedRows: Int = 0,
          resuming kept: [KeptRows] = [], end: @escaping @Sendable (any SnapshotConnection, OnDemandStatistics, KeptRows?) -> Void) throws {
         self.layout = layout
         self.links = links
         self.cachedRows = cachedRows
         self.backend = backend
         self.failures = failures
+        self.reportFailure = reportFailure
         self.end = end
         do {
             try backend.beginSnapshot()
@@ -376,22 +381,33 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
     /// be read any more (an I/O error under a held read transaction, a row that no longer
     /// decodes, a server gone) stops the process with the error rather than answering
     /// wrongly, unless it belongs to an open ``Store/read(_:)`` scope, which keeps the error
-    /// and throws it at its end; the query then answers `fallback`, which nobody sees.
+    /// and throws it at its end, or its store's contexts answer empty
+    /// (``Store/Options/contextReadFailure``), which reports it; the query then answers
+    /// `fallback`: nobody sees it, or it is the empty answer reported.
     private func reading<Result>(else fallback: @autoclosure () -> Result, _ body: () throws -> Result) -> Result {
-        lock.withLock {
+        let outcome: Swift.Result<Result, any Error> = lock.withLock {
             do {
                 do {
-                    return try body()
+                    return .success(try body())
                 } catch {
                     // The same state on a new connection (a server's, lost while nothing
                     // was committed): the read runs again there.
                     guard try backend.resumeSnapshot() else { throw error }
-                    return try body()
+                    return .success(try body())
                 }
             } catch {
-                if let failures, failures.record(error) { return fallback() }
-                preconditionFailure("SchemaStore: reading \(backend.location) failed: \(error)")
+                return .failure(error)
             }
+        }
+        switch outcome {
+        case .success(let result):
+            return result
+        case .failure(let error):
+            if let failures, failures.record(error) { return fallback() }
+            guard let reportFailure else { preconditionFailure("SchemaStore: reading \(backend.location) failed: \(error)") }
+            // Outside the lock: the reporter may read the store again.
+            reportFailure(error)
+            return fallback()
         }
     }
 }

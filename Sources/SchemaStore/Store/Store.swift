@@ -81,7 +81,8 @@ public final class Store: @unchecked Sendable {
         ///
         /// On a server, read with ``Store/read(_:)``, which throws when the server fails
         /// mid-read: a context taken from ``Store/context`` reads lazily and its queries cannot
-        /// throw, so a server failing under one stops the process (docs/PostgreSQL.md).
+        /// throw, so a server failing under one stops the process, unless
+        /// ``Options/contextReadFailure`` says to answer empty and report (docs/PostgreSQL.md).
         case onDemand
     }
 
@@ -115,9 +116,13 @@ public final class Store: @unchecked Sendable {
         /// 0 keeps none. (The answers of `count()` queries are kept the same way, whatever
         /// this number: a count asked again at the same commit is not counted again.)
         public var cachedRowsPerSnapshot: Int
+        /// For a store reading on demand: what a context from ``Store/context`` does when a
+        /// read it needs fails (``ContextReadFailure``; by default, stops the process).
+        public var contextReadFailure: ContextReadFailure
 
         public init(durability: Durability = .normal, lockTimeout: TimeInterval = 5, migration: MigrationPolicy = .automatic,
-                    readOnly: Bool = false, residency: Residency? = nil, maximumReadConnections: Int = 8, cachedRowsPerSnapshot: Int = 50_000) {
+                    readOnly: Bool = false, residency: Residency? = nil, maximumReadConnections: Int = 8, cachedRowsPerSnapshot: Int = 50_000,
+                    contextReadFailure: ContextReadFailure = .stopProcess) {
             self.durability = durability
             self.lockTimeout = lockTimeout
             self.migration = migration
@@ -125,6 +130,7 @@ public final class Store: @unchecked Sendable {
             self.residency = residency
             self.maximumReadConnections = maximumReadConnections
             self.cachedRowsPerSnapshot = cachedRowsPerSnapshot
+            self.contextReadFailure = contextReadFailure
         }
 
         /// Where queries run for a store at `location` over `packs` installed packs (nil
@@ -245,7 +251,7 @@ public final class Store: @unchecked Sendable {
                 let probe = union == nil ? nil : Self.snapshotConnections(location, options: options, union: nil)
                 onDemand = try OnDemandReading(path: backend.location, layout: layout, connectionLimit: connectionLimit,
                                                connectionWait: options.lockTimeout, cachedRows: options.cachedRowsPerSnapshot,
-                                               probe: probe, connect: onDemandConnect)
+                                               reportFailure: options.contextReadFailure.report, probe: probe, connect: onDemandConnect)
             } else {
                 current = try backend.map { try Self.loadGraph(layout: layout, backend: $0) } ?? Context()
             }
@@ -335,7 +341,8 @@ public final class Store: @unchecked Sendable {
     ///
     /// A store reading on demand reads lazily, as queries run, and a query cannot throw:
     /// through ``context``, a read that fails (a file damaged under a held snapshot, a row
-    /// that no longer decodes) stops the process rather than answer wrongly. Inside `read`,
+    /// that no longer decodes, a server gone) stops the process rather than answer wrongly,
+    /// unless ``Options/contextReadFailure`` says to answer empty and report. Inside `read`,
     /// the snapshot is the scope's own: such a failure is kept, and `read` throws it when
     /// `body` returns, whatever `body` computed. Throws at once when the store cannot be
     /// read now. A resident store's reads cannot fail: `body` runs on ``context``.
