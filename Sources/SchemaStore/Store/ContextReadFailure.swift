@@ -8,8 +8,9 @@ extension Store {
         case stopProcess
         /// Answers as if nothing were stored where the read failed (no rows, an empty list,
         /// a count of 0) and calls `report` with the error, once for each read that failed
-        /// (taking a context when the database cannot be read answers an empty graph). For a
-        /// service that would rather degrade, and alert, than stop: its answers are then
+        /// (taking a context when the database cannot be read answers an empty graph), on the
+        /// thread of the query, outside the store's locks (it may read the store again). For
+        /// a service that would rather degrade, and alert, than stop: its answers are then
         /// incomplete, and `report` is how it knows.
         case answerEmpty(report: @Sendable (any Error) -> Void)
 
