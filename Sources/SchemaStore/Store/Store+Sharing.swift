@@ -232,6 +232,11 @@ extension Store {
     @_spi(SchemaStoreTesting)
     public var staleWriteRetries: Int { writeLock.withLock { optimisticRetries } }
 
+    /// Stops following other stores' commits in the background: they arrive only through
+    /// ``refresh()`` and writes, so a test decides which commits a catch-up applies together.
+    @_spi(SchemaStoreTesting)
+    public func stopFollowingInTheBackground() { sharing?.stopPolling() }
+
     /// How many times this store followed other stores' commits from the file's log, and how
     /// many times it loaded the whole graph again instead.
     @_spi(SchemaStoreTesting)
