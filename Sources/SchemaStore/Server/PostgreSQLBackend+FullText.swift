@@ -122,14 +122,20 @@ extension PostgreSQLBackend {
         return true
     }
 
-    /// The ids of the entities of `entity` whose indexed text holds every one of `tokens`,
-    /// in storage order: one intersection of posting ranges, then each id's storage order
-    /// looked up by key. O(postings of the tokens + matches × log n): a join would do as
-    /// well, but PostgreSQL's estimate of an intersection is far too large, and it then
-    /// chooses to scan the whole table. Every token is a bound value.
+    /// The ids of the entities of `entity` whose indexed text holds every one of `tokens`
+    /// (at least one), in storage order: the tokens' posting ranges joined on id (each range
+    /// is in id order in the postings' key, so PostgreSQL merges them), then each id's
+    /// storage order looked up by key. O(postings of the tokens + matches × log n). Joining
+    /// the matches with the entity's table instead would do as well, but PostgreSQL's
+    /// estimate of the matches is far too large, and it then chooses to scan the whole
+    /// table. An `INTERSECT` of the ranges (a hash of every posting) took twice as long:
+    /// 3.0-3.4 against 1.6-1.7 ms for two words in 1% of a million documents each. Every
+    /// token is a bound value.
     func fullTextIDs(_ index: FullTextLayout, of entity: any AnyEntityPersister, tokens: [String]) throws -> [StoredValue] {
         let terms = quoted(Self.fullTextTable(index.termsTable))
-        let postings = tokens.indices.map { "SELECT id FROM \(terms) WHERE term = $\($0 + 1)" }.joined(separator: " INTERSECT ")
+        // Each (term, id) is a key: every id comes out once, however many tokens.
+        let joins = tokens.indices.dropFirst().map { "JOIN \(terms) t\($0) ON t\($0).term = $\($0 + 1) AND t\($0).id = t0.id" }
+        let postings = (["SELECT t0.id FROM \(terms) t0"] + joins + ["WHERE t0.term = $1"]).joined(separator: " ")
         let id = quoted(entity.columns[0].name), table = quoted(entity.tableName)
         // An id without a row (none should be) sorts last, and loading its row finds none.
         let sql = "SELECT found.id FROM (\(postings)) AS found(id) ORDER BY (SELECT \(Self.orderColumn) FROM \(table) WHERE \(id) = found.id)"
