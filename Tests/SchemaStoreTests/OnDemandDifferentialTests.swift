@@ -35,7 +35,9 @@ import Testing
             guard step % 4 == 3 else { continue }
             // A resident store opened now reads the file as the on-demand one does (storage
             // order for ties, which a store that wrote its graph may not have).
-            let resident = try Store(.file(url), schema: ChatModelsSchema.self, options: .init(readOnly: true))
+            let resident = try Store(.file(url), schema: ChatModelsSchema.self, options: .init(readOnly: true, residency: .resident))
+            // The reference: a file opens on demand unless told otherwise.
+            #expect(!resident.readsOnDemand)
             let onDemand = reader.context
             for _ in 0..<12 {
                 let (name, answer) = RandomChatQuery.next(&random)
@@ -75,7 +77,9 @@ import Testing
                 for step in steps { try? step.step(&context) }
                 return queries.map { $0.answer(context) }
             }
-            let resident = try Store(.file(residentURL), schema: ChatModelsSchema.self)
+            let resident = try Store(.file(residentURL), schema: ChatModelsSchema.self, options: .init(residency: .resident))
+            // The reference: a file opens on demand unless told otherwise.
+            #expect(!resident.readsOnDemand)
             let expected = try resident.write(write)
             resident.close()
             let actual = try onDemand.write(write)

@@ -304,6 +304,8 @@ extension OnDemandStoreTests {
         try Self.chatOfThirtyMessages(at: url).close()
         let reader = try Store(.file(url), schema: ChatModelsSchema.self, options: .init(readOnly: true, residency: .onDemand, cachedRowsPerSnapshot: cachedRows))
         let resident = try Store(.file(url), schema: ChatModelsSchema.self, options: .init(readOnly: true, residency: .resident))
+        // The reference: a file opens on demand unless told otherwise.
+        #expect(!resident.readsOnDemand)
         let context = reader.context
         let queries: [(String, @Sendable (Context) -> String)] = [
             // A closure SQL cannot say: the chat's links, then the rows the rest of the filter keeps.
@@ -422,7 +424,9 @@ extension OnDemandStoreTests {
         for round in 0..<6 {
             // Rounds 2 and 4 rewrite or delete over a thousand messages in one write.
             try writer.write(round % 2 == 0 && round > 0 ? RankedMatchWorkload.round(&random, edits: 1_300, ids: 1_500) : RankedMatchWorkload.round(&random))
-            let resident = try Store(.file(url), schema: ChatModelsSchema.self, options: .init(readOnly: true))
+            let resident = try Store(.file(url), schema: ChatModelsSchema.self, options: .init(readOnly: true, residency: .resident))
+            // The reference: a file opens on demand unless told otherwise.
+            #expect(!resident.readsOnDemand)
             let onDemand = reader.context
             for _ in 0..<8 {
                 let (query, lists) = RankedMatchWorkload.queries(&random)
