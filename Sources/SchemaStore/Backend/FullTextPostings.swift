@@ -109,12 +109,23 @@ extension SQLiteBackend {
         return try mapped { try index.tables.allSatisfy(database.tableNames().contains) }
     }
 
-    /// The ids of the entities of `entity` whose indexed text holds every one of `tokens`,
-    /// in storage order: one intersection of posting ranges. Every token is a bound value.
+    /// The ids of the entities of `entity` whose indexed text holds every one of `tokens`
+    /// (at least one), in storage order. Every token is a bound value.
+    ///
+    /// In a file, the first token's postings, each looked up by key among the others'
+    /// (O(p log n) for p postings of the first token): an `INTERSECT` of the posting
+    /// ranges, which sorts them into a temporary tree, took 1.8 ms against 1.3 for two words
+    /// of a million messages (4,000 postings each, in `sqlite3`). Over packs, where the
+    /// postings are a union of each layer's, the `INTERSECT`.
     func fullTextIDs(_ index: FullTextLayout, of entity: any AnyEntityPersister, tokens: [String]) throws -> [StoredValue] {
         let dialect = self.dialect
-        let postings = Array(repeating: "SELECT id FROM \(dialect.tableReference(index.termsTable)) WHERE term = ?", count: tokens.count)
-            .joined(separator: " INTERSECT ")
+        let terms = dialect.tableReference(index.termsTable)
+        let postings = attachedPacks != nil
+            ? Array(repeating: "SELECT id FROM \(terms) WHERE term = ?", count: tokens.count).joined(separator: " INTERSECT ")
+            // Each (term, id) is a key: every id comes out once, however many tokens.
+            : (["SELECT t0.id FROM \(terms) t0"]
+               + tokens.indices.dropFirst().map { "JOIN \(terms) t\($0) ON t\($0).term = ?\($0 + 1) AND t\($0).id = t0.id" }
+               + ["WHERE t0.term = ?1"]).joined(separator: " ")
         let id = quoted(entity.columns[0].name)
         // Over packs, the postings first, then their rows by id in each layer (SQLite would
         // not look the ids up in each select of the union), sorted here.
