@@ -122,10 +122,7 @@ extension SQLiteBackend {
         let terms = dialect.tableReference(index.termsTable)
         let postings = attachedPacks != nil
             ? Array(repeating: "SELECT id FROM \(terms) WHERE term = ?", count: tokens.count).joined(separator: " INTERSECT ")
-            // Each (term, id) is a key: every id comes out once, however many tokens.
-            : (["SELECT t0.id FROM \(terms) t0"]
-               + tokens.indices.dropFirst().map { "JOIN \(terms) t\($0) ON t\($0).term = ?\($0 + 1) AND t\($0).id = t0.id" }
-               + ["WHERE t0.term = ?1"]).joined(separator: " ")
+            : FullTextLayout.idsHoldingEvery(tokens.count, terms: terms, dialect: dialect)
         let id = quoted(entity.columns[0].name)
         // Over packs, the postings first, then their rows by id in each layer (SQLite would
         // not look the ids up in each select of the union), sorted here.

@@ -35,6 +35,18 @@ struct FullTextLayout: @unchecked Sendable {
     }
     var tables: [String] { [termsTable, documentsTable, totalsTable] }
 
+    /// The ids holding every one of `count` terms (at least one) in the postings table
+    /// `terms` (as the query names it), the terms bound in order: the first term's postings,
+    /// each joined by key with the others'. Each (term, id) is a key, so every id comes out
+    /// once, however many terms. A join, rather than an `INTERSECT` of the terms' postings
+    /// (which hashes or sorts them all): PostgreSQL merges the ranges (each in id order in
+    /// the key), SQLite looks each posting up by key.
+    static func idsHoldingEvery(_ count: Int, terms: String, dialect: any SQLDialect) -> String {
+        let tables = (0..<count).map { "\(terms) t\($0)" }.joined(separator: ", ")
+        let conditions = (0..<count).map { "t\($0).term = \(dialect.placeholder($0 + 1))" } + (0..<count).dropFirst().map { "t\($0).id = t0.id" }
+        return "SELECT t0.id FROM \(tables) WHERE \(conditions.joined(separator: " AND "))"
+    }
+
     /// Whether `name` is a table of some full-text layout (managed: dropped when unwanted).
     static func isManaged(_ name: String) -> Bool { name.contains(":fts:") }
 

@@ -133,9 +133,7 @@ extension PostgreSQLBackend {
     /// token is a bound value.
     func fullTextIDs(_ index: FullTextLayout, of entity: any AnyEntityPersister, tokens: [String]) throws -> [StoredValue] {
         let terms = quoted(Self.fullTextTable(index.termsTable))
-        // Each (term, id) is a key: every id comes out once, however many tokens.
-        let joins = tokens.indices.dropFirst().map { "JOIN \(terms) t\($0) ON t\($0).term = $\($0 + 1) AND t\($0).id = t0.id" }
-        let postings = (["SELECT t0.id FROM \(terms) t0"] + joins + ["WHERE t0.term = $1"]).joined(separator: " ")
+        let postings = FullTextLayout.idsHoldingEvery(tokens.count, terms: terms, dialect: dialect)
         let id = quoted(entity.columns[0].name), table = quoted(entity.tableName)
         // An id without a row (none should be) sorts last, and loading its row finds none.
         let sql = "SELECT found.id FROM (\(postings)) AS found(id) ORDER BY (SELECT \(Self.orderColumn) FROM \(table) WHERE \(id) = found.id)"
