@@ -183,8 +183,11 @@ class TableStorage: @unchecked Sendable {
 @usableFromInline
 final class EntityTable<Entity: EntityModelProtocol>: TableStorage, @unchecked Sendable {
     // Unchecked for exclusivity, as the columns of ``TableStorage`` are.
+    // `keyByID` and `updatedAtIndex` have no initial values: a class's designated init
+    // evaluates them before its body, so `init(copying:)`, run for each table a write
+    // changes, allocated an empty dictionary of 64 shards only to replace (and free) it.
     /// id -> key.
-    @exclusivity(unchecked) @usableFromInline var keyByID = ShardedDictionary<Entity.ID, Int32>()
+    @exclusivity(unchecked) @usableFromInline var keyByID: ShardedDictionary<Entity.ID, Int32>
     /// key -> id.
     @exclusivity(unchecked) @usableFromInline var ids = ChunkedArray<Entity.ID>()
     /// key -> stored entity, nil when the id is only linked to or was deleted.
@@ -203,7 +206,7 @@ final class EntityTable<Entity: EntityModelProtocol>: TableStorage, @unchecked S
     /// `metadata updatedAt`: key -> seconds since the reference date (NaN when never saved),
     /// and an ordered index on it. Empty when the entity does not track it.
     @usableFromInline var updatedAt = ChunkedArray<Double>()
-    @usableFromInline var updatedAtIndex = OrderedIndexStorage(descending: [false])
+    @usableFromInline var updatedAtIndex: OrderedIndexStorage
     @usableFromInline let tracksUpdatedAt: Bool
     /// Whether deleting an entity of this type can archive anything (`metadata softDelete` on
     /// it or on a type its cascades reach): decided once per table, read on every delete.
@@ -224,6 +227,8 @@ final class EntityTable<Entity: EntityModelProtocol>: TableStorage, @unchecked S
     @usableFromInline
     init(descriptors: [IndexDescriptor<Entity>]) {
         var slots: [Int] = []
+        keyByID = ShardedDictionary()
+        updatedAtIndex = OrderedIndexStorage(descending: [false])
         self.descriptors = descriptors
         tracksUpdatedAt = Entity.tracksUpdatedAt
         archivesOnDelete = Context.archivesDeletes(reachableFrom: Entity.self)
