@@ -315,6 +315,23 @@ public final class PostgresConnection: @unchecked Sendable {
         return payloads
     }
 
+    /// The payloads of the notifications that arrived, without waiting: those that came
+    /// with the answers of statements run before, and, with `readingSocket`, those the server
+    /// sent since, while the connection was idle (wait for ``socketDescriptor`` to be
+    /// readable first).
+    public func receivedNotifications(readingSocket: Bool) throws -> [String] {
+        let handle = try readyHandle()
+        if readingSocket, PQconsumeInput(handle) != 1 { throw lost(Self.message(PQerrorMessage(handle))) }
+        return Self.notifications(handle)
+    }
+
+    /// The connection's socket, readable when the server sent something (a notification,
+    /// while idle); -1 once closed. For `poll`, never to read from.
+    public var socketDescriptor: Int32 {
+        guard let handle else { return -1 }
+        return PQsocket(handle)
+    }
+
     private static func notifications(_ handle: OpaquePointer) -> [String] {
         var payloads: [String] = []
         while let notification = PQnotifies(handle) {

@@ -23,7 +23,9 @@ private final class StoreConnection: ServerConnection {
 
     func listen(_ channel: String) throws { try connection.listen(channel) }
 
-    func waitForNotifications(timeout: Double) throws -> [String] { try connection.waitForNotifications(timeout: timeout) }
+    func receivedNotifications(readingSocket: Bool) throws -> [String] { try connection.receivedNotifications(readingSocket: readingSocket) }
+
+    var socketDescriptor: Int32 { connection.socketDescriptor }
 
     func serverCode(of error: any Error) -> String? {
         if case .statementFailed(_, _, let state, _)? = error as? PostgresError { return state }

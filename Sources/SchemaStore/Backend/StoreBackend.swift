@@ -52,9 +52,19 @@ protocol StoreBackend: AnyObject, Sendable {
     /// connection can open it (an in-memory database). O(1).
     func externalCommitCounter() throws -> Int64?
 
-    /// A listener calling `onCommit` when another connection commits, for a database that
-    /// can tell (PostgreSQL's `LISTEN`); nil for one that is only polled.
-    func commitListener(_ onCommit: @escaping @Sendable (NotifiedCommits.Waiting) -> Void) -> CommitListener?
+    /// Makes the connection listen for the notifications writers send when they commit,
+    /// from now on and on every connection that replaces it (PostgreSQL's `LISTEN`); returns
+    /// false for a database that cannot tell (it is only polled). Its own commits are
+    /// notified too, with no wake-up of another connection. A connection that fails to
+    /// listen is replaced at the next statement, by one that does. Called holding the write
+    /// lock, or while the store opens.
+    func listenForCommits() -> Bool
+
+    /// The notifications received since last asked (those read with statements' answers,
+    /// and with `readingSocket`, those the server sent to the idle connection), and the
+    /// socket to wait on for more; nil when the connection does not listen. Called holding
+    /// the write lock; never opens a connection.
+    func receivedCommits(readingSocket: Bool) throws -> ReceivedCommits?
 
     /// Whether ``externalCommitCounter()`` also changes with this connection's own commits
     /// (it is then the last commit's number, which the store records after its own).
@@ -179,7 +189,9 @@ extension StoreBackend {
         return targets
     }
 
-    func commitListener(_ onCommit: @escaping @Sendable (NotifiedCommits.Waiting) -> Void) -> CommitListener? { nil }
+    func listenForCommits() -> Bool { false }
+
+    func receivedCommits(readingSocket: Bool) throws -> ReceivedCommits? { nil }
 
     func externalCommitCounterAndFingerprint() throws -> (counter: Int64?, fingerprint: String?)? { nil }
 

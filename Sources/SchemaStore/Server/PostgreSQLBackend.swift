@@ -6,15 +6,15 @@ import SchemaRuntime
 /// types, in the connection's current schema.
 ///
 /// Several stores, in one process or on many machines, share a database: writes take one
-/// transaction-scoped advisory lock (`pg_advisory_xact_lock`) at their start, so they run one
-/// at a time across every process, as writers of a SQLite file do. A write therefore never
-/// conflicts and is never retried: it first loads what others committed (the commit log),
-/// then runs its closure on that state. Reads run in `REPEATABLE READ` transactions, so each
-/// sees one committed state.
+/// transaction-scoped advisory lock (`pg_advisory_xact_lock`), so they commit one at a time
+/// across every process, as writers of a SQLite file do. A resident store's write runs its
+/// closure on the graph as of the last commit it heard of and commits only if no other came
+/// first (``transaction(expectingLastCommit:_:)``); otherwise it runs again under the lock,
+/// after loading what others committed (the commit log). Reads run in `REPEATABLE READ`
+/// transactions, so each sees one committed state.
 ///
-/// The store is resident on PostgreSQL for now: opening loads the graph, and other stores'
-/// commits reach it through the commit log, read when the server notifies a commit
-/// (``CommitListener``) and once a second in any case.
+/// Other stores' commits reach a store through the commit log, read when its connection
+/// hears of a commit (``listenForCommits()``, ``CommitListener``) and once a second in any case.
 final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
     /// The advisory lock every writer of a SchemaGen database takes ("SCHGEN").
     static let writeLock: Int64 = 0x5343_4847_454E
@@ -58,6 +58,9 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
     /// A write transaction's statements not sent yet: they go in batches (``flush()``),
     /// before any statement that reads and before the commit.
     private var pending = PendingWrites()
+    /// Whether the connection listens for commit notifications (``listenForCommits()``),
+    /// and every connection replacing it does.
+    private var listensForCommits = false
     /// Pending writes being sent from another thread (``sendPending()``); every other use of
     /// the connection waits for their answers first (``finishSending()``).
     private var sending: SentBatch?
@@ -148,7 +151,11 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
         }
         connection.close()
         pending.removeAll()
-        connection = try Self.connect(server, readOnly: readOnly, lockTimeout: lockTimeout)
+        let fresh = try Self.connect(server, readOnly: readOnly, lockTimeout: lockTimeout)
+        // Commits made while no connection listened are found by what reconnects: a write
+        // or a check, each of which catches up first.
+        if listensForCommits { try fresh.listen(CommitListener.channel) }
+        connection = fresh
         return connection
     }
 
@@ -593,8 +600,29 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
 
     var countsOwnCommits: Bool { true }
 
-    func commitListener(_ onCommit: @escaping @Sendable (NotifiedCommits.Waiting) -> Void) -> CommitListener? {
-        CommitListener(server: server, onCommit: onCommit)
+    func listenForCommits() -> Bool {
+        guard !listensForCommits else { return true }
+        listensForCommits = true
+        do {
+            try liveConnection().listen(CommitListener.channel)
+        } catch {
+            // Replaced at the next statement by a connection that listens.
+            connection.close()
+        }
+        return true
+    }
+
+    func receivedCommits(readingSocket: Bool) throws -> ReceivedCommits? {
+        guard listensForCommits else { return nil }
+        var received = ReceivedCommits.none
+        if connection.isConnected {
+            let payloads = try connection.receivedNotifications(readingSocket: readingSocket)
+            let numbers = payloads.compactMap { Int64($0) }
+            if !payloads.isEmpty { received.commits = numbers.count == payloads.count ? .upTo(numbers.max()!) : .unknown }
+            received.count = payloads.count
+            received.socket = connection.socketDescriptor
+        }
+        return received
     }
 
     /// The last commit and the fingerprint in one statement: a catch-up under the writers'

@@ -27,8 +27,13 @@ public protocol ServerConnection: AnyObject {
     var isConnected: Bool { get }
     /// Subscribes to the notifications sent to `channel`.
     func listen(_ channel: String) throws
-    /// The notifications' payloads that arrived, waiting up to `timeout` seconds for one.
-    func waitForNotifications(timeout: Double) throws -> [String]
+    /// The notifications' payloads that arrived, without waiting: with the answers of
+    /// statements run before, and, with `readingSocket`, sent since while the connection was
+    /// idle (wait for ``socketDescriptor`` to be readable first).
+    func receivedNotifications(readingSocket: Bool) throws -> [String]
+    /// The connection's socket, readable when the server sent something while it was idle;
+    /// -1 once closed. For `poll`, never to read from.
+    var socketDescriptor: Int32 { get }
     /// The server's code for the failure `error` of a statement (PostgreSQL's SQLSTATE:
     /// `55P03`, a lock not granted in time); nil for another failure (a lost connection).
     func serverCode(of error: any Error) -> String?

@@ -65,5 +65,10 @@ final class NotifiedCommits: @unchecked Sendable {
         }
     }
 
+    /// Counts a notification of commits already seen (the store's own) that started no check.
+    func countSkipped() {
+        lock.withLock { skipped += 1 }
+    }
+
     var counts: (ran: Int, skipped: Int) { lock.withLock { (ran, skipped) } }
 }

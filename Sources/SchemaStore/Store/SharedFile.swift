@@ -45,6 +45,14 @@ final class SharedFile: @unchecked Sendable {
     /// How many commit notifications the listener received (0 without one).
     var notificationsReceived: Int { timerLock.withLock { listener }?.notificationsReceived ?? 0 }
 
+    /// Hands the listener what a write or a check received on the connection (taken under
+    /// the write lock, with `seen`, the last commit the store then held); called after the
+    /// write lock is released.
+    func connectionUsed(_ received: ReceivedCommits?, seen: Int64) {
+        guard let listener = timerLock.withLock({ listener }) else { return }
+        if listener.connectionUsed(received, seen: seen) { notified.countSkipped() }
+    }
+
     /// Nil for a backend no other connection can open.
     init?(backend: any StoreBackend) throws {
         guard let counter = try backend.externalCommitCounter() else { return nil }

@@ -22,11 +22,19 @@ extension Store {
     }
 
     /// Starts checking for other stores' commits, for a store on a file or a server. A
-    /// server that notifies commits (PostgreSQL) is listened to, and polled only rarely, in
-    /// case a notification was lost.
+    /// server that notifies commits (PostgreSQL) is listened to, on the writers' connection
+    /// (``CommitListener``), and polled only rarely, in case a notification was lost. Called
+    /// holding the write lock, or while the store opens.
     func startFollowingOtherStores() {
         guard let sharing else { return }
-        if sharing.startListening({ backend?.commitListener({ [weak self] in self?.checkForNotifiedCommits($0) }) }) {
+        let listens = backend?.listenForCommits() ?? false
+        let listener = {
+            CommitListener(readIdle: { [weak self] in
+                guard let self else { return ReceivedCommits.none }
+                return try self.commitsReceivedWhileIdle()
+            }, onCommit: { [weak self] in self?.checkForNotifiedCommits($0) })
+        }
+        if listens, sharing.startListening(listener) {
             sharing.startPolling(every: Self.notifiedCommitCheckInterval) { [weak self] in self?.checkForOtherStoresCommits() }
         } else {
             sharing.startPolling(every: Self.externalCommitCheckInterval) { [weak self] in self?.checkForOtherStoresCommits() }
@@ -35,6 +43,24 @@ extension Store {
 
     /// How often a store on a server that notifies commits checks for them anyway.
     static let notifiedCommitCheckInterval: TimeInterval = 1
+
+    /// For the commit listener's thread, while no write runs: what the idle connection
+    /// received (read from its socket, under the write lock); nil while a write or a check
+    /// holds the lock.
+    private func commitsReceivedWhileIdle() throws -> ReceivedCommits? {
+        guard writeLock.try() else { return nil }
+        defer { writeLock.unlock() }
+        guard !isClosed, let backend else { return ReceivedCommits.none }
+        return try backend.receivedCommits(readingSocket: true) ?? ReceivedCommits.none
+    }
+
+    /// Under the write lock, after a write or a check used the connection: what it received
+    /// meanwhile, and the last commit the store holds, for ``SharedFile/connectionUsed(_:seen:)``
+    /// once the lock is released. Nil for a connection that does not listen.
+    func commitsReceivedByTheLastUse() -> (commits: ReceivedCommits, seen: Int64)? {
+        guard let sharing, let received = (try? backend?.receivedCommits(readingSocket: false)) ?? nil else { return nil }
+        return (received, sharing.seenCommit)
+    }
 
     /// Notifications' check: one at a time (``NotifiedCommits``), covering every
     /// notification that came before it began; while a write runs, tried again shortly after
@@ -69,7 +95,12 @@ extension Store {
     @discardableResult
     private func checkForOtherStoresCommits(notified: NotifiedCommits.Waiting = .unknown) -> Bool? {
         guard writeLock.try() else { return nil }
-        defer { writeLock.unlock() }
+        var received: (commits: ReceivedCommits, seen: Int64)?
+        defer {
+            received = commitsReceivedByTheLastUse()
+            writeLock.unlock()
+            if let received { sharing?.connectionUsed(received.commits, seen: received.seen) }
+        }
         guard !isClosed, let sharing else { return false }
         if case .upTo(let last) = notified, last <= sharing.seenCommit { return false }
         // A failure leaves the current graph as it was; the next check or write tries again

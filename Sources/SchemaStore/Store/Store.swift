@@ -557,11 +557,18 @@ public final class Store: @unchecked Sendable {
     func exclusively<Result>(_ body: () throws -> Result) throws -> Result {
         // A write from inside a write's closure would wait for itself forever.
         try checkNotInsideAWrite()
+        // What the connection received meanwhile (commit notifications) goes to the
+        // listener once the lock is released.
+        var received: (commits: ReceivedCommits, seen: Int64)?
+        defer { if let received { sharing?.connectionUsed(received.commits, seen: received.seen) } }
         return try writeLock.withLock {
             guard !isClosed else { throw StoreError.closed }
             guard !isReadOnly else { throw StoreError.readOnly(path: backend?.location ?? "memory") }
             stateLock.withLock { writingThread = Thread.current }
-            defer { stateLock.withLock { writingThread = nil } }
+            defer {
+                stateLock.withLock { writingThread = nil }
+                received = commitsReceivedByTheLastUse()
+            }
             return try body()
         }
     }
