@@ -3,7 +3,8 @@ import DeterministicRandom
 import Testing
 
 /// The ordered index against a sorted array: random inserts and removes (enough to split and
-/// empty chunks), checked after every step for order, ranges and reversed scans.
+/// empty chunks and groups), checked every 97 steps for order, ranges, counts, runs and
+/// reversed scans, and copies taken along the way for what they held.
 @Suite struct OrderedIndexStorageTests {
     struct Reference {
         var entries: [(key: [IndexValue], entity: Int32)] = []
@@ -19,10 +20,19 @@ import Testing
         var sorted: [Int32] { entries.sorted(by: precedes).map(\.entity) }
     }
 
-    @Test(arguments: [[false], [true], [false, true], [true, false, false]])
-    func randomOperationsMatchASortedArray(descending: [Bool]) {
-        var random = SplitMix64(seed: UInt64(descending.count * 7 + (descending.first == true ? 1 : 0)))
-        var index = OrderedIndexStorage(descending: descending)
+    /// Each field's direction, and the index's chunk and group sizes: the default ones, and
+    /// small ones, so that 3,000 steps split and empty chunks and groups many times.
+    static let shapes: [([Bool], chunk: Int, group: Int)] = [
+        ([false], 512, 64), ([true], 512, 64), ([false, true], 512, 64), ([true, false, false], 512, 64),
+        ([false], 4, 2), ([true], 3, 3), ([false, true], 8, 4), ([true, false, false], 2, 2),
+    ]
+
+    @Test(arguments: shapes)
+    func randomOperationsMatchASortedArray(descending: [Bool], chunk: Int, group: Int) {
+        var random = SplitMix64(seed: UInt64(descending.count * 7 + (descending.first == true ? 1 : 0) + chunk * 1_000))
+        var index = OrderedIndexStorage(descending: descending, maxChunk: chunk, maxGroup: group)
+        // Copies taken along the way keep what they held while the index changes on.
+        var copies: [(index: OrderedIndexStorage, entities: [Int32])] = []
         var reference = Reference(descending: descending)
         var nextEntity: Int32 = 0
         for step in 0..<3000 {
@@ -39,7 +49,10 @@ import Testing
             guard step % 97 == 0 || step == 2999 else { continue }
             #expect(index.count == reference.entries.count)
             #expect(index.allEntities(reversed: false) == reference.sorted)
-            #expect(index.chunks.allSatisfy { !$0.isEmpty && $0.count <= OrderedIndexStorage.maxChunk })
+            #expect(index.groups.allSatisfy { group in
+                !group.isEmpty && group.count <= index.maxGroup && group.allSatisfy { !$0.isEmpty && $0.count <= index.maxChunk }
+            })
+            copies.append((index, reference.sorted))
 
             // Ranges on the first field, with random bounds, match a filter of the reference.
             let low = Int64.random(in: -5..<45, using: &random), high = Int64.random(in: -5..<45, using: &random)
@@ -50,6 +63,18 @@ import Testing
             }.map(\.entity))
             let found = index.range(equal: [], lower: (.int(low), lowInclusive), upper: (.int(high), highInclusive))
             #expect(Set(found) == expected && found.count == expected.count)
+            let range = OrderedIndexStorage.Range(equal: [], lower: (.int(low), lowInclusive), upper: (.int(high), highInclusive))
+            #expect(index.count(in: range) == expected.count)
+
+            // Runs from a key, forwards and backwards, cover the keys from it in visiting order.
+            let from = IndexKey([IndexValue.int(Int64.random(in: -2..<42, using: &random))] + descending.dropFirst().map { _ in .int(0) })
+            var forwards: [Int32] = [], backwards: [Int32] = []
+            index.visitRuns(from: from, reversed: false) { _, run in forwards += run; return true }
+            index.visitRuns(from: from, reversed: true) { _, run in backwards += run; return true }
+            let startsAt = reference.entries.filter { index.compareKeys(IndexKey($0.key), from) >= 0 }
+            let endsAt = reference.entries.filter { index.compareKeys(IndexKey($0.key), from) <= 0 }
+            #expect(Set(forwards) == Set(startsAt.map(\.entity)) && forwards.count == startsAt.count)
+            #expect(Set(backwards) == Set(endsAt.map(\.entity)) && backwards.count == endsAt.count)
 
             // Reversed scans are stable: equal keys keep ascending entity order.
             let reversed = index.allEntities(reversed: true)
@@ -58,6 +83,7 @@ import Testing
             }.map(\.entity)
             #expect(reversed == expectedReversed)
         }
+        for (copy, entities) in copies { #expect(copy.allEntities(reversed: false) == entities) }
     }
 
     @Test func compoundPrefixEqualityAndRange() {
