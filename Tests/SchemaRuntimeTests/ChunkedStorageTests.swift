@@ -8,19 +8,34 @@ import Testing
 @Suite struct ChunkedStorageTests {
     @Test(arguments: [1, 2, 3] as [UInt64])
     func chunkedArrayBehavesLikeAnArray(seed: UInt64) {
+        // Plain values: chunks of 1,024.
+        behavesLikeAnArray(seed: seed) { $0 }
+        #expect(Array(ChunkedArray(repeating: 7, count: 5000)) == Array(repeating: 7, count: 5000))
+    }
+
+    /// Elements holding references live in smaller chunks (256), so the same steps fill
+    /// many groups of the chunk index.
+    @Test(arguments: [7, 8] as [UInt64])
+    func chunkedArrayOfReferencesBehavesLikeAnArray(seed: UInt64) {
+        #expect(ChunkedArray<String>.chunkSize < ChunkedArray<Int>.chunkSize)
+        behavesLikeAnArray(seed: seed) { "element \($0)" }
+    }
+
+    /// Random appends, writes, removals and copies, against an `Array` of the same elements.
+    private func behavesLikeAnArray<Element: Equatable>(seed: UInt64, _ make: (Int) -> Element) {
         var random = SplitMix64(seed: seed)
-        var chunked = ChunkedArray<Int>()
-        var reference: [Int] = []
-        var snapshots: [(ChunkedArray<Int>, [Int])] = []
+        var chunked = ChunkedArray<Element>()
+        var reference: [Element] = []
+        var snapshots: [(ChunkedArray<Element>, [Element])] = []
         for step in 0..<10_000 {
             switch Int.random(in: 0..<10, using: &random) {
             case 0..<5:
-                chunked.append(step)
-                reference.append(step)
+                chunked.append(make(step))
+                reference.append(make(step))
             case 5 where !reference.isEmpty:
                 let index = Int.random(in: 0..<reference.count, using: &random)
-                chunked[index] = -step
-                reference[index] = -step
+                chunked[index] = make(-step)
+                reference[index] = make(-step)
             case 6 where !reference.isEmpty:
                 let count = Int.random(in: 0...min(reference.count, 2000), using: &random)
                 chunked.removeLast(count)
@@ -29,14 +44,14 @@ import Testing
                 snapshots.append((chunked, reference))
             default:
                 let extra = Int.random(in: 0..<1000, using: &random)
-                chunked.append(contentsOf: repeatElement(step, count: extra))
-                reference.append(contentsOf: repeatElement(step, count: extra))
+                chunked.append(contentsOf: repeatElement(make(step), count: extra))
+                reference.append(contentsOf: repeatElement(make(step), count: extra))
             }
             #expect(chunked.count == reference.count)
         }
         #expect(Array(chunked) == reference)
+        #expect(reference.count > 64 * ChunkedArray<Element>.chunkSize, "fills more than one group of chunks")
         for (copy, expected) in snapshots { #expect(Array(copy) == expected) }
-        #expect(Array(ChunkedArray(repeating: 7, count: 5000)) == Array(repeating: 7, count: 5000))
     }
 
     /// Copies that all go on changing (as a store's write does on a copy of its graph, and
