@@ -7,7 +7,7 @@ import Foundation
 /// prefix never change while the chunk is shared: an array that writes to one copies the
 /// chunk first. Appending is the exception that makes sharing cheap: the slot just past an
 /// array's prefix is no other array's element yet, so the array may *claim* it in place
-/// (``claim(_:)``) instead of copying up to 1,024 elements, provided no other array claimed
+/// (``claim(_:)``) instead of copying the chunk's elements, provided no other array claimed
 /// it first. A store's write works on a copy of the store's graph and appends its new rows
 /// to chunks that graph holds: each such append used to copy the chunk.
 ///
@@ -71,7 +71,7 @@ final class ChunkStorage<Element>: ManagedBuffer<Int, Element> {
     }
 
     /// The lock that serializes claims on `chunk`: one of a few, chosen by address (a lock
-    /// per chunk would be an allocation per 1,024 elements, for a rare contention).
+    /// per chunk would be an allocation per chunk, for a rare contention).
     private static func lock(for chunk: AnyObject) -> NSLock {
         chunkClaimLocks[Int(truncatingIfNeeded: UInt(bitPattern: ObjectIdentifier(chunk)) >> 6) & (chunkClaimLocks.count - 1)]
     }

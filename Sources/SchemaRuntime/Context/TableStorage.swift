@@ -493,7 +493,7 @@ final class EntityTable<Entity: EntityModelProtocol>: TableStorage, @unchecked S
     /// ``intern(_:)``, with `row` stored at a new key. Appended with its row, a new key's
     /// slot is written once: a write appending to the last chunk of its store's graph then
     /// claims the slot and never copies the chunk (``ChunkedArray/append(_:)``), where
-    /// writing the row afterwards would copy it (1,024 rows, each retained).
+    /// writing the row afterwards would copy it (256 rows, each retained).
     @inlinable
     func intern(_ id: Entity.ID, row: Entity?) -> (key: Int32, isNew: Bool) {
         let next = Int32(ids.count)

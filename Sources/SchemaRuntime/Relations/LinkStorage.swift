@@ -6,7 +6,7 @@
 /// chat of a million copied 4 MB, a third of that write's time in memory. Chunked, an
 /// append claims the next slot of the shared last chunk in place (``ChunkedArray``) and
 /// copies nothing; setting a tombstone copies one chunk (and, for an older key, the chunk
-/// index). Short lists stay flat: a chunk allocates room for 1,024 keys.
+/// index's group). Short lists stay flat: a chunk allocates room for 1,024 keys.
 @usableFromInline
 enum LinkStorage: Sendable {
     case flat(ContiguousArray<Int32>)
