@@ -170,15 +170,23 @@ struct OrderedIndexStorage: Sendable {
 
     // MARK: Scans
 
-    /// Entity keys from `start` (inclusive) to `end` (exclusive) positions, in storage order.
-    func entities(from start: Position, to end: Position) -> [Int32] {
-        var result: [Int32] = []
+    /// Calls `body` with the entries from `start` (inclusive) to `end` (exclusive), one
+    /// chunk's part at a time, in storage order. O(chunks spanned).
+    private func forEachPart(from start: Position, to end: Position, _ body: (ArraySlice<Entry>) -> Void) {
         var position = start
         while position < end, position.group < groups.count {
             let chunk = groups[position.group][position.chunk]
             let limit = position.group == end.group && position.chunk == end.chunk ? end.offset : chunk.count
-            for index in position.offset..<limit { result.append(chunk[index].entity) }
+            body(chunk[position.offset..<limit])
             position = nextChunk(after: position)
+        }
+    }
+
+    /// Entity keys from `start` (inclusive) to `end` (exclusive) positions, in storage order.
+    func entities(from start: Position, to end: Position) -> [Int32] {
+        var result: [Int32] = []
+        forEachPart(from: start, to: end) { part in
+            for entry in part { result.append(entry.entity) }
         }
         return result
     }
@@ -262,15 +270,8 @@ struct OrderedIndexStorage: Sendable {
     /// term being the chunks the range spans (counted by their sizes, not their entries).
     func count(in range: Range) -> Int {
         let (start, end) = positions(of: range)
-        guard start < end else { return 0 }
         var total = 0
-        var position = start
-        while position < end, position.group < groups.count {
-            let chunk = groups[position.group][position.chunk]
-            let limit = position.group == end.group && position.chunk == end.chunk ? end.offset : chunk.count
-            total += limit - position.offset
-            position = nextChunk(after: position)
-        }
+        forEachPart(from: start, to: end) { total += $0.count }
         return total
     }
 
