@@ -14,21 +14,22 @@ class TableStorage: @unchecked Sendable {
     // `@exclusivity(unchecked)`: a table is only mutated through the one context that owns
     // it uniquely (``Context/storage(_:)`` copies a shared one first), so accesses cannot
     // overlap, and the run-time checks of class properties cost about a tenth of reading
-    // rows into a context (`swift_beginAccess` on every append).
+    // rows into a context (`swift_beginAccess` on every append). They have no initial
+    // values, which `init(copying:)` would make only to replace them (see `EntityTable`).
 
     /// Per key: whether a row is stored there. Kept beside the typed rows so that checking
     /// for a row costs one load, with no generic metadata and no copy of the row.
-    @exclusivity(unchecked) @usableFromInline final var present = ChunkedArray<Bool>()
+    @exclusivity(unchecked) @usableFromInline final var present: ChunkedArray<Bool>
     /// To-one link columns: `toOne[column][key]` is the linked key, or `-1`.
     @exclusivity(unchecked) @usableFromInline final var toOne: [ChunkedArray<Int32>]
     /// To-many link columns: `toMany[column][key]` is the ordered list of linked keys.
     @exclusivity(unchecked) @usableFromInline final var toMany: [ChunkedArray<LinkList>]
     /// Per key: how many links are stored at it plus how many point to it, from any table.
     /// A key with no row and no references is unused: its id is forgotten (see ``forget(_:)``).
-    @exclusivity(unchecked) @usableFromInline final var references = ChunkedArray<Int32>()
+    @exclusivity(unchecked) @usableFromInline final var references: ChunkedArray<Int32>
     /// Per key: the number of its ``EntitySource`` in ``Context/packSources`` (0, the user, for
     /// keys past the end).
-    @exclusivity(unchecked) @usableFromInline final var origins = ChunkedArray<UInt16>()
+    @exclusivity(unchecked) @usableFromInline final var origins: ChunkedArray<UInt16>
     /// Per to-one column: whether it is a `required` relation, which every stored entity
     /// must hold a link in at the end of each write.
     @usableFromInline final let isRequiredToOne: [Bool]
@@ -37,6 +38,9 @@ class TableStorage: @unchecked Sendable {
 
     @usableFromInline
     init(toOneColumns: Int, toManyColumns: Int, requiredToOne: Set<Int>) {
+        present = ChunkedArray()
+        references = ChunkedArray()
+        origins = ChunkedArray()
         toOne = Array(repeating: ChunkedArray(), count: toOneColumns)
         toMany = Array(repeating: ChunkedArray(), count: toManyColumns)
         isRequiredToOne = (0..<toOneColumns).map(requiredToOne.contains)
@@ -183,15 +187,16 @@ class TableStorage: @unchecked Sendable {
 @usableFromInline
 final class EntityTable<Entity: EntityModelProtocol>: TableStorage, @unchecked Sendable {
     // Unchecked for exclusivity, as the columns of ``TableStorage`` are.
-    // `keyByID` and `updatedAtIndex` have no initial values: a class's designated init
-    // evaluates them before its body, so `init(copying:)`, run for each table a write
-    // changes, allocated an empty dictionary of 64 shards only to replace (and free) it.
+    // The columns, `keyByID` and `updatedAtIndex` have no initial values: a class's
+    // designated init evaluates them before its body, so `init(copying:)`, run for each
+    // table a write changes, allocated an empty dictionary of 64 shards only to replace
+    // (and free) it, and made empty columns to replace.
     /// id -> key.
     @exclusivity(unchecked) @usableFromInline var keyByID: ShardedDictionary<Entity.ID, Int32>
     /// key -> id.
-    @exclusivity(unchecked) @usableFromInline var ids = ChunkedArray<Entity.ID>()
+    @exclusivity(unchecked) @usableFromInline var ids: ChunkedArray<Entity.ID>
     /// key -> stored entity, nil when the id is only linked to or was deleted.
-    @exclusivity(unchecked) @usableFromInline var rows = ChunkedArray<Entity?>()
+    @exclusivity(unchecked) @usableFromInline var rows: ChunkedArray<Entity?>
     /// The number of non-nil rows.
     @exclusivity(unchecked) @usableFromInline var rowCount = 0
 
@@ -205,7 +210,7 @@ final class EntityTable<Entity: EntityModelProtocol>: TableStorage, @unchecked S
     @usableFromInline let descriptors: [IndexDescriptor<Entity>]
     /// `metadata updatedAt`: key -> seconds since the reference date (NaN when never saved),
     /// and an ordered index on it. Empty when the entity does not track it.
-    @usableFromInline var updatedAt = ChunkedArray<Double>()
+    @usableFromInline var updatedAt: ChunkedArray<Double>
     @usableFromInline var updatedAtIndex: OrderedIndexStorage
     @usableFromInline let tracksUpdatedAt: Bool
     /// Whether deleting an entity of this type can archive anything (`metadata softDelete` on
@@ -228,6 +233,9 @@ final class EntityTable<Entity: EntityModelProtocol>: TableStorage, @unchecked S
     init(descriptors: [IndexDescriptor<Entity>]) {
         var slots: [Int] = []
         keyByID = ShardedDictionary()
+        ids = ChunkedArray()
+        rows = ChunkedArray()
+        updatedAt = ChunkedArray()
         updatedAtIndex = OrderedIndexStorage(descending: [false])
         self.descriptors = descriptors
         tracksUpdatedAt = Entity.tracksUpdatedAt
