@@ -11,14 +11,15 @@ import SchemaStore
 /// - in memory, as a store writes: a copy of the graph is written and replaces it, the old
 ///   one dropped;
 /// - the same on a resident file store (`store.write`);
-/// the same two for one message sent to a chat holding every message (a channel); and the
-/// same two for a write changing the text of an old message (a random one of the first n).
+/// the same two for one message sent to a chat holding every message (a channel), and to a
+/// chat of 2,000 messages (growing to about 3,000 as the writes go); and the same two for a
+/// write changing the text of an old message (a random one of the first n).
 /// A write touches a constant number of rows, so its cost should grow no faster than log n.
 enum WriteGrowthBenchmark {
     static func run(sizes: [Int]) throws {
         print("one message in its own write, by graph size (ms, medians of 5 x 200)")
         print("size".padding(toLength: 10, withPad: " ", startingAt: 0)
-              + ["memory", "file store", "memory, channel", "file, channel", "memory, edit", "file, edit"].map { $0.padding(toLength: 17, withPad: " ", startingAt: 0) }.joined())
+              + ["memory", "file store", "memory, channel", "file, channel", "memory, 2k chat", "file, 2k chat", "memory, edit", "file, edit"].map { $0.padding(toLength: 17, withPad: " ", startingAt: 0) }.joined())
         for size in sizes { try run(size: size) }
     }
 
@@ -52,6 +53,10 @@ enum WriteGrowthBenchmark {
         try store.write { try Chat(id: -1, title: "channel", messages: .ids(all)).save(to: &$0) }
         memory = store.context
         let channel = try alternate(try inMemory(chat: -1), try inStore(chat: -1))
+        // A chat of 2,000 messages (the first ones, moved from their chats of 100).
+        try store.write { try Chat(id: -2, title: "busy", messages: .ids(Array(all.prefix(2_000)))).save(to: &$0) }
+        memory = store.context
+        let busy = try alternate(try inMemory(chat: -2), try inStore(chat: -2))
         // An old message's text changed: its row's chunk, and the column's chunk index.
         var random = SplitMix64(seed: 7)
         var edits = 0
@@ -69,7 +74,7 @@ enum WriteGrowthBenchmark {
             try store.write { try edited(in: $0).save(to: &$0) }
         })
         print("\(size)".padding(toLength: 10, withPad: " ", startingAt: 0)
-              + [own.0, own.1, channel.0, channel.1, edit.0, edit.1].map { String(format: "%-17.3f", $0) }.joined())
+              + [own.0, own.1, channel.0, channel.1, busy.0, busy.1, edit.0, edit.1].map { String(format: "%-17.3f", $0) }.joined())
     }
 
     /// Medians of `first` and `second`, each run 200 times a round, the rounds alternated.

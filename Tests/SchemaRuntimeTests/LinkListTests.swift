@@ -8,7 +8,8 @@ import Testing
 @Suite struct LinkListTests {
     enum Undo { case append, removal(key: Int32, index: Int) }
 
-    @Test(arguments: [8, 40, 400, 8000])
+    /// Sizes below indexing, indexed, split but flat (1,000), split and chunked (8,000).
+    @Test(arguments: [8, 40, 400, 1000, 8000])
     func randomOperationsMatchAnArray(size: Int) {
         var random = SplitMix64(seed: UInt64(size))
         var list = LinkList()

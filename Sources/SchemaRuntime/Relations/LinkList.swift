@@ -5,10 +5,11 @@
 /// in an index (``LinkPositions``), so `contains`, `append` and `remove` stay O(1)
 /// (amortized) for long lists (a channel's million messages): a removal leaves a tombstone
 /// (`-1`) instead of shifting the keys after it, and ``compactIfSparse()`` drops tombstones
-/// once they are half the list. From ``chunkingThreshold`` keys the list is chunked
-/// (``LinkStorage``) and its index split (``LinkPositions``): writing a long list that a copy
-/// shares (a snapshot's) then copies at most one chunk of its keys (and, removing an older
-/// key, their chunk index) and one shard of its index, not its keys (4 MB for a million).
+/// once they are half the list. From ``LinkPositions/shardingThreshold`` keys its index is
+/// split (``LinkPositions``), and from ``chunkingThreshold`` the list is chunked
+/// (``LinkStorage``): writing a long list that a copy shares (a snapshot's) then copies at
+/// most one chunk of its keys (and, removing an older key, a group of their chunk index) and
+/// one shard of its index, not its keys (4 MB for a million).
 @usableFromInline
 struct LinkList: Sendable, Equatable {
     /// Linked keys in link order, with `-1` tombstones in long lists. Flat below
@@ -19,8 +20,9 @@ struct LinkList: Sendable, Equatable {
     @usableFromInline var tombstones = 0
 
     static let indexThreshold = 32
-    /// The length from which the keys are chunked and their positions split in shards.
-    static var chunkingThreshold: Int { LinkPositions.shardingThreshold }
+    /// The length from which the keys are chunked (their positions are split in shards
+    /// sooner, from ``LinkPositions/shardingThreshold``).
+    static let chunkingThreshold = 4096
 
     @usableFromInline
     static func == (lhs: LinkList, rhs: LinkList) -> Bool { lhs.keys == rhs.keys }
@@ -55,10 +57,11 @@ struct LinkList: Sendable, Equatable {
     mutating func appendAssumingAbsent(_ key: Int32) {
         storage.append(key)
         // No binding of `positions`: a copy alive while it is written would copy a shard.
-        if positions != nil, positions!.isSharded || storage.count < LinkPositions.shardingThreshold {
+        if positions != nil, positions!.isSharded || storage.count < LinkPositions.shardingThreshold,
+           storage.isChunked || storage.count < Self.chunkingThreshold {
             positions![key] = storage.count - 1
         } else if storage.count > Self.indexThreshold {
-            // Indexed first, or split (and chunked) once long enough.
+            // Indexed first, split once long enough, and chunked once longer still.
             indexPositions()
         }
     }
@@ -135,8 +138,8 @@ struct LinkList: Sendable, Equatable {
         if positions != nil { indexPositions() }
     }
 
-    /// Indexes the positions of the keys, split in shards from ``chunkingThreshold`` keys,
-    /// where the keys are chunked too. O(n).
+    /// Indexes the positions of the keys, split in shards from
+    /// ``LinkPositions/shardingThreshold`` keys; chunks the keys from ``chunkingThreshold``. O(n).
     private mutating func indexPositions() {
         let chunked = storage.count >= Self.chunkingThreshold
         if chunked != storage.isChunked {

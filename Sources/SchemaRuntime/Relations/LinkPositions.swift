@@ -7,9 +7,11 @@
 /// copies the array of shards and the one shard it changes, O(shardCount + n / shardCount).
 /// Split by the key's low bits rather than its hash: interned keys are dense integers, and
 /// hashing each would cost every access. Shorter lists keep one dictionary, so the many
-/// short lists of a graph allocate one each.
+/// short lists of a graph allocate one each. The threshold was 4,096 keys until 2026-11-27:
+/// every message sent to a chat of a few thousand then copied that many entries
+/// (`schemastore-bench write-growth`, a chat of 2,000 to 3,000 messages).
 struct LinkPositions: Sendable {
-    static let shardingThreshold = 4096
+    static let shardingThreshold = 512
     static let shardCount = 64
 
     private var shards: ContiguousArray<[Int32: Int]>
