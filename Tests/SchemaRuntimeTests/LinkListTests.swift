@@ -14,8 +14,8 @@ import Testing
         var random = SplitMix64(seed: UInt64(size))
         var list = LinkList()
         var reference: [Int32] = []
-        // The longest starts long enough for a split index (LinkPositions), and drifts
-        // below and above the length where it splits.
+        // The sizes past LinkPositions' threshold start long enough for a split index, the
+        // longest (6,000 keys) past the length where the keys are chunked too.
         for key in 0..<(size > LinkPositions.shardingThreshold ? Int32(size * 3 / 4) : 0) {
             list.appendAssumingAbsent(key)
             reference.append(key)
