@@ -71,6 +71,7 @@ public final class PostgresConnection: @unchecked Sendable {
         if let handle { PQfinish(handle) }
         handle = nil
         unansweredPipelines = 0
+        ahead = []
     }
 
     /// Statements sent by ``sendWithoutWaiting(_:)`` whose answers are unread, each in a
@@ -118,6 +119,12 @@ public final class PostgresConnection: @unchecked Sendable {
     /// statements sent without waiting); throws for a closed connection.
     private func readyHandle() throws -> OpaquePointer {
         guard let handle else { throw lost("the connection is closed") }
+        // Statements sent ahead of a batch that never came (their write failed before it):
+        // their answers are not wanted, only read.
+        if !ahead.isEmpty {
+            ahead = []
+            if PQpipelineSync(handle) == 1 { unansweredPipelines += 1 } else { close(); throw lost("the connection failed") }
+        }
         if unansweredPipelines > 0 {
             try readUnanswered(handle)
             PQexitPipelineMode(handle)
@@ -181,71 +188,134 @@ public final class PostgresConnection: @unchecked Sendable {
     }
 
     /// Runs `statements` as ``executeBatch(_:)`` does; returns each one's rows, in order
-    /// (none for a statement that returns no rows).
+    /// (none for a statement that returns no rows). Statements sent ahead
+    /// (``sendAhead(_:)``) go first: their rows come first, and a failure among them fails
+    /// this batch.
     public func executeEach(_ statements: [(sql: String, parameters: [StoredValue])]) throws -> [[[StoredValue]]] {
         // Statements sent without waiting stay unanswered: these go behind them, in the
         // same pipeline mode, and their answers are read first.
         guard let handle else { throw lost("the connection is closed") }
+        if statements.isEmpty && ahead.isEmpty { return [] }
         var answers: [[[StoredValue]]] = []
-        answers.reserveCapacity(statements.count)
-        for start in stride(from: 0, to: statements.count, by: Self.pipelineLength) {
+        answers.reserveCapacity(ahead.count + statements.count)
+        var start = 0
+        repeat {
             let chunk = statements[start..<min(start + Self.pipelineLength, statements.count)]
+            start += Self.pipelineLength
             // Every value is checked before the first statement goes: a pipeline is never
             // left with answers unread.
-            let chunkTexts: [[String?]] = try chunk.map { try $0.parameters.map(text) }
+            let chunkTexts: [[String?]]
+            do {
+                chunkTexts = try chunk.map { try $0.parameters.map(text) }
+            } catch {
+                try settleAhead(handle)
+                throw error
+            }
             guard PQenterPipelineMode(handle) == 1 else {
                 for statement in chunk { answers.append(try execute(statement.sql, statement.parameters)) }
                 continue
             }
             defer { PQexitPipelineMode(handle) }
-            defer { for statement in chunk { prepared.ran(statement.sql) } }
+            var answering = ahead
+            ahead = []
             var failure: PostgresError?
-            // What each result answers, in order: a statement, or the preparing of a text
-            // (recorded as prepared only once the server says it is).
-            var preparing: [(sql: String, name: String)?] = []
             for (statement, texts) in zip(chunk, chunkTexts) {
-                let count = Int32(statement.parameters.count)
-                var name = prepared.name(of: statement.sql)
-                if name == nil, let new = prepared.nameToPrepare(statement.sql) {
-                    if PQsendPrepare(handle, new, statement.sql, count, nil) != 1 { failure = lost(Self.message(PQerrorMessage(handle))); break }
-                    preparing.append((statement.sql, new))
-                    name = new
-                }
-                let sent = Self.withOptionalCStrings(texts) { pointers in
-                    if let name { return PQsendQueryPrepared(handle, name, count, pointers, nil, nil, 0) }
-                    return PQsendQueryParams(handle, statement.sql, count, nil, pointers, nil, nil, 0)
-                }
-                if sent != 1 { failure = lost(Self.message(PQerrorMessage(handle))); break }
-                preparing.append(nil)
+                if let lost = send(statement.sql, texts, on: handle, answering: &answering) { failure = lost; break }
             }
             if failure == nil, PQpipelineSync(handle) != 1 { failure = lost(Self.message(PQerrorMessage(handle))) }
-            if let failure {
+            if let failure { throw failure }
+            try readUnanswered(handle)
+            try readAnswers(handle, answering, into: &answers)
+        } while start < statements.count
+        return answers
+    }
+
+    /// What each answer of a pipeline is, in order: the preparing of a text (recorded as
+    /// prepared only once the server says it is), or a statement's (nil).
+    private typealias Answering = [(sql: String, name: String)?]
+
+    /// Statements sent ahead of the next batch (``sendAhead(_:)``), answers unread.
+    private var ahead: Answering = []
+
+    /// Sends `statements` now and returns without waiting: the server starts on them while
+    /// the caller prepares the rest of its batch, which ``executeEach(_:)`` sends behind
+    /// them (their answers come first in what it returns). Any other use of the connection
+    /// first ends the pipeline and drops their answers. Returns false when it sent nothing.
+    public func sendAhead(_ statements: [(sql: String, parameters: [StoredValue])]) throws -> Bool {
+        guard let handle else { throw lost("the connection is closed") }
+        let texts: [[String?]] = try statements.map { try $0.parameters.map(text) }
+        guard !statements.isEmpty else { return true }
+        guard PQenterPipelineMode(handle) == 1 else { return false }
+        for (statement, texts) in zip(statements, texts) {
+            if let failure = send(statement.sql, texts, on: handle, answering: &ahead) {
+                close()
                 throw failure
             }
-            try readUnanswered(handle)
-            // Every statement's results, then the sync point.
-            var answered = 0
-            while true {
-                guard let result = PQgetResult(handle) else {
-                    if PQstatus(handle) != CONNECTION_OK { throw lost(Self.message(PQerrorMessage(handle))) }
-                    continue
-                }
-                let status = PQresultStatus(result)
-                let isPreparing = status != PGRES_PIPELINE_SYNC && answered < preparing.count && preparing[answered] != nil
-                if isPreparing, status == PGRES_COMMAND_OK, let (sql, name) = preparing[answered] { prepared.prepared(sql, as: name) }
-                answered += 1
-                if isPreparing && status != PGRES_FATAL_ERROR {
-                    PQclear(result)
-                    continue
-                }
-                if status == PGRES_TUPLES_OK { answers.append(Self.rows(result)) } else if status == PGRES_COMMAND_OK { answers.append([]) }
-                if status == PGRES_FATAL_ERROR, failure == nil { failure = self.failure(of: result, handle) }
-                PQclear(result)
-                if status == PGRES_PIPELINE_SYNC { break }
-            }
-            if let failure { throw failure }
         }
-        return answers
+        if PQflush(handle) != 0 {
+            let failure = lost(Self.message(PQerrorMessage(handle)))
+            close()
+            throw failure
+        }
+        return true
+    }
+
+    /// Ends the pipeline of statements sent ahead and reads their answers; throws their failure.
+    private func settleAhead(_ handle: OpaquePointer) throws {
+        guard !ahead.isEmpty else { return }
+        let answering = ahead
+        ahead = []
+        defer { PQexitPipelineMode(handle) }
+        guard PQpipelineSync(handle) == 1 else { throw lost(Self.message(PQerrorMessage(handle))) }
+        try readUnanswered(handle)
+        var answers: [[[StoredValue]]] = []
+        try readAnswers(handle, answering, into: &answers)
+    }
+
+    /// Queues one statement of a pipeline (preparing its text first when it is worth a
+    /// name); returns the failure to send.
+    private func send(_ sql: String, _ texts: [String?], on handle: OpaquePointer, answering: inout Answering) -> PostgresError? {
+        let count = Int32(texts.count)
+        var name = prepared.name(of: sql)
+        if name == nil, let new = prepared.nameToPrepare(sql) {
+            if PQsendPrepare(handle, new, sql, count, nil) != 1 { return lost(Self.message(PQerrorMessage(handle))) }
+            answering.append((sql, new))
+            name = new
+        }
+        prepared.ran(sql)
+        let sent = Self.withOptionalCStrings(texts) { pointers in
+            if let name { return PQsendQueryPrepared(handle, name, count, pointers, nil, nil, 0) }
+            return PQsendQueryParams(handle, sql, count, nil, pointers, nil, nil, 0)
+        }
+        if sent != 1 { return lost(Self.message(PQerrorMessage(handle))) }
+        answering.append(nil)
+        return nil
+    }
+
+    /// Reads a pipeline's results up to its sync point: each statement's rows appended to
+    /// `answers`; throws the first failure.
+    private func readAnswers(_ handle: OpaquePointer, _ answering: Answering, into answers: inout [[[StoredValue]]]) throws {
+        var failure: PostgresError?
+        var answered = 0
+        while true {
+            guard let result = PQgetResult(handle) else {
+                if PQstatus(handle) != CONNECTION_OK { throw lost(Self.message(PQerrorMessage(handle))) }
+                continue
+            }
+            let status = PQresultStatus(result)
+            let isPreparing = status != PGRES_PIPELINE_SYNC && answered < answering.count && answering[answered] != nil
+            if isPreparing, status == PGRES_COMMAND_OK, let (sql, name) = answering[answered] { prepared.prepared(sql, as: name) }
+            answered += 1
+            if isPreparing && status != PGRES_FATAL_ERROR {
+                PQclear(result)
+                continue
+            }
+            if status == PGRES_TUPLES_OK { answers.append(Self.rows(result)) } else if status == PGRES_COMMAND_OK { answers.append([]) }
+            if status == PGRES_FATAL_ERROR, failure == nil { failure = self.failure(of: result, handle) }
+            PQclear(result)
+            if status == PGRES_PIPELINE_SYNC { break }
+        }
+        if let failure { throw failure }
     }
 
     /// Runs `COPY ... FROM STDIN` statement `sql`, streaming `rows` to it: the rows in
@@ -254,6 +324,7 @@ public final class PostgresConnection: @unchecked Sendable {
     /// far faster than as statements. Throws as ``execute(_:_:)`` does, and, before sending
     /// anything, for a NUL byte, which no text field can hold (SQLSTATE 22021).
     public func copy(_ sql: String, rows: [UInt8]) throws {
+        if let handle { try settleAhead(handle) }
         let handle = try readyHandle()
         guard !rows.contains(0) else {
             throw PostgresError.statementFailed(host: configuration.host, database: configuration.database, state: "22021",

@@ -15,6 +15,10 @@ private final class StoreConnection: ServerConnection {
         try connection.executeEach(statements)
     }
 
+    func sendAhead(_ statements: [(sql: String, parameters: [StoredValue])]) throws -> Bool {
+        try connection.sendAhead(statements)
+    }
+
     func copy(_ sql: String, rows: [UInt8]) throws { try connection.copy(sql, rows: rows) }
 
     func sendWithoutWaiting(_ sql: String) { connection.sendWithoutWaiting(sql) }

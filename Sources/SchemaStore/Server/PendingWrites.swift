@@ -53,7 +53,8 @@ struct PendingWrites: Sendable {
     }
 
     /// Appends a statement whose answer is wanted; returns its place among ``steps()``
-    /// (nothing merges with it, and it keeps its place until ``removeAll()``).
+    /// (nothing merges with it, and the statements before it keep their places until
+    /// ``removeAll()`` or ``removeComplete()``).
     mutating func appendRead(_ sql: String, _ parameters: [StoredValue]) -> Int {
         append(sql, parameters)
         return writes.count - 1
@@ -90,6 +91,25 @@ struct PendingWrites: Sendable {
         }
         close()
         open = Merged(head: head, tail: tail, arrayTypes: nil, copy: nil, rows: [[value]], keys: [])
+    }
+
+    /// The complete statements waiting (rows still merging are not), if none is a `COPY`.
+    func completeStatements() -> [(sql: String, parameters: [StoredValue])]? {
+        var statements: [(sql: String, parameters: [StoredValue])] = []
+        statements.reserveCapacity(writes.count)
+        for step in writes {
+            guard case .statement(let sql, let parameters) = step else { return nil }
+            statements.append((sql, parameters))
+        }
+        return statements
+    }
+
+    /// How many complete statements wait.
+    var completeCount: Int { writes.count }
+
+    /// Forgets the complete statements (sent ahead of the rest).
+    mutating func removeComplete() {
+        writes.removeAll(keepingCapacity: true)
     }
 
     mutating func removeAll() {

@@ -53,7 +53,7 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
     private var snapshotLost = false
     static let fingerprintQuery = "SELECT value FROM \(metaTable) WHERE key = $1"
     /// In a write transaction, the fingerprint ``expectFingerprint(_:)`` checks, and the
-    /// check's place among the pending statements until it is sent.
+    /// place of the check's answer among the next batch's answers until it is sent.
     private var fingerprintCheck: (expected: String?, step: Int?)?
     /// A write transaction's statements not sent yet: they go in batches (``flush()``),
     /// before any statement that reads and before the commit.
@@ -64,6 +64,9 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
     /// Pending writes being sent from another thread (``sendPending()``); every other use of
     /// the connection waits for their answers first (``finishSending()``).
     private var sending: SentBatch?
+    /// How many statements went ahead of the batch being spelled (``sendAhead()``): its
+    /// answers begin with theirs.
+    private var sentAhead = 0
     /// Whether the write transaction's statements are planned generically now (``planOnce()``).
     private var plannedOnce = false
     /// Whether the commit log has the columns of sets of entries (``logHasSets()``).
@@ -119,7 +122,7 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
             pending.append(Self.planForValues, [])
             plannedOnce = false
         }
-        if !pending.isEmpty {
+        if !pending.isEmpty || sentAhead > 0 {
             // The pending writes and these statements in one round trip.
             let steps = pending.steps() + statements.map { ServerBatchStep.statement(sql: $0.sql, parameters: $0.parameters) }
             return Array(try sendPendingNow(steps).suffix(statements.count))
@@ -195,7 +198,7 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
 
     /// Sends the pending writes and waits for their answers.
     private func flush() throws {
-        guard !pending.isEmpty else { return }
+        guard !pending.isEmpty || sentAhead > 0 else { return }
         try sendPendingNow(pending.steps())
     }
 
@@ -207,6 +210,7 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
         let check = fingerprintCheck?.step
         fingerprintCheck?.step = nil
         pending.removeAll()
+        sentAhead = 0
         let answers = try connection.sendEach(steps)
         // The check read the last commit too: the write numbers its own without reading it.
         if let check, let row = answers[check].first, row.count == 2, case .integer(let last) = row[1] { lastCommitRead = last }
@@ -481,6 +485,7 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
         lastCommitRead = expected
         defer {
             inTransaction = false
+            sentAhead = 0
             plannedOnce = false
             lastCommitRead = nil
             fingerprintCheck = nil
@@ -668,7 +673,9 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
             SELECT 1 / (CASE WHEN (\(Self.fingerprintQuery)) IS NOT DISTINCT FROM $2 THEN 1 ELSE 0 END), \
             (SELECT coalesce(max("commit"), 0) FROM \(Self.commitLogTable))
             """, [.text(StoreMetadataKey.fingerprint), expected.map(StoredValue.text) ?? .null])
-        fingerprintCheck = (expected, step)
+        // Its answer's place in the batch's answers, which begin with those of statements
+        // sent ahead (sending more ahead later keeps it).
+        fingerprintCheck = (expected, sentAhead + step)
     }
 
     func lastCommit() throws -> Int64? {
@@ -802,10 +809,29 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
         plannedOnce = true
     }
 
+    /// How many complete statements a write's batch holds before they go ahead of the rest
+    /// (``sendAhead()``): a write's `BEGIN`, lock and check.
+    static let aheadStatements = 3
+
+    /// Sends a write's first statements ahead of the rest of its batch, once per batch when
+    /// ``aheadStatements`` are complete: the server begins the transaction and takes the
+    /// lock while this thread spells the rest, instead of starting when all of it comes.
+    /// A single write takes about 12% less time (docs/PostgreSQL.md). Their answers come
+    /// first in the batch's (``ServerConnection/sendAhead(_:)``).
+    private func sendAhead() throws {
+        guard inTransaction, sentAhead == 0, sending == nil, pending.completeCount >= Self.aheadStatements,
+              let statements = pending.completeStatements() else { return }
+        if try liveConnection().sendAhead(statements) {
+            pending.removeComplete()
+            sentAhead = statements.count
+        }
+    }
+
     private static let planForValues = "SET LOCAL plan_cache_mode TO DEFAULT"
 
     /// A write whose answer nothing waits for: sent with the next batch.
     func run(_ sql: String, _ parameters: [StoredValue]) throws {
+        try sendAhead()
         planOnce()
         pending.append(sql, parameters)
         if pending.count >= 20_000 { try sendPending() }
@@ -814,6 +840,7 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
     /// A value of a `DELETE ... IN` list, sent with the next batch, merged with the deletes
     /// just before it from the same table.
     func delete(head: String, tail: String = "", _ value: StoredValue) throws {
+        try sendAhead()
         planOnce()
         pending.appendListValue(head: head, tail: tail, value)
         if pending.count >= 20_000 { try sendPending() }
@@ -823,6 +850,7 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
     /// column (`types`, PostgreSQL's; ``PendingWrites/appendColumnRow(head:types:tail:_:key:)``):
     /// `head` ends where `unnest(...)` goes (`INSERT INTO t (a, b) SELECT * FROM `).
     func insertColumns(head: String, types: [String], tail: String = "", _ values: [StoredValue], key: StoredValue?) throws {
+        try sendAhead()
         planOnce()
         pending.appendColumnRow(head: head, types: types, tail: tail, values, key: key)
         if pending.count >= 50_000 { try sendPending() }
@@ -831,6 +859,7 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
     /// A row of a plain insert, sent with the rows before it of the same insert
     /// (``RowInsert``): as column arrays, or by `COPY` when they are many.
     func insertRow(_ insert: RowInsert, _ values: [StoredValue]) throws {
+        try sendAhead()
         planOnce()
         pending.appendColumnRow(head: insert.head, types: insert.types, values, key: nil, copy: insert.copy)
         if pending.count >= 50_000 { try sendPending() }

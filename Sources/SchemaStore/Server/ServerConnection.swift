@@ -19,6 +19,11 @@ public protocol ServerConnection: AnyObject {
     /// Sends `sql` (no parameters) without waiting for its answer, which nobody needs; the
     /// connection's next use reads it first. Failures are not reported.
     func sendWithoutWaiting(_ sql: String)
+    /// Sends `statements` now without waiting for their answers: the server starts on them
+    /// while the store spells the rest of the batch, which ``executeEach(_:)`` sends behind
+    /// them and whose answers follow theirs. Returns false when it sent nothing (the store
+    /// then sends them with the batch).
+    func sendAhead(_ statements: [(sql: String, parameters: [StoredValue])]) throws -> Bool
     /// Runs `COPY table (columns) FROM STDIN` statement `sql`, streaming `rows` (in COPY's
     /// text format, ``ServerCopyRows``) to it: how many rows go fastest.
     func copy(_ sql: String, rows: [UInt8]) throws
@@ -47,6 +52,9 @@ extension ServerConnection {
     public func sendWithoutWaiting(_ sql: String) {
         _ = try? execute(sql, [])
     }
+
+    /// Sends nothing ahead: the statements go with the batch.
+    public func sendAhead(_ statements: [(sql: String, parameters: [StoredValue])]) throws -> Bool { false }
 
     /// Runs statements as ``executeEach(_:)`` does; returns the last one's rows.
     @discardableResult
