@@ -14,7 +14,7 @@ import SchemaStorePostgres
 ///   by hand, the same rows as multi-row `INSERT`s of 1,000 rows, in one transaction, or
 ///   ("hand COPY") each table's rows in one `COPY`;
 /// - open: a new store loading the graph;
-/// - single write: a new message saved into a chat, median of 15; by hand also "observed",
+/// - single write: a new message saved into a chat, median of ``singleWrites``; by hand also "observed",
 ///   with the steps that let other processes see the commit (`handWrittenSingleWrites`).
 enum PostgresBenchmark {
     static func run(sizes: [Int], rounds: Int) throws {
@@ -127,10 +127,17 @@ enum PostgresBenchmark {
                 ("on demand: full text 2 words", searches.dropFirst().sorted()[2]), ("on demand: single write", write)]
     }
 
-    /// 15 writes, each a new message (ids from `firstID`) saved into chat 0; the median (ms).
+    /// Single writes timed in a row, of which the median counts. The first ones on a new
+    /// connection after a load are slower (by hand, 1.1 ms, then 0.25 falling to 0.05 over
+    /// ten writes: statements not prepared yet, caches cold), so the median of 15 moved
+    /// by a third between runs and builds; that of 200 measures the steady state.
+    static let singleWrites = 200
+
+    /// ``singleWrites`` writes, each a new message (ids from `firstID`) saved into chat 0;
+    /// the median (ms).
     private static func medianSingleWrite(_ store: Store, firstID: Int) throws -> Double {
         var writes: [Double] = []
-        for index in 0..<15 {
+        for index in 0..<singleWrites {
             writes.append(try OnDemandBenchmark.milliseconds {
                 try store.write { context in
                     try Message(id: firstID + index, text: "new", timestamp: index, chat: .id(0), author: .id(0)).save(to: &context)
@@ -202,8 +209,8 @@ enum PostgresBenchmark {
     }
 
     /// A message saved into chat 0 by hand, the way a careful libpq user would: the
-    /// transaction's statements in one pipeline (one round trip). Median of 15.
-    /// 15 writes by hand, each a new message into chat 0 in one pipeline; the median (ms).
+    /// transaction's statements in one pipeline (one round trip): ``singleWrites`` writes,
+    /// each a new message into chat 0; the median (ms).
     ///
     /// `observed`: with the steps a store takes so that other processes see each commit,
     /// as a hand-written service would spell them: the writers' lock (commits in one
@@ -221,7 +228,7 @@ enum PostgresBenchmark {
             try listener.listen("commits")
         }
         var writes: [Double] = []
-        for index in 0..<15 {
+        for index in 0..<singleWrites {
             let number = (observed ? 300_000_000 : 100_000_000) + index
             let id = StoredValue.integer(Int64(number))
             let commit = StoredValue.integer(Int64(index + 1))

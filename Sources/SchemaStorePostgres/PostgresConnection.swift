@@ -31,6 +31,8 @@ public final class PostgresConnection: @unchecked Sendable {
     public let configuration: Configuration
     private var handle: OpaquePointer?
     private var prepared = PreparedStatements()
+    /// How this connection waits for a batch's answers (``AnswerWait``).
+    private var answerWait = AnswerWait()
 
     /// Connects; throws ``PostgresError/cannotConnect(host:database:reason:)`` within the
     /// configuration's timeout for a server that is down or refuses the credentials.
@@ -160,10 +162,24 @@ public final class PostgresConnection: @unchecked Sendable {
             }
         }
         let name = prepared.name(of: sql)
-        let result: OpaquePointer? = failedPreparing ?? Self.withOptionalCStrings(texts) { pointers in
-            if let name { return PQexecPrepared(handle, name, Int32(parameters.count), pointers, nil, nil, 0) }
-            return PQexecParams(handle, sql, Int32(parameters.count), nil, pointers, nil, nil, 0)
-        }
+        let result: OpaquePointer? = try failedPreparing ?? {
+            let sent = Self.withOptionalCStrings(texts) { pointers in
+                if let name { return PQsendQueryPrepared(handle, name, Int32(parameters.count), pointers, nil, nil, 0) }
+                return PQsendQueryParams(handle, sql, Int32(parameters.count), nil, pointers, nil, nil, 0)
+            }
+            guard sent == 1 else { throw lost(Self.message(PQerrorMessage(handle))) }
+            answerWait.wait(handle)
+            // One statement: one result, then none (as PQexec, the last if more came, and
+            // a COPY's at once: it stays the result until the copy ends).
+            var last: OpaquePointer?
+            while let next = PQgetResult(handle) {
+                PQclear(last)
+                last = next
+                let status = PQresultStatus(next)
+                if status == PGRES_COPY_IN || status == PGRES_COPY_OUT || status == PGRES_COPY_BOTH { break }
+            }
+            return last
+        }()
         defer { PQclear(result) }
         let status = PQresultStatus(result)
         guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else { throw failure(of: result, handle) }
@@ -225,6 +241,7 @@ public final class PostgresConnection: @unchecked Sendable {
             if failure == nil, PQpipelineSync(handle) != 1 { failure = lost(Self.message(PQerrorMessage(handle))) }
             if let failure { throw failure }
             try readUnanswered(handle)
+            answerWait.wait(handle)
             try readAnswers(handle, answering, into: &answers)
         } while start < statements.count
         return answers
