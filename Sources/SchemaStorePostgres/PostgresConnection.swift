@@ -125,7 +125,12 @@ public final class PostgresConnection: @unchecked Sendable {
         // their answers are not wanted, only read.
         if !ahead.isEmpty {
             ahead = []
-            if PQpipelineSync(handle) == 1 { unansweredPipelines += 1 } else { close(); throw lost("the connection failed") }
+            guard PQpipelineSync(handle) == 1 else {
+                let failure = lost(Self.message(PQerrorMessage(handle)))
+                close()
+                throw failure
+            }
+            unansweredPipelines += 1
         }
         if unansweredPipelines > 0 {
             try readUnanswered(handle)
