@@ -11,7 +11,8 @@ import Foundation
 /// another process's lock, a long query) would only take a core from the server, so
 /// ``AnswerWaitPolicy`` decides from the connection's recent waits whether and how long to
 /// poll, and the poll yields the core between reads, so that a thread ready to run (the
-/// server itself, on a busy machine) runs first.
+/// server itself, on a busy machine) runs first. The price is the core the polling thread
+/// keeps busy while it waits, at most 0.2 ms a wait.
 struct AnswerWait {
     private var policy = AnswerWaitPolicy()
 
