@@ -261,8 +261,10 @@ public final class PostgresConnection: @unchecked Sendable {
 
     /// Sends `statements` now and returns without waiting: the server starts on them while
     /// the caller prepares the rest of its batch, which ``executeEach(_:)`` sends behind
-    /// them (their answers come first in what it returns). Any other use of the connection
-    /// first ends the pipeline and drops their answers. Returns false when it sent nothing.
+    /// them (their answers come first in what it returns). A ``copy(_:rows:)`` runs after
+    /// them, or throws their failure; any other use of the connection first ends their
+    /// pipeline and drops their answers (a write that failed before its batch, rolling
+    /// back). Returns false when it sent nothing.
     public func sendAhead(_ statements: [(sql: String, parameters: [StoredValue])]) throws -> Bool {
         guard let handle else { throw lost("the connection is closed") }
         let texts: [[String?]] = try statements.map { try $0.parameters.map(text) }
