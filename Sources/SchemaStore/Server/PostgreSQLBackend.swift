@@ -827,12 +827,18 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
         }
     }
 
+    /// What each write statement queued needs first: the statements before it sent ahead
+    /// when they are due, then the generic plans set.
+    private func beforeQueueingWrite() throws {
+        try sendAhead()
+        planOnce()
+    }
+
     private static let planForValues = "SET LOCAL plan_cache_mode TO DEFAULT"
 
     /// A write whose answer nothing waits for: sent with the next batch.
     func run(_ sql: String, _ parameters: [StoredValue]) throws {
-        try sendAhead()
-        planOnce()
+        try beforeQueueingWrite()
         pending.append(sql, parameters)
         if pending.count >= 20_000 { try sendPending() }
     }
@@ -840,8 +846,7 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
     /// A value of a `DELETE ... IN` list, sent with the next batch, merged with the deletes
     /// just before it from the same table.
     func delete(head: String, tail: String = "", _ value: StoredValue) throws {
-        try sendAhead()
-        planOnce()
+        try beforeQueueingWrite()
         pending.appendListValue(head: head, tail: tail, value)
         if pending.count >= 20_000 { try sendPending() }
     }
@@ -850,8 +855,7 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
     /// column (`types`, PostgreSQL's; ``PendingWrites/appendColumnRow(head:types:tail:_:key:)``):
     /// `head` ends where `unnest(...)` goes (`INSERT INTO t (a, b) SELECT * FROM `).
     func insertColumns(head: String, types: [String], tail: String = "", _ values: [StoredValue], key: StoredValue?) throws {
-        try sendAhead()
-        planOnce()
+        try beforeQueueingWrite()
         pending.appendColumnRow(head: head, types: types, tail: tail, values, key: key)
         if pending.count >= 50_000 { try sendPending() }
     }
@@ -859,8 +863,7 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
     /// A row of a plain insert, sent with the rows before it of the same insert
     /// (``RowInsert``): as column arrays, or by `COPY` when they are many.
     func insertRow(_ insert: RowInsert, _ values: [StoredValue]) throws {
-        try sendAhead()
-        planOnce()
+        try beforeQueueingWrite()
         pending.appendColumnRow(head: insert.head, types: insert.types, values, key: nil, copy: insert.copy)
         if pending.count >= 50_000 { try sendPending() }
     }
