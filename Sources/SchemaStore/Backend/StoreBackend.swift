@@ -164,6 +164,11 @@ extension StoreTransaction {
 /// written; the store catches up and runs the write again.
 struct StaleWrite: Error {}
 
+/// A write on demand assumed that reads of what it touched would find nothing (new
+/// entities), and one found rows: nothing was written; the store runs the write again,
+/// reading what it touches first.
+struct AssumedAbsentFound: Error {}
+
 /// A write found the schema fingerprint the database records changed to `recorded` (another
 /// version of the app migrated it): nothing was written; the store fails it with
 /// ``StoreError/schemaChangedElsewhere(path:)``.

@@ -48,6 +48,8 @@ final class OnDemandReading: @unchecked Sendable {
     private var generation = 0
     /// What the snapshots did, summed as they end (see ``Store/onDemandStatistics``).
     private var finished = OnDemandStatistics()
+    /// Whether writes assume what they load is new (``writeAssumesNew()``).
+    private var assumeNew = AssumeNewPolicy()
     /// The rows the last snapshot to end read (at most ``cachedRows``), for the next snapshot
     /// of the same commit and connection generation: a file that did not change answers a new
     /// `read` from them as the snapshot that read them would. Under `pool`.
@@ -263,6 +265,20 @@ final class OnDemandReading: @unchecked Sendable {
     var connectionCount: Int { pool.withLock { openConnections } }
 
     /// Adds what a write did to reach what it touched.
+    /// Whether the next write assumes the entities it loads are new (``AssumeNewPolicy``).
+    func writeAssumesNew() -> Bool {
+        pool.withLock { assumeNew.assumes() }
+    }
+
+    /// Counts a write that assumed the entities it loaded were new: whether that held.
+    func recordAssumption(held: Bool) {
+        pool.withLock {
+            assumeNew.record(held: held)
+            finished.writesAssumingNew += 1
+            if !held { finished.writesAssumingNewRetried += 1 }
+        }
+    }
+
     func recordWrite(statements: (count: Int, reads: Int)) {
         pool.withLock {
             finished.writes += 1
@@ -296,5 +312,7 @@ extension OnDemandStatistics {
         writes += other.writes
         writeStatements += other.writeStatements
         writeReads += other.writeReads
+        writesAssumingNew += other.writesAssumingNew
+        writesAssumingNewRetried += other.writesAssumingNewRetried
     }
 }

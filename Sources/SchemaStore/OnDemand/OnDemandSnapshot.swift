@@ -430,6 +430,11 @@ public struct OnDemandStatistics: Sendable, Hashable {
     /// The reads those statements went in: statements sent together count once (a round
     /// trip to a server).
     public var writeReads = 0
+    /// Writes on a server that assumed the entities they loaded were new, reading nothing
+    /// before their commit (one round trip), and those of them that found rows there and
+    /// ran again, reading first.
+    public var writesAssumingNew = 0
+    public var writesAssumingNewRetried = 0
 
     mutating func record(_ loader: SubgraphLoader) {
         materializations += 1

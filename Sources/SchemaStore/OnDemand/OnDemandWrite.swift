@@ -46,14 +46,25 @@ final class OnDemandWrite: ContextFaulter, ContextReader, @unchecked Sendable {
     var statements: (count: Int, reads: Int) { lock.withLock { (statementCount, readCount) } }
     private var statementCount = 0
     private var readCount = 0
+    /// Whether the write assumes that the entities it loads are new (``loadEntities``): on a
+    /// server, it then sends no read for them, and checks with its commit's statements that
+    /// they were (``SnapshotConnection/expectNoRows(_:)``).
+    private let assumesNew: Bool
+    /// How many loads the write assumed found nothing.
+    var assumedNew: Int { lock.withLock { assumedNewCount } }
+    private var assumedNewCount = 0
+    /// Per entity table, the ids the write assumed new.
+    private var assumedIDs: [ObjectIdentifier: Set<StoredValue>] = [:]
 
     /// How many ids one `IN (...)` list binds.
     private static let batchSize = SubgraphLoader.batchSize
 
-    init(layout: StoreLayout, links: LinkLookup, backend: any SnapshotConnection, connect: @escaping () throws -> any SnapshotConnection) {
+    init(layout: StoreLayout, links: LinkLookup, backend: any SnapshotConnection, assumesNew: Bool = false,
+         connect: @escaping () throws -> any SnapshotConnection) {
         self.layout = layout
         self.links = links
         self.backend = backend
+        self.assumesNew = assumesNew
         self.connect = connect
     }
 
@@ -89,6 +100,7 @@ final class OnDemandWrite: ContextFaulter, ContextReader, @unchecked Sendable {
             }
             guard let entity = layout.persisterByTable[table] else { return }
             let ids = keys.map { entity.idValue($0, in: context) }
+            if try assumeNew(entity, ids: ids) { return }
             guard try !isEmpty(entity.tableName, column: entity.columns[0].name, reading: keys.count) else {
                 lock.withLock { absentIDs[table, default: []].formUnion(ids) }
                 return
@@ -116,6 +128,37 @@ final class OnDemandWrite: ContextFaulter, ContextReader, @unchecked Sendable {
         }
     }
 
+    /// Whether the write takes the entities `ids` of `entity` for new without reading them
+    /// (``assumesNew``): their rows and to-one links are then checked absent with the
+    /// write's later statements, and the entities count as read and found missing. Only
+    /// for fewer than ``emptinessWorthAsking`` ids (a large load reads: what it saves is a
+    /// round trip among many) and only while the write runs.
+    private func assumeNew(_ entity: any AnyEntityPersister, ids: [StoredValue]) throws -> Bool {
+        guard assumesNew, !writeEnded, ids.count < Self.emptinessWorthAsking else { return false }
+        var selects = [SQLSelect(output: .columns([.column(entity.columns[0].name)]), table: entity.tableName,
+                                 filter: .oneOf(.column(entity.columns[0].name), ids))]
+        for relation in entity.relations where relation.slot.cardinality == .toOne {
+            if let (_, select) = links.select(of: relation.slot, in: entity.table, ids: ids) { selects.append(select) }
+        }
+        try backend.expectNoRows(selects)
+        lock.withLock {
+            absentIDs[entity.table, default: []].formUnion(ids)
+            assumedIDs[entity.table, default: []].formUnion(ids)
+            assumedNewCount += 1
+        }
+        return true
+    }
+
+    /// Whether the lists of `slot` of the entities `ids` of `owner`, all assumed new
+    /// (``assumeNew(_:ids:)``), are taken for empty without reading them: checked so with
+    /// the write's later statements.
+    private func assumeNoLinks(_ slot: LinkSlot, of ids: [StoredValue], owner: any AnyEntityPersister) throws -> Bool {
+        guard assumesNew, !writeEnded,
+              lock.withLock({ assumedIDs[owner.table].map { Set(ids).isSubset(of: $0) } ?? false }) else { return false }
+        if let (_, select) = links.select(of: slot, in: owner.table, ids: ids) { try backend.expectNoRows([select]) }
+        return true
+    }
+
     /// Whether the write read the row of the entity `id` of `table` and found none: the
     /// entity is new (a write holds the write lock, so no other can add it meanwhile).
     func readAbsent(_ id: StoredValue, of table: ObjectIdentifier) -> Bool {
@@ -126,6 +169,7 @@ final class OnDemandWrite: ContextFaulter, ContextReader, @unchecked Sendable {
         attempt {
             guard let entity = layout.persisterByTable[table] else { return }
             let ids = keys.map { entity.idValue($0, in: context) }
+            if try assumeNoLinks(slot, of: ids, owner: entity) { return }
             for batch in SubgraphLoader.batches(ids) { try loadLinks(slot, of: batch, owner: entity, into: &context) }
         }
     }

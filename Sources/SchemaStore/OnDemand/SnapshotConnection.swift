@@ -37,6 +37,14 @@ protocol SnapshotConnection: StoreBackend {
     /// recorded fingerprint is `expected`. A server checks it with the write's next
     /// statements, in their round trip, before any of them runs.
     func expectFingerprint(_ expected: String?) throws
+    /// The last commit the connection knows of (read, made or heard of), which a write that
+    /// assumes what it reads expects to follow (``expectNoRows(_:)``); nil where reads cost
+    /// no round trip (a file): writes there read what they touch at once.
+    var lastKnownCommit: Int64? { get }
+    /// In a write transaction: fails the write with ``AssumedAbsentFound`` if any of
+    /// `selects` finds a row. A server checks it with the write's next statements, in their
+    /// round trip, before any later one runs.
+    func expectNoRows(_ selects: [SQLSelect]) throws
     /// The ids of the archives of the entity `name`, in storage order.
     func archiveIDs(name: String) throws -> [StoredValue]
     /// Whether the database keeps `index`'s postings (ranked full text read in SQL).
@@ -52,6 +60,16 @@ extension SnapshotConnection {
 
     func expectFingerprint(_ expected: String?) throws {
         try checkFingerprintNow(expected)
+    }
+
+    var lastKnownCommit: Int64? { nil }
+
+    func expectNoRows(_ selects: [SQLSelect]) throws {
+        for select in selects {
+            var found = false
+            try rows(SQLSelect(output: select.output, table: select.table, join: select.join, filter: select.filter, limit: 1)) { _ in found = true }
+            if found { throw AssumedAbsentFound() }
+        }
     }
 
     /// ``expectFingerprint(_:)`` at once: reads the recorded fingerprint now.

@@ -60,6 +60,14 @@ struct PendingWrites: Sendable {
         return writes.count - 1
     }
 
+    /// Replaces the statement at `step` (``appendRead(_:_:)``) when it is still the last one
+    /// waiting; returns whether it did.
+    mutating func replaceLast(_ step: Int, with sql: String, _ parameters: [StoredValue]) -> Bool {
+        guard open == nil, step == writes.count - 1 else { return false }
+        writes[step] = .statement(sql: sql, parameters: parameters)
+        return true
+    }
+
     private mutating func close() {
         if let merged = open { writes.append(Self.step(merged)) }
         open = nil

@@ -69,6 +69,18 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
     private var sentAhead = 0
     /// Whether the write transaction's statements are planned generically now (``planOnce()``).
     private var plannedOnce = false
+    /// The last commit this connection knows of: read under the write lock, made by its own
+    /// writes, or heard of. A write on demand that assumes what it reads is absent expects
+    /// it (``SnapshotConnection/lastKnownCommit``).
+    private(set) var lastKnownCommit: Int64?
+    /// In a write transaction expecting a last commit, that commit and the place of its check
+    /// among the pending statements (a fingerprint check may take it up, ``expectFingerprint(_:)``).
+    private var commitCheck: (expected: Int64, step: Int)?
+    /// In a write transaction, the number its commit takes (``nextCommit()``).
+    private var numberedCommit: Int64?
+    /// Whether the write transaction assumed reads absent (``expectNoRows(_:)``): a division
+    /// by zero that no other check explains is one of them found rows.
+    private var assumedAbsent = false
     /// Whether the commit log has the columns of sets of entries (``logHasSets()``).
     var logHasSetColumns = false
     /// Each table's upsert (``upsert(_:)``).
@@ -213,7 +225,10 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
         sentAhead = 0
         let answers = try connection.sendEach(steps)
         // The check read the last commit too: the write numbers its own without reading it.
-        if let check, let row = answers[check].first, row.count == 2, case .integer(let last) = row[1] { lastCommitRead = last }
+        if let check, let row = answers[check].first, row.count == 2, case .integer(let last) = row[1] {
+            lastCommitRead = last
+            lastKnownCommit = last
+        }
         return answers
     }
 
@@ -478,8 +493,9 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
         // made before it (READ COMMITTED takes a new snapshot per statement).
         pending.append("SELECT pg_advisory_xact_lock($1)", [.integer(Self.writeLock)])
         if let expected {
-            pending.append("SELECT 1 / (CASE WHEN coalesce(max(\"commit\"), 0) = $1 THEN 1 ELSE 0 END) FROM \(Self.commitLogTable)",
-                           [.integer(expected)])
+            let step = pending.appendRead("SELECT 1 / (CASE WHEN coalesce(max(\"commit\"), 0) = $1 THEN 1 ELSE 0 END) FROM \(Self.commitLogTable)",
+                                          [.integer(expected)])
+            commitCheck = (expected, step)
         }
         inTransaction = true
         lastCommitRead = expected
@@ -488,6 +504,9 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
             sentAhead = 0
             plannedOnce = false
             lastCommitRead = nil
+            numberedCommit = nil
+            commitCheck = nil
+            assumedAbsent = false
             fingerprintCheck = nil
             fullTextChanges.removeAll()
         }
@@ -495,6 +514,7 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
             try body(PostgreSQLTransaction(backend: self))
             pending.append("COMMIT", [])
             try flush()
+            if let numberedCommit { lastKnownCommit = numberedCommit }
         } catch {
             pending.removeAll()
             // The error may be another one than theirs: the batch in flight is answered first.
@@ -512,6 +532,9 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
                 inTransaction = false
                 if (try? lastCommit()) != expected { throw StaleWrite() }
             }
+            // Neither the schema nor the last commit changed: a read the write assumed
+            // absent found rows.
+            if assumedAbsent, connection.serverCode(of: error) == Self.divisionByZero, connection.isConnected { throw AssumedAbsentFound() }
             throw error
         }
     }
@@ -624,6 +647,7 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
             let payloads = try connection.receivedNotifications(readingSocket: readingSocket)
             let numbers = payloads.compactMap { Int64($0) }
             if !payloads.isEmpty { received.commits = numbers.count == payloads.count ? .upTo(numbers.max()!) : .unknown }
+            if let heard = numbers.max(), heard > lastKnownCommit ?? 0 { lastKnownCommit = heard }
             received.count = payloads.count
             received.socket = connection.socketDescriptor
         }
@@ -656,6 +680,7 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
         var last: Int64?
         if case .integer(let number) = row[1] {
             last = number
+            lastKnownCommit = number
             if inTransaction { lastCommitRead = number }
         }
         if case .text(let fingerprint) = row[0] { return (fingerprint, last) }
@@ -669,25 +694,53 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
     /// commit too (``lastCommitRead``).
     func expectFingerprint(_ expected: String?) throws {
         guard inTransaction, fingerprintCheck == nil, snapshotCommit == nil else { return try checkFingerprintNow(expected) }
+        let parameters = [.text(StoreMetadataKey.fingerprint), expected.map(StoredValue.text) ?? .null]
+        let lastCommit = "(SELECT coalesce(max(\"commit\"), 0) FROM \(Self.commitLogTable))"
+        // A check of the last commit still waiting, just before: one statement checks both
+        // (a division by zero is told apart by reading each again).
+        if let commitCheck, sentAhead == 0, pending.replaceLast(commitCheck.step, with: """
+            SELECT 1 / (CASE WHEN (\(Self.fingerprintQuery)) IS NOT DISTINCT FROM $2 AND \(lastCommit) = $3 THEN 1 ELSE 0 END), \(lastCommit)
+            """, parameters + [.integer(commitCheck.expected)]) {
+            fingerprintCheck = (expected, commitCheck.step)
+            return
+        }
         let step = pending.appendRead("""
-            SELECT 1 / (CASE WHEN (\(Self.fingerprintQuery)) IS NOT DISTINCT FROM $2 THEN 1 ELSE 0 END), \
-            (SELECT coalesce(max("commit"), 0) FROM \(Self.commitLogTable))
-            """, [.text(StoreMetadataKey.fingerprint), expected.map(StoredValue.text) ?? .null])
+            SELECT 1 / (CASE WHEN (\(Self.fingerprintQuery)) IS NOT DISTINCT FROM $2 THEN 1 ELSE 0 END), \(lastCommit)
+            """, parameters)
         // Its answer's place in the batch's answers, which begin with those of statements
         // sent ahead (sending more ahead later keeps it).
         fingerprintCheck = (expected, sentAhead + step)
     }
 
+    /// In a write, a check sent with the write's next statements, in their round trip: it
+    /// divides by zero, aborting the transaction before the statements after it run, when
+    /// any of `selects` finds a row; ``writeTransaction(expecting:_:)`` then tells it from
+    /// the other checks (``AssumedAbsentFound``). Outside a write, checked at once.
+    func expectNoRows(_ selects: [SQLSelect]) throws {
+        guard !selects.isEmpty else { return }
+        var renderer = SQLRenderer(dialect)
+        let found = selects.map { "EXISTS (\(renderer.render($0)))" }.joined(separator: " OR ")
+        let check = "SELECT 1 / (CASE WHEN \(found) THEN 0 ELSE 1 END)"
+        guard inTransaction, snapshotCommit == nil else {
+            if try execute("SELECT CASE WHEN \(found) THEN 1 ELSE 0 END", renderer.bindings).first?.first == .integer(1) { throw AssumedAbsentFound() }
+            return
+        }
+        try run(check, renderer.bindings)
+        assumedAbsent = true
+    }
+
     func lastCommit() throws -> Int64? {
         let last = try integer("SELECT max(\"commit\") FROM \(Self.commitLogTable)")
         if inTransaction { lastCommitRead = last }
+        lastKnownCommit = last
         return last
     }
 
     /// The number the transaction's commit gets.
     fileprivate func nextCommit() throws -> Int64 {
-        if let lastCommitRead { return lastCommitRead + 1 }
-        return try integer("SELECT coalesce(max(\"commit\"), 0) + 1 FROM \(Self.commitLogTable)")
+        let number = try lastCommitRead.map { $0 + 1 } ?? integer("SELECT coalesce(max(\"commit\"), 0) + 1 FROM \(Self.commitLogTable)")
+        numberedCommit = number
+        return number
     }
 
     func row(_ entity: any AnyEntityPersister, id: StoredValue) throws -> [StoredValue]? {

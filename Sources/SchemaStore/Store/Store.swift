@@ -379,8 +379,10 @@ public final class Store: @unchecked Sendable {
     ///
     /// On a server (resident), `body` first runs on the graph as of the last commit this
     /// store heard of, and the commit goes in one round trip if no other store committed
-    /// first; if one did, `body` runs once more, on the latest graph. So it may run twice:
-    /// keep it free of effects outside the context.
+    /// first; if one did, `body` runs once more, on the latest graph. On a server reading on
+    /// demand, `body` may first run taking the entities it loads for new (``AssumeNewPolicy``),
+    /// and once more, reading them, if they were not. So it may run twice: keep it free of
+    /// effects outside the context.
     @discardableResult
     public func write<Result>(_ body: (inout Context) throws -> Result) throws -> Result {
         try writeBlocking(body)
@@ -397,8 +399,11 @@ public final class Store: @unchecked Sendable {
                 // On demand: the closure reads the file through the transaction, which no
                 // other store can change until it ends.
                 do {
-                    try backend.transaction { transaction in
-                        commit = try runOnDemand(body, transaction: transaction, file: file, reading: onDemand)
+                    commit = try writeOnDemandAssumingNew(body, file: file, reading: onDemand)
+                    if commit == nil {
+                        try backend.transaction { transaction in
+                            commit = try runOnDemand(body, transaction: transaction, file: file, onDemand: onDemand)
+                        }
                     }
                 } catch let changed as FingerprintChanged {
                     if let sharing { try checkSchemaUnchanged(sharing: sharing, recorded: changed.recorded, path: file.location) }
@@ -489,17 +494,44 @@ public final class Store: @unchecked Sendable {
         return Commit(result: result, before: before, after: context, changes: changes)
     }
 
+    /// On a server, a write on demand that assumes the entities it loads are new
+    /// (``AssumeNewPolicy``): it reads nothing before its commit, whose statements check that
+    /// they were, and that no other store committed since the last commit this one knows of.
+    /// Nil when it did not commit that way (not assumed, or found otherwise, or the closure
+    /// threw on what it assumed): nothing was written, and the write runs reading first.
+    private func writeOnDemandAssumingNew<Result>(_ body: (inout Context) throws -> Result, file: any SnapshotConnection,
+                                                  reading onDemand: OnDemandReading) throws -> Commit<Result>? {
+        guard let backend, let expected = file.lastKnownCommit, onDemand.writeAssumesNew() else { return nil }
+        var commit: Commit<Result>?
+        let reading = OnDemandWrite(layout: layout, links: onDemand.links, backend: file, assumesNew: true, connect: onDemand.connect)
+        do {
+            guard try backend.transaction(expectingLastCommit: expected, { transaction in
+                commit = try runOnDemand(body, transaction: transaction, file: file, onDemand: onDemand, reading: reading)
+            }) != nil else { return nil }
+        } catch is StaleWrite, is AssumedAbsentFound {
+            onDemand.recordAssumption(held: false)
+            return nil
+        } catch let error where reading.assumedNew > 0 && !(error is FingerprintChanged) {
+            // Thrown on entities taken for new that may exist: the answer of the run that
+            // reads them counts.
+            return nil
+        }
+        if reading.assumedNew > 0 { onDemand.recordAssumption(held: true) }
+        return commit
+    }
+
     /// Runs `body` on a context that reads the file on demand (``OnDemandWrite``) and writes
-    /// its changes in `transaction`: the write reads and writes what it touches.
+    /// its changes in `transaction`: the write reads and writes what it touches (through
+    /// `reading`, by default one that reads before it assumes anything).
     private func runOnDemand<Result>(_ body: (inout Context) throws -> Result, transaction: any StoreTransaction,
-                                     file: any SnapshotConnection, reading onDemand: OnDemandReading) throws -> Commit<Result> {
+                                     file: any SnapshotConnection, onDemand: OnDemandReading, reading: OnDemandWrite? = nil) throws -> Commit<Result> {
         // Another version of the app migrated the file: this code's layout no longer fits it
         // (checked with the write's first statements: writeBlocking reports it).
         if let sharing {
             if let failure = sharing.failure { throw failure }
             try file.expectFingerprint(sharing.fingerprint)
         }
-        let reading = OnDemandWrite(layout: layout, links: onDemand.links, backend: file, connect: onDemand.connect)
+        let reading = reading ?? OnDemandWrite(layout: layout, links: onDemand.links, backend: file, connect: onDemand.connect)
         defer {
             reading.endWrite()
             onDemand.recordWrite(statements: reading.statements)

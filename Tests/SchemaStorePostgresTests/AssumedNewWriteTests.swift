@@ -1,0 +1,128 @@
+import ChatModels
+import Foundation
+import SchemaRuntime
+@_spi(SchemaStoreTesting) @testable import SchemaStore
+import SchemaStorePostgres
+import PostgresTestSupport
+import Testing
+
+/// A write on demand on a server that assumes the entities it loads are new
+/// (``AssumeNewPolicy``): one round trip when they are, and the same outcome as a write
+/// that reads first when they are not, whatever made the assumption wrong.
+@Suite(.serialized) struct AssumedNewWriteTests {
+    /// A store reading on demand on a fresh database of `cluster`, and the database.
+    static func store(_ cluster: TemporaryPostgresCluster, _ name: String) throws -> (Store, PostgresConnection.Configuration) {
+        let configuration = try cluster.createDatabase(name)
+        return (try Store(.postgres(configuration), schema: ChatModelsSchema.self, options: Store.Options(residency: .onDemand)), configuration)
+    }
+
+    /// A user, a chat and a message that the tests' writes link to.
+    static func seed(_ store: Store) throws {
+        try store.write { context in
+            try User(id: "u1", name: "Ann").save(to: &context)
+            try Chat(id: "c1", title: "general").save(to: &context)
+            try Message(id: "m1", text: "first", editedAt: Date(timeIntervalSince1970: 5), tags: ["a"], author: .id("u1"), chat: .id("c1"))
+                .save(to: &context)
+        }
+    }
+
+    @Test func newEntitiesAreWrittenWithoutReadingFirst() throws {
+        guard let cluster = try PostgresDialectTests.cluster() else { return }
+        defer { cluster.stop() }
+        let (store, _) = try Self.store(cluster, "assumednew")
+        try Self.seed(store)
+        let before = store.onDemandStatistics
+        for index in 0..<10 {
+            try store.write { context in try Attachment(id: "a\(index)", kind: .file).save(to: &context) }
+        }
+        let after = store.onDemandStatistics
+        #expect(after.writesAssumingNew - before.writesAssumingNew == 10, "\(after)")
+        #expect(after.writesAssumingNewRetried == before.writesAssumingNewRetried)
+        // Nothing read before the commits: one round trip each.
+        #expect(after.writeReads == before.writeReads, "\(after)")
+        let kinds = try store.read { context in Attachment.query(in: context).resolve().map(\.kind) }
+        #expect(kinds == Array(repeating: .file, count: 10))
+    }
+
+    /// A fragment saved for a message that exists: taken for new, it would replace the
+    /// stored message; the check finds its row, and the write runs again on it.
+    @Test func anEntityThatExistsIsMergedWithWhatIsStored() throws {
+        guard let cluster = try PostgresDialectTests.cluster() else { return }
+        defer { cluster.stop() }
+        let (store, _) = try Self.store(cluster, "assumedexisting")
+        try Self.seed(store)
+        let before = store.onDemandStatistics
+        var runs = 0
+        try store.write { context in
+            runs += 1
+            try Message(id: "m1", text: "edited", tags: ["b"], author: .id("u1"), chat: .id("c1")).save(to: &context, options: .fragment)
+        }
+        let message = try store.read { context in Message.query("m1", in: context).resolve() }
+        #expect(message?.text == "edited")
+        #expect(message?.tags == ["a", "b"])
+        #expect(message?.editedAt == Date(timeIntervalSince1970: 5))
+        let after = store.onDemandStatistics
+        #expect(after.writesAssumingNewRetried - before.writesAssumingNewRetried == 1, "\(after)")
+        #expect(runs == 2)
+        // The writes after a failed assumption read first.
+        try store.write { context in try Attachment(id: "a1").save(to: &context) }
+        #expect(store.onDemandStatistics.writesAssumingNew == after.writesAssumingNew)
+    }
+
+    /// A row that another program inserted without logging a commit: the last commit the
+    /// store knows is still the last, so only the check of the assumed reads finds it.
+    @Test func aRowWrittenBehindTheStoresBackIsFoundByTheCheck() throws {
+        guard let cluster = try PostgresDialectTests.cluster() else { return }
+        defer { cluster.stop() }
+        let (store, configuration) = try Self.store(cluster, "assumedbehind")
+        try Self.seed(store)
+        let connection = try PostgresConnection(configuration)
+        defer { connection.close() }
+        _ = try connection.execute("INSERT INTO \"Attachment\" (id, kind, url) VALUES ('a9', 'video', 'https://example.com/v')")
+        try store.write { context in try Attachment(id: "a9", kind: .file, message: .id("m1")).save(to: &context) }
+        let attachment = try store.read { context in Attachment.query("a9", in: context).with(\.$message).resolve() }
+        #expect(attachment?.kind == .file)
+        #expect(attachment?.message?.id == "m1")
+        #expect(store.onDemandStatistics.writesAssumingNewRetried == 1)
+        let rows = try connection.execute("SELECT count(*) FROM \"Attachment\" WHERE id = 'a9'")
+        #expect(rows.first?.first == .integer(1))
+    }
+
+    /// A closure that throws when what it looks up is missing: the entity taken for new
+    /// exists, so the write runs again, finds it, and commits.
+    @Test func aClosureThrowingOnWhatItAssumedRunsAgainOnWhatIsStored() throws {
+        struct Missing: Error {}
+        guard let cluster = try PostgresDialectTests.cluster() else { return }
+        defer { cluster.stop() }
+        let (store, _) = try Self.store(cluster, "assumedthrow")
+        try Self.seed(store)
+        try store.write { context in
+            guard var message = Message.query("m1", in: context).resolve() else { throw Missing() }
+            message.text = "found"
+            try message.save(to: &context)
+        }
+        #expect(try store.read { Message.query("m1", in: $0).resolve()?.text } == "found")
+        // Missing for real: the closure's error, after it ran on what is stored.
+        #expect(throws: Missing.self) {
+            try store.write { context in
+                guard Message.query("m404", in: context).resolve() != nil else { throw Missing() }
+            }
+        }
+    }
+
+    /// Another store committed since this one last knew the last commit: the write is
+    /// refused as stale, runs again reading first, and both stores' commits hold.
+    @Test func aCommitOfAnotherStoreFirstMakesTheWriteRunAgain() throws {
+        guard let cluster = try PostgresDialectTests.cluster() else { return }
+        defer { cluster.stop() }
+        let (store, configuration) = try Self.store(cluster, "assumedstale")
+        try Self.seed(store)
+        let other = try Store(.postgres(configuration), schema: ChatModelsSchema.self, options: Store.Options(residency: .onDemand))
+        try other.write { context in try Attachment(id: "x", kind: .video).save(to: &context) }
+        try store.write { context in try Attachment(id: "x", kind: .file, url: URL(string: "https://example.com/x")).save(to: &context) }
+        let attachment = try other.read { Attachment.query("x", in: $0).resolve() }
+        #expect(attachment?.kind == .file)
+        #expect(attachment?.url == URL(string: "https://example.com/x"))
+        #expect(store.onDemandStatistics.writesAssumingNewRetried == 1)
+    }
+}
