@@ -519,22 +519,26 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
             pending.removeAll()
             // The error may be another one than theirs: the batch in flight is answered first.
             try? finishSending()
-            if connection.isConnected { _ = try? connection.execute("ROLLBACK", []) }
-            // Another writer held the lock for longer than the timeout: nothing was written.
-            if connection.serverCode(of: error) == Self.lockNotAvailable { throw StoreError.locked(path: location) }
-            if let check = fingerprintCheck, connection.serverCode(of: error) == Self.divisionByZero, connection.isConnected {
-                // The fingerprint check failed the write's first statements, or another
-                // statement did: read the fingerprint again to tell which.
-                inTransaction = false
-                if let recorded = try? recordedFingerprint(), recorded != check.expected { throw FingerprintChanged(recorded: recorded) }
+            let checkFailed = connection.serverCode(of: error) == Self.divisionByZero && (fingerprintCheck != nil || expected != nil || assumedAbsent)
+            guard checkFailed, connection.isConnected else {
+                if connection.isConnected { _ = try? connection.execute("ROLLBACK", []) }
+                // Another writer held the lock for longer than the timeout: nothing was written.
+                if connection.serverCode(of: error) == Self.lockNotAvailable { throw StoreError.locked(path: location) }
+                throw error
             }
-            if let expected, connection.serverCode(of: error) == Self.divisionByZero, connection.isConnected {
-                inTransaction = false
-                if (try? lastCommit()) != expected { throw StaleWrite() }
-            }
+            // One of the write's checks failed it, or another statement divided by zero: the
+            // fingerprint and the last commit, read again with the ROLLBACK (one round trip),
+            // tell which.
+            inTransaction = false
+            guard let answers = try? connection.executeEach([("ROLLBACK", []), (Self.fingerprintAndLastCommitQuery, [.text(StoreMetadataKey.fingerprint)])]),
+                  let row = answers.last?.first, row.count == 2 else { throw error }
+            let recorded: String? = if case .text(let fingerprint) = row[0] { fingerprint } else { nil }
+            if let check = fingerprintCheck, recorded != check.expected { throw FingerprintChanged(recorded: recorded) }
+            if case .integer(let last) = row[1] { lastKnownCommit = last }
+            if let expected, row[1] != .integer(expected) { throw StaleWrite() }
             // Neither the schema nor the last commit changed: a read the write assumed
             // absent found rows.
-            if assumedAbsent, connection.serverCode(of: error) == Self.divisionByZero, connection.isConnected { throw AssumedAbsentFound() }
+            if assumedAbsent { throw AssumedAbsentFound() }
             throw error
         }
     }
@@ -674,8 +678,7 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
     /// The recorded fingerprint and the last commit (0 before the first), in one statement;
     /// in a transaction the last commit is remembered (``lastCommitRead``).
     private func fingerprintAndLastCommit() throws -> (fingerprint: String?, last: Int64?) {
-        let rows = try execute("SELECT (\(Self.fingerprintQuery)), (SELECT coalesce(max(\"commit\"), 0) FROM \(Self.commitLogTable))",
-                               [.text(StoreMetadataKey.fingerprint)])
+        let rows = try execute(Self.fingerprintAndLastCommitQuery, [.text(StoreMetadataKey.fingerprint)])
         guard let row = rows.first, row.count == 2 else { return (nil, nil) }
         var last: Int64?
         if case .integer(let number) = row[1] {
@@ -686,6 +689,9 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
         if case .text(let fingerprint) = row[0] { return (fingerprint, last) }
         return (nil, last)
     }
+
+    /// The recorded fingerprint and the last commit (0 before the first): one row.
+    static let fingerprintAndLastCommitQuery = "SELECT (\(fingerprintQuery)), (SELECT coalesce(max(\"commit\"), 0) FROM \(commitLogTable))"
 
     /// In a write, checked with the write's next statements, in their round trip (its first
     /// read, or its commit): a division by zero when the fingerprint changed aborts the
