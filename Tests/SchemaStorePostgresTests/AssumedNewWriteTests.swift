@@ -44,6 +44,51 @@ import Testing
         #expect(kinds == Array(repeating: .file, count: 10))
     }
 
+    /// A new user with unique fields: no other user holds them, taken so without reading,
+    /// as its row is. When another does hold one, the write runs again reading first: a
+    /// username held (`onCollision: upsert`) and an email held (a typed error) end as on a
+    /// SQLite store fed the same writes.
+    @Test func uniqueFieldsOfANewEntityAreTakenForFreeAndCheckedSo() throws {
+        guard let cluster = try PostgresDialectTests.cluster() else { return }
+        defer { cluster.stop() }
+        let (store, configuration) = try Self.store(cluster, "assumedunique")
+        // Without the database's own constraint (as for a unique index over a Double, which
+        // it cannot enforce alike), only the store's check stands between a new user and a
+        // username another holds.
+        let admin = try PostgresConnection(configuration)
+        defer { admin.close() }
+        _ = try admin.execute("ALTER TABLE \"User\" DROP CONSTRAINT \"User:unique:usernameUnique\"")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("assumed-unique-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = try Store(.file(folder.appendingPathComponent("users.store")), schema: ChatModelsSchema.self,
+                             options: Store.Options(residency: .onDemand))
+        for target in [store, file] { try Self.seed(target) }
+        let before = store.onDemandStatistics
+        try store.write { try User(id: "u2", name: "Grace", username: "grace", email: "grace@x").save(to: &$0) }
+        try file.write { try User(id: "u2", name: "Grace", username: "grace", email: "grace@x").save(to: &$0) }
+        let after = store.onDemandStatistics
+        #expect(after.writesAssumingNew == before.writesAssumingNew + 1 && after.writeReads == before.writeReads, "\(after)")
+
+        // The first collides while assuming; the next ones read first (the policy backs
+        // off), and end alike too.
+        let writes: [(inout Context) throws -> Void] = [
+            { try User(id: "u3", name: "Grace H.", username: "grace").save(to: &$0) },
+            { try User(id: "u1", name: "Ann", email: "ann@x").save(to: &$0, options: .fragment) },
+            { try User(id: "u4", name: "Eve", email: "ann@x").save(to: &$0) },
+            { try User(id: "u5", name: "Mallory", username: "mal", email: "grace@x").save(to: &$0) },
+        ]
+        for (step, write) in writes.enumerated() {
+            let expected = Result { try file.write(write) }, actual = Result { try store.write(write) }
+            #expect("\(expected)" == "\(actual)", "step \(step)")
+            let users = { (target: Store) in
+                try target.read { context in User.query(in: context).resolve().map { "\($0.id) \($0.name) \($0.username ?? "-") \($0.email ?? "-")" }.sorted() }
+            }
+            #expect(try users(store) == users(file), "step \(step)")
+            if step == 0 { #expect(store.onDemandStatistics.writesAssumingNewRetried == after.writesAssumingNewRetried + 1) }
+        }
+    }
+
     /// A fragment saved for a message that exists: taken for new, it would replace the
     /// stored message; the check finds its row, and the write runs again on it.
     @Test func anEntityThatExistsIsMergedWithWhatIsStored() throws {

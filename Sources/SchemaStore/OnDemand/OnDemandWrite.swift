@@ -179,11 +179,17 @@ final class OnDemandWrite: ContextFaulter, ContextReader, @unchecked Sendable {
             guard let persister = layout.persisterByTable[ObjectIdentifier(Entity.self)],
                   try !isEmpty(persister.tableName, column: persister.columns[0].name, reading: 1) else { return [] }
             let filter = try persister.uniqueHolderFilter(of: entity)
+            let select = SQLSelect(output: .columns([.column(persister.columns[0].name)]), table: persister.tableName, filter: filter)
+            // An entity taken for new is taken to collide with none: checked with the
+            // write's later statements, as its row is.
+            if assumesNew, !writeEnded, let id = (entity.id as? any StorableValue)?.storedValue,
+               lock.withLock({ assumedIDs[persister.table]?.contains(id) ?? false }) {
+                try backend.expectNoRows([select])
+                return []
+            }
             var ids: [StoredValue] = []
             countRead(statements: 1)
-            try backend.rows(SQLSelect(output: .columns([.column(persister.columns[0].name)]), table: persister.tableName, filter: filter)) {
-                ids.append($0[0])
-            }
+            try backend.rows(select) { ids.append($0[0]) }
             return try persister.loadKeys(ids, into: &context)
         } ?? []
     }

@@ -512,8 +512,10 @@ public final class Store: @unchecked Sendable {
             onDemand.recordAssumption(held: false)
             return nil
         } catch let error where reading.assumedNew > 0 && !(error is FingerprintChanged) {
-            // Thrown on entities taken for new that may exist: the answer of the run that
-            // reads them counts.
+            // Thrown on entities taken for new that may exist (by the closure, or by a
+            // constraint of the database at the commit): the answer of the run that reads
+            // them counts.
+            onDemand.recordAssumption(held: false)
             return nil
         }
         if reading.assumedNew > 0 { onDemand.recordAssumption(held: true) }
