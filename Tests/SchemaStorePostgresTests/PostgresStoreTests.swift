@@ -65,6 +65,14 @@ import Testing
                 Issue.record("step \(step) \(name): SQLite \(expected), PostgreSQL \(actual)")
             }
             #expect(try ChatGraphText.of(postgres!.context) == ChatGraphText.of(sqlite.context), "step \(step) \(name)")
+            if residency == .onDemand {
+                // The postings' statistics (ranked matches score with them), kept by each
+                // database's own statements.
+                #expect(try postgres!.fullTextStatistics(of: Message.self, matching: "hello bye reply 1")
+                        == sqlite.fullTextStatistics(of: Message.self, matching: "hello bye reply 1"), "step \(step) \(name)")
+                #expect(try postgres!.fullTextStatistics(of: User.self, matching: "name mail n1")
+                        == sqlite.fullTextStatistics(of: User.self, matching: "name mail n1"), "step \(step) \(name)")
+            }
             // Random queries answer alike, order included (save times differ between the two).
             for _ in 0..<6 {
                 let (query, answer) = RandomChatQuery.next(&queryRandom)
