@@ -493,8 +493,7 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
         // made before it (READ COMMITTED takes a new snapshot per statement).
         pending.append("SELECT pg_advisory_xact_lock($1)", [.integer(Self.writeLock)])
         if let expected {
-            let step = pending.appendRead("SELECT 1 / (CASE WHEN coalesce(max(\"commit\"), 0) = $1 THEN 1 ELSE 0 END) FROM \(Self.commitLogTable)",
-                                          [.integer(expected)])
+            let step = pending.appendRead("SELECT 1 / (CASE WHEN \(Self.lastCommitQuery) = $1 THEN 1 ELSE 0 END)", [.integer(expected)])
             commitCheck = (expected, step)
         }
         inTransaction = true
@@ -690,8 +689,10 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
         return (nil, last)
     }
 
-    /// The recorded fingerprint and the last commit (0 before the first): one row.
-    static let fingerprintAndLastCommitQuery = "SELECT (\(fingerprintQuery)), (SELECT coalesce(max(\"commit\"), 0) FROM \(commitLogTable))"
+    /// The last commit's number (0 before the first), as a subquery.
+    static let lastCommitQuery = "(SELECT coalesce(max(\"commit\"), 0) FROM \(commitLogTable))"
+    /// The recorded fingerprint and the last commit: one row.
+    static let fingerprintAndLastCommitQuery = "SELECT (\(fingerprintQuery)), \(lastCommitQuery)"
 
     /// In a write, checked with the write's next statements, in their round trip (its first
     /// read, or its commit): a division by zero when the fingerprint changed aborts the
@@ -701,7 +702,7 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
     func expectFingerprint(_ expected: String?) throws {
         guard inTransaction, fingerprintCheck == nil, snapshotCommit == nil else { return try checkFingerprintNow(expected) }
         let parameters = [.text(StoreMetadataKey.fingerprint), expected.map(StoredValue.text) ?? .null]
-        let lastCommit = "(SELECT coalesce(max(\"commit\"), 0) FROM \(Self.commitLogTable))"
+        let lastCommit = Self.lastCommitQuery
         // A check of the last commit still waiting, just before: one statement checks both
         // (a division by zero is told apart by reading each again).
         if let commitCheck, sentAhead == 0, pending.replaceLast(commitCheck.step, with: """
@@ -744,7 +745,7 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
 
     /// The number the transaction's commit gets.
     fileprivate func nextCommit() throws -> Int64 {
-        let number = try lastCommitRead.map { $0 + 1 } ?? integer("SELECT coalesce(max(\"commit\"), 0) + 1 FROM \(Self.commitLogTable)")
+        let number = try lastCommitRead.map { $0 + 1 } ?? integer("SELECT \(Self.lastCommitQuery) + 1")
         numberedCommit = number
         return number
     }
