@@ -96,7 +96,7 @@ struct SQLiteTransaction: StoreTransaction {
         try database.statement(cacheKey: "archive remove", "DELETE FROM \(SQLiteBackend.archiveTable) WHERE name = ? AND id = ?").run([.text(name), id])
     }
 
-    func appendCommit(_ entries: [CommitLog.Entry]) throws -> Int64 {
+    func appendCommit(_ entries: [CommitLog.Entry]) throws -> Int64? {
         let last = try database.statement(cacheKey: "commit last", "SELECT max(\"commit\") FROM \(SQLiteBackend.commitLogTable)")
         var commit: Int64 = 1
         if try last.step(), case .integer(let number) = last.value(at: 0) { commit = number + 1 }

@@ -42,6 +42,12 @@ protocol StoreBackend: AnyObject, Sendable {
     /// database cannot do this (a file: its reads cost no round trip, so a write reads first).
     func transaction(expectingLastCommit commit: Int64, _ body: (any StoreTransaction) throws -> Void) throws -> Void?
 
+    /// Runs `body` in one write transaction whose commit the database numbers as it runs
+    /// (``StoreTransaction/appendCommit(_:)`` returns nil): a write that reads nothing before
+    /// its commit need not know the last commit, so another store's commit before it does
+    /// not refuse it. Nil when the database cannot do this (a file).
+    func transactionNumberedOnServer(_ body: (any StoreTransaction) throws -> Void) throws -> Void?
+
     /// Runs `body`, which only reads, in one read transaction: every read sees the same
     /// committed state, whatever other connections commit meanwhile. Inside ``transaction(_:)``
     /// it joins that transaction.
@@ -142,8 +148,9 @@ protocol StoreTransaction {
     /// Removes the archive of `id` of entity `name`, if any.
     func removeArchive(name: String, id: StoredValue) throws
     /// Records the commit's changes in the ``CommitLog`` under the next commit number, which
-    /// it returns; forgets commits older than the log keeps.
-    func appendCommit(_ entries: [CommitLog.Entry]) throws -> Int64
+    /// it returns (nil when the server numbers the commit as it runs,
+    /// ``StoreBackend/transactionNumberedOnServer(_:)``); forgets commits older than the log keeps.
+    func appendCommit(_ entries: [CommitLog.Entry]) throws -> Int64?
     /// The full-text indexes (``FullTextLayout``) of the layout whose tables the file has.
     func fullTextIndexesPresent(_ layout: StoreLayout) throws -> Set<String>
     /// Keeps the full-text tables of `index` in step with row `id`: indexing `text`, or
@@ -180,6 +187,8 @@ extension StoreBackend {
     var countsOwnCommits: Bool { false }
 
     func transaction(expectingLastCommit commit: Int64, _ body: (any StoreTransaction) throws -> Void) throws -> Void? { nil }
+
+    func transactionNumberedOnServer(_ body: (any StoreTransaction) throws -> Void) throws -> Void? { nil }
 
     /// One read per id: right where a read costs no round trip (SQLite).
     func rows(_ entity: any AnyEntityPersister, ids: [StoredValue]) throws -> [StoredValue: [StoredValue]] {

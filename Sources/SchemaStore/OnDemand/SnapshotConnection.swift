@@ -37,10 +37,10 @@ protocol SnapshotConnection: StoreBackend {
     /// recorded fingerprint is `expected`. A server checks it with the write's next
     /// statements, in their round trip, before any of them runs.
     func expectFingerprint(_ expected: String?) throws
-    /// The last commit the connection knows of (read, made or heard of), which a write that
-    /// assumes what it reads expects to follow (``expectNoRows(_:)``); nil where reads cost
-    /// no round trip (a file): writes there read what they touch at once.
-    var lastKnownCommit: Int64? { get }
+    /// Whether a write is better off assuming what it reads and checking that with its
+    /// commit (``expectNoRows(_:)``): true where each read costs a round trip (a server);
+    /// false for a file, whose writes read what they touch at once.
+    var checksAssumedReads: Bool { get }
     /// In a write transaction: fails the write with ``AssumedAbsentFound`` if any of
     /// `selects` finds a row. A server checks it with the write's next statements, in their
     /// round trip, before any later one runs.
@@ -62,7 +62,7 @@ extension SnapshotConnection {
         try checkFingerprintNow(expected)
     }
 
-    var lastKnownCommit: Int64? { nil }
+    var checksAssumedReads: Bool { false }
 
     func expectNoRows(_ selects: [SQLSelect]) throws {
         for select in selects {

@@ -28,11 +28,12 @@ extension PostgreSQLBackend {
         return logHasSetColumns
     }
 
-    /// Adds `entries` of `commit` (in the write's batch). The entries of one table (kind
+    /// Adds `entries` of `commit` (in the write's batch); nil for the number the server gave
+    /// the transaction (``serverCommitNumber``). The entries of one table (kind
     /// and name) go as sets, a row per ``CommitLog/setSize``, when there are at least
     /// ``CommitLog/setThreshold`` of them (a big write's 300,000 entries in a few dozen
     /// rows; a row each cost the server 0.5 s of a 100k first commit); else a row each.
-    func insertLogEntries(_ entries: [CommitLog.Entry], commit: Int64) throws {
+    func insertLogEntries(_ entries: [CommitLog.Entry], commit: StoredValue?) throws {
         var groups: [String: [CommitLog.Entry]] = [:]
         var groupOrder: [String] = []
         for entry in entries {
@@ -44,19 +45,26 @@ extension PostgreSQLBackend {
             let group = groups[key]!
             guard group.count >= CommitLog.setThreshold else {
                 for entry in group {
-                    try insertColumns(head: "INSERT INTO \(Self.commitLogTable) (\"commit\", kind, name, id, change) SELECT * FROM ",
-                                      types: ["bigint", "text", "text", "text", "text"],
-                                      [.integer(commit), .text(entry.kind.rawValue), .text(entry.name), entry.storedID, entry.storedChange], key: nil)
+                    let values = [.text(entry.kind.rawValue), .text(entry.name), entry.storedID, entry.storedChange]
+                    if let commit {
+                        try insertColumns(head: "INSERT INTO \(Self.commitLogTable) (\"commit\", kind, name, id, change) SELECT * FROM ",
+                                          types: ["bigint", "text", "text", "text", "text"], [commit] + values, key: nil)
+                    } else {
+                        try insertColumns(head: "INSERT INTO \(Self.commitLogTable) (\"commit\", kind, name, id, change) SELECT \(Self.serverCommitNumber), * FROM ",
+                                          types: ["text", "text", "text", "text"], values, key: nil)
+                    }
                 }
                 continue
             }
             for start in stride(from: 0, to: group.count, by: CommitLog.setSize) {
                 let set = group[start..<min(start + CommitLog.setSize, group.count)]
-                try run("INSERT INTO \(Self.commitLogTable) (\"commit\", kind, name, ids, changes) VALUES ($1, $2, $3, $4::text[], $5::text[])", [
-                    .integer(commit), .text(group[0].kind.rawValue), .text(group[0].name),
-                    .text(ServerArrayLiteral.encode(set.map(\.storedID))),
-                    .text(ServerArrayLiteral.encode(set.map(\.storedChange))),
-                ])
+                let values: [StoredValue] = [.text(group[0].kind.rawValue), .text(group[0].name), .text(ServerArrayLiteral.encode(set.map(\.storedID))),
+                                             .text(ServerArrayLiteral.encode(set.map(\.storedChange)))]
+                if let commit {
+                    try run("INSERT INTO \(Self.commitLogTable) (\"commit\", kind, name, ids, changes) VALUES ($1, $2, $3, $4::text[], $5::text[])", [commit] + values)
+                } else {
+                    try run("INSERT INTO \(Self.commitLogTable) (\"commit\", kind, name, ids, changes) VALUES (\(Self.serverCommitNumber), $1, $2, $3::text[], $4::text[])", values)
+                }
             }
         }
     }

@@ -6,6 +6,7 @@ import Foundation
 /// PostgreSQL's dialect.
 extension PostgreSQLBackend: SnapshotConnection {
     var dialect: any SQLDialect { PostgreSQLDialect() }
+    var checksAssumedReads: Bool { true }
 
     func rows(_ select: SQLSelect, _ body: ([StoredValue]) throws -> Void) throws {
         let sql = SQLRenderer.render(select, in: dialect)

@@ -70,9 +70,15 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
     /// Whether the write transaction's statements are planned generically now (``planOnce()``).
     private var plannedOnce = false
     /// The last commit this connection knows of: read under the write lock, made by its own
-    /// writes, or heard of. A write on demand that assumes what it reads is absent expects
-    /// it (``SnapshotConnection/lastKnownCommit``).
+    /// writes, or heard of. A write numbered on the server guesses its number from it, to
+    /// prune the log every ``pruneEvery`` commits.
     private(set) var lastKnownCommit: Int64?
+    /// Whether the write transaction's commit is numbered by the server as it runs
+    /// (``transactionNumberedOnServer(_:)``).
+    private(set) var numbersOnServer = false
+    /// In such a transaction, the place among the batch's answers of the statement that
+    /// numbers it, until that answer is read (``numberedCommit``).
+    private var numberingStep: Int?
     /// In a write transaction expecting a last commit, that commit and the place of its check
     /// among the pending statements (a fingerprint check may take it up, ``expectFingerprint(_:)``).
     private var commitCheck: (expected: Int64, step: Int)?
@@ -229,6 +235,11 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
             lastCommitRead = last
             lastKnownCommit = last
         }
+        // The number the server gave the commit (the statement's last column).
+        if let step = numberingStep {
+            numberingStep = nil
+            if case .text(let text)? = answers[step].first?.last, let number = Int64(text) { numberedCommit = number }
+        }
         return answers
     }
 
@@ -239,7 +250,7 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
     private func sendPending() throws {
         guard !pending.isEmpty else { return }
         // A fingerprint check still pending is answered here, before more goes.
-        if fingerprintCheck?.step != nil { return try flush() }
+        if fingerprintCheck?.step != nil || numberingStep != nil { return try flush() }
         let connection = try liveConnection()
         sending = SentBatch(pending.steps(), on: connection)
         pending.removeAll()
@@ -482,9 +493,24 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
         try writeTransaction(expecting: commit, body)
     }
 
+    /// A write numbered as it runs: under the lock, a statement sets the transaction's
+    /// `schemagen.commit` to the last commit's number plus one, and the log's entries and
+    /// the notification read it (``serverCommitNumber``). Commits stay numbered in order
+    /// without gaps: no other writer numbers one until this one ends.
+    func transactionNumberedOnServer(_ body: (any StoreTransaction) throws -> Void) throws -> Void? {
+        try writeTransaction(expecting: nil, numberedOnServer: true, body)
+    }
+
+    /// The setting holding the number of the commit a transaction numbered on the server makes.
+    static let commitSetting = "schemagen.commit"
+    /// That number, in SQL.
+    static let serverCommitNumber = "current_setting('\(commitSetting)')::bigint"
+    /// The statement that numbers such a commit; it answers the number.
+    private static let numberCommit = "SELECT set_config('\(commitSetting)', (\(lastCommitQuery) + 1)::text, true)"
+
     /// A write transaction, its statements waiting to go with its first read or its commit;
     /// with `expected`, refused (``StaleWrite``) unless the last commit is still that one.
-    private func writeTransaction(expecting expected: Int64?, _ body: (any StoreTransaction) throws -> Void) throws {
+    private func writeTransaction(expecting expected: Int64?, numberedOnServer: Bool = false, _ body: (any StoreTransaction) throws -> Void) throws {
         // A connection lost since the last transaction is replaced before this one starts.
         _ = try liveConnection()
         pending.append("BEGIN ISOLATION LEVEL READ COMMITTED", [])
@@ -496,6 +522,10 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
             let step = pending.appendRead("SELECT 1 / (CASE WHEN \(Self.lastCommitQuery) = $1 THEN 1 ELSE 0 END)", [.integer(expected)])
             commitCheck = (expected, step)
         }
+        if numberedOnServer {
+            numberingStep = pending.appendRead(Self.numberCommit, [])
+            numbersOnServer = true
+        }
         inTransaction = true
         lastCommitRead = expected
         defer {
@@ -505,6 +535,8 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
             lastCommitRead = nil
             numberedCommit = nil
             commitCheck = nil
+            numberingStep = nil
+            numbersOnServer = false
             assumedAbsent = false
             fingerprintCheck = nil
             fullTextChanges.removeAll()
@@ -709,6 +741,14 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
             SELECT 1 / (CASE WHEN (\(Self.fingerprintQuery)) IS NOT DISTINCT FROM $2 AND \(lastCommit) = $3 THEN 1 ELSE 0 END), \(lastCommit)
             """, parameters + [.integer(commitCheck.expected)]) {
             fingerprintCheck = (expected, commitCheck.step)
+            return
+        }
+        // The statement numbering the commit, just before: one statement does both.
+        if let step = numberingStep, sentAhead == 0, pending.replaceLast(step, with: """
+            SELECT 1 / (CASE WHEN (\(Self.fingerprintQuery)) IS NOT DISTINCT FROM $2 THEN 1 ELSE 0 END), \
+            set_config('\(Self.commitSetting)', (\(lastCommit) + 1)::text, true)
+            """, parameters) {
+            fingerprintCheck = (expected, step)
             return
         }
         let step = pending.appendRead("""
@@ -1005,10 +1045,11 @@ private struct PostgreSQLTransaction: StoreTransaction {
         try backend.run("DELETE FROM \(PostgreSQLBackend.archiveTable) WHERE name = $1 AND id = $2", [.text(name), .text(ServerValueText.encode(id))])
     }
 
-    func appendCommit(_ entries: [CommitLog.Entry]) throws -> Int64 {
+    func appendCommit(_ entries: [CommitLog.Entry]) throws -> Int64? {
+        if backend.numbersOnServer { return try appendCommitNumberedOnServer(entries) }
         // Under the write lock: no other writer numbers a commit meanwhile.
         let commit = try backend.nextCommit()
-        try backend.insertLogEntries(entries, commit: commit)
+        try backend.insertLogEntries(entries, commit: .integer(commit))
         // The commits that fall out of the log, every 16 commits (a statement fewer in the
         // other writes; the log keeps up to 15 more): a range below the kept ones, not every
         // commit up to them, which PostgreSQL would scan through the dead entries of all
@@ -1022,6 +1063,22 @@ private struct PostgreSQLTransaction: StoreTransaction {
         // Delivered when the transaction commits, to every store listening (CommitListener).
         try backend.run("SELECT pg_notify($1, $2)", [.text(CommitListener.channel), .text("\(commit)")])
         return commit
+    }
+
+    /// ``appendCommit(_:)`` for a commit the server numbers as it runs: the same statements,
+    /// reading the number from the transaction's setting. Whether to prune goes by the number
+    /// this connection expects (the next after the last it knows of); the range pruned, by
+    /// the server's.
+    private func appendCommitNumberedOnServer(_ entries: [CommitLog.Entry]) throws -> Int64? {
+        let number = PostgreSQLBackend.serverCommitNumber
+        try backend.insertLogEntries(entries, commit: nil)
+        let every = PostgreSQLBackend.pruneEvery
+        if ((backend.lastKnownCommit ?? 0) + 1) % every == 0 {
+            try backend.run("DELETE FROM \(PostgreSQLBackend.commitLogTable) WHERE \"commit\" > \(number) - $1 AND \"commit\" <= \(number) - $2",
+                            [.integer(CommitLog.retainedCommits + 2 * every), .integer(CommitLog.retainedCommits)])
+        }
+        try backend.run("SELECT pg_notify($1, current_setting('\(PostgreSQLBackend.commitSetting)'))", [.text(CommitListener.channel)])
+        return nil
     }
 
     /// Every writer's open makes the tables of every full-text index (``syncFullText``).

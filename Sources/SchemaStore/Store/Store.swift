@@ -496,19 +496,20 @@ public final class Store: @unchecked Sendable {
 
     /// On a server, a write on demand that assumes the entities it loads are new
     /// (``AssumeNewPolicy``): it reads nothing before its commit, whose statements check that
-    /// they were, and that no other store committed since the last commit this one knows of.
-    /// Nil when it did not commit that way (not assumed, or found otherwise, or the closure
-    /// threw on what it assumed): nothing was written, and the write runs reading first.
+    /// they were; the server numbers the commit, so other stores' commits before it do not
+    /// matter unless they made what it assumed missing. Nil when it did not commit that way
+    /// (not assumed, or found otherwise, or the closure threw on what it assumed): nothing
+    /// was written, and the write runs reading first.
     private func writeOnDemandAssumingNew<Result>(_ body: (inout Context) throws -> Result, file: any SnapshotConnection,
                                                   reading onDemand: OnDemandReading) throws -> Commit<Result>? {
-        guard let backend, let expected = file.lastKnownCommit, onDemand.writeAssumesNew() else { return nil }
+        guard let backend, file.checksAssumedReads, onDemand.writeAssumesNew() else { return nil }
         var commit: Commit<Result>?
         let reading = OnDemandWrite(layout: layout, links: onDemand.links, backend: file, assumesNew: true, connect: onDemand.connect)
         do {
-            guard try backend.transaction(expectingLastCommit: expected, { transaction in
+            guard try backend.transactionNumberedOnServer({ transaction in
                 commit = try runOnDemand(body, transaction: transaction, file: file, onDemand: onDemand, reading: reading)
             }) != nil else { return nil }
-        } catch is StaleWrite, is AssumedAbsentFound {
+        } catch is AssumedAbsentFound {
             onDemand.recordAssumption(held: false)
             return nil
         } catch let error where reading.assumedNew > 0 && !(error is FingerprintChanged) {
