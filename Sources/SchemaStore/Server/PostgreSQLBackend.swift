@@ -77,8 +77,12 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
     /// (``transactionNumberedOnServer(_:)``).
     private(set) var numbersOnServer = false
     /// In such a transaction, the place among the batch's answers of the statement that
-    /// numbers it, until that answer is read (``numberedCommit``).
+    /// numbers it, until that answer is read; then the number it gave.
     private var numberingStep: Int?
+    private var serverNumber: Int64?
+    /// Whether such a transaction logged a commit under that number (a write that changed
+    /// nothing logs none).
+    fileprivate var loggedServerNumber = false
     /// In a write transaction expecting a last commit, that commit and the place of its check
     /// among the pending statements (a fingerprint check may take it up, ``expectFingerprint(_:)``).
     private var commitCheck: (expected: Int64, step: Int)?
@@ -238,7 +242,7 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
         // The number the server gave the commit (the statement's last column).
         if let step = numberingStep {
             numberingStep = nil
-            if case .text(let text)? = answers[step].first?.last, let number = Int64(text) { numberedCommit = number }
+            if case .text(let text)? = answers[step].first?.last, let number = Int64(text) { serverNumber = number }
         }
         return answers
     }
@@ -536,6 +540,8 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
             numberedCommit = nil
             commitCheck = nil
             numberingStep = nil
+            serverNumber = nil
+            loggedServerNumber = false
             numbersOnServer = false
             assumedAbsent = false
             fingerprintCheck = nil
@@ -545,7 +551,7 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
             try body(PostgreSQLTransaction(backend: self))
             pending.append("COMMIT", [])
             try flush()
-            if let numberedCommit { lastKnownCommit = numberedCommit }
+            if let number = loggedServerNumber ? serverNumber : numberedCommit { lastKnownCommit = number }
         } catch {
             pending.removeAll()
             // The error may be another one than theirs: the batch in flight is answered first.
@@ -1072,6 +1078,7 @@ private struct PostgreSQLTransaction: StoreTransaction {
     private func appendCommitNumberedOnServer(_ entries: [CommitLog.Entry]) throws -> Int64? {
         let number = PostgreSQLBackend.serverCommitNumber
         try backend.insertLogEntries(entries, commit: nil)
+        backend.loggedServerNumber = true
         let every = PostgreSQLBackend.pruneEvery
         if ((backend.lastKnownCommit ?? 0) + 1) % every == 0 {
             try backend.run("DELETE FROM \(PostgreSQLBackend.commitLogTable) WHERE \"commit\" > \(number) - $1 AND \"commit\" <= \(number) - $2",
