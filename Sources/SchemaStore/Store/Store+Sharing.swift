@@ -136,7 +136,11 @@ extension Store {
         try backend.readTransaction {
             if try !followLog(sharing: sharing, backend: backend) { try reload(sharing: sharing, backend: backend) }
         }
-        sharing.seenCounter = counter
+        // A counter that is the last commit's number (a server's) was read before the log,
+        // which may have held a later commit by then: the one applied is the counter seen.
+        // Else the next check would find the counter changed and nothing after it in the
+        // log, and load the graph whole (one catch-up in 30 with two writers).
+        sharing.seenCounter = backend.countsOwnCommits ? max(counter, sharing.seenCommit) : counter
     }
 
     /// Throws ``StoreError/schemaChangedElsewhere(path:)``, and keeps throwing it, when the
