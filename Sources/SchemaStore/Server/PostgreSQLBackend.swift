@@ -83,9 +83,6 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
     /// Whether such a transaction logged a commit under that number (a write that changed
     /// nothing logs none).
     fileprivate var loggedServerNumber = false
-    /// In a write transaction expecting a last commit, that commit and the place of its check
-    /// among the pending statements (a fingerprint check may take it up, ``expectFingerprint(_:)``).
-    private var commitCheck: (expected: Int64, step: Int)?
     /// In a write transaction, the number its commit takes (``nextCommit()``).
     private var numberedCommit: Int64?
     /// Whether the write transaction assumed reads absent (``expectNoRows(_:)``): a division
@@ -523,8 +520,7 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
         // made before it (READ COMMITTED takes a new snapshot per statement).
         pending.append("SELECT pg_advisory_xact_lock($1)", [.integer(Self.writeLock)])
         if let expected {
-            let step = pending.appendRead("SELECT 1 / (CASE WHEN \(Self.lastCommitQuery) = $1 THEN 1 ELSE 0 END)", [.integer(expected)])
-            commitCheck = (expected, step)
+            pending.append("SELECT 1 / (CASE WHEN \(Self.lastCommitQuery) = $1 THEN 1 ELSE 0 END)", [.integer(expected)])
         }
         if numberedOnServer {
             numberingStep = pending.appendRead(Self.numberCommit, [])
@@ -538,7 +534,6 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
             plannedOnce = false
             lastCommitRead = nil
             numberedCommit = nil
-            commitCheck = nil
             numberingStep = nil
             serverNumber = nil
             loggedServerNumber = false
@@ -741,14 +736,6 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
         guard inTransaction, fingerprintCheck == nil, snapshotCommit == nil else { return try checkFingerprintNow(expected) }
         let parameters = [.text(StoreMetadataKey.fingerprint), expected.map(StoredValue.text) ?? .null]
         let lastCommit = Self.lastCommitQuery
-        // A check of the last commit still waiting, just before: one statement checks both
-        // (a division by zero is told apart by reading each again).
-        if let commitCheck, sentAhead == 0, pending.replaceLast(commitCheck.step, with: """
-            SELECT 1 / (CASE WHEN (\(Self.fingerprintQuery)) IS NOT DISTINCT FROM $2 AND \(lastCommit) = $3 THEN 1 ELSE 0 END), \(lastCommit)
-            """, parameters + [.integer(commitCheck.expected)]) {
-            fingerprintCheck = (expected, commitCheck.step)
-            return
-        }
         // The statement numbering the commit, just before: one statement does both.
         if let step = numberingStep, sentAhead == 0, pending.replaceLast(step, with: """
             SELECT 1 / (CASE WHEN (\(Self.fingerprintQuery)) IS NOT DISTINCT FROM $2 THEN 1 ELSE 0 END), \
