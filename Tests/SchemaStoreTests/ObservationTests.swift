@@ -8,11 +8,18 @@ import Testing
 /// Polls `condition` until it holds, for at most `seconds` (a loaded machine can starve a
 /// consumer task for a while: tests that run the compiler hold threads of the shared pool for
 /// a minute); returns whether it held.
+///
+/// The time counted is time this waiter could poll: a sleep of a millisecond that took much
+/// longer means the pool ran no task at all meanwhile (tests blocking its threads, as
+/// those waiting on a server do), the consumer included, so the deadline moves by as much.
 nonisolated(nonsending) func eventually(seconds: Int = 10, _ condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + .seconds(seconds)
+    var deadline = ContinuousClock.now + .seconds(seconds)
     while !condition() {
         guard ContinuousClock.now < deadline else { return false }
+        let asleep = ContinuousClock.now
         try? await Task.sleep(nanoseconds: 1_000_000)
+        let starved = ContinuousClock.now - asleep - .milliseconds(1)
+        if starved > .milliseconds(250) { deadline += starved }
     }
     return true
 }
