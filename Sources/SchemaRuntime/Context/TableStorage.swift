@@ -239,7 +239,8 @@ final class EntityTable<Entity: EntityModelProtocol>: TableStorage, @unchecked S
         updatedAtIndex = OrderedIndexStorage(descending: [false])
         self.descriptors = descriptors
         tracksUpdatedAt = Entity.tracksUpdatedAt
-        archivesOnDelete = Context.archivesDeletes(reachableFrom: Entity.self)
+        let shape = EntityTableShape.of(Entity.self)
+        archivesOnDelete = shape.archivesOnDelete
         for descriptor in descriptors {
             switch descriptor.kind {
             case .ordered:
@@ -257,16 +258,7 @@ final class EntityTable<Entity: EntityModelProtocol>: TableStorage, @unchecked S
             }
         }
         indexSlots = slots
-        var toOne = 0, toMany = 0
-        var required: Set<Int> = []
-        for relation in Entity.relations {
-            switch relation.slot.cardinality {
-            case .toOne: toOne = max(toOne, relation.slot.column + 1)
-            case .toMany: toMany = max(toMany, relation.slot.column + 1)
-            }
-            if relation.isRequired { required.insert(relation.slot.column) }
-        }
-        super.init(toOneColumns: toOne, toManyColumns: toMany, requiredToOne: required)
+        super.init(toOneColumns: shape.toOneColumns, toManyColumns: shape.toManyColumns, requiredToOne: shape.requiredToOne)
     }
 
     @usableFromInline
