@@ -157,7 +157,8 @@ public final class PostgresConnection: @unchecked Sendable {
         // Preparing fails where running would (a syntax error, a missing table): then its
         // result is the statement's.
         var failedPreparing: OpaquePointer?
-        if prepared.name(of: sql) == nil, let name = prepared.nameToPrepare(sql) {
+        if prepared.name(of: sql) == nil, let (name, droppingAll) = prepared.nameToPrepare(sql) {
+            if droppingAll { PQclear(PQexec(handle, PreparedStatements.dropAll)) }
             let preparing = PQprepare(handle, name, sql, Int32(parameters.count), nil)
             if PQresultStatus(preparing) == PGRES_COMMAND_OK {
                 prepared.prepared(sql, as: name)
@@ -252,9 +253,17 @@ public final class PostgresConnection: @unchecked Sendable {
         return answers
     }
 
-    /// What each answer of a pipeline is, in order: the preparing of a text (recorded as
-    /// prepared only once the server says it is), or a statement's (nil).
-    private typealias Answering = [(sql: String, name: String)?]
+    /// What each answer of a pipeline is, in order.
+    private typealias Answering = [Answer]
+
+    private enum Answer {
+        /// A statement's, returned to the caller.
+        case statement
+        /// The preparing of a text, recorded as prepared only once the server says it is.
+        case preparing(sql: String, name: String)
+        /// The dropping of every prepared text (``PreparedStatements/dropAll``).
+        case droppingAll
+    }
 
     /// Statements sent ahead of the next batch (``sendAhead(_:)``), answers unread.
     private var ahead: Answering = []
@@ -301,9 +310,13 @@ public final class PostgresConnection: @unchecked Sendable {
     private func send(_ sql: String, _ texts: [String?], on handle: OpaquePointer, answering: inout Answering) -> PostgresError? {
         let count = Int32(texts.count)
         var name = prepared.name(of: sql)
-        if name == nil, let new = prepared.nameToPrepare(sql) {
+        if name == nil, let (new, droppingAll) = prepared.nameToPrepare(sql) {
+            if droppingAll {
+                if PQsendQueryParams(handle, PreparedStatements.dropAll, 0, nil, nil, nil, nil, 0) != 1 { return lost(Self.message(PQerrorMessage(handle))) }
+                answering.append(.droppingAll)
+            }
             if PQsendPrepare(handle, new, sql, count, nil) != 1 { return lost(Self.message(PQerrorMessage(handle))) }
-            answering.append((sql, new))
+            answering.append(.preparing(sql: sql, name: new))
             name = new
         }
         prepared.ran(sql)
@@ -312,7 +325,7 @@ public final class PostgresConnection: @unchecked Sendable {
             return PQsendQueryParams(handle, sql, count, nil, pointers, nil, nil, 0)
         }
         if sent != 1 { return lost(Self.message(PQerrorMessage(handle))) }
-        answering.append(nil)
+        answering.append(.statement)
         return nil
     }
 
@@ -327,10 +340,12 @@ public final class PostgresConnection: @unchecked Sendable {
                 continue
             }
             let status = PQresultStatus(result)
-            let isPreparing = status != PGRES_PIPELINE_SYNC && answered < answering.count && answering[answered] != nil
-            if isPreparing, status == PGRES_COMMAND_OK, let (sql, name) = answering[answered] { prepared.prepared(sql, as: name) }
+            let answer = status != PGRES_PIPELINE_SYNC && answered < answering.count ? answering[answered] : .statement
+            if status == PGRES_COMMAND_OK, case .preparing(let sql, let name) = answer { prepared.prepared(sql, as: name) }
             answered += 1
-            if isPreparing && status != PGRES_FATAL_ERROR {
+            // The connection's own answers are not the caller's, failures aside.
+            let isOwn = if case .statement = answer { false } else { true }
+            if isOwn && status != PGRES_FATAL_ERROR {
                 PQclear(result)
                 continue
             }

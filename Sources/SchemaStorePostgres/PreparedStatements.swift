@@ -4,10 +4,14 @@
 /// planning took most of a single write's server time (about 0.7 of 1.1 ms).
 ///
 /// A text is prepared the second time it is sent (one sent once, such as a migration's
-/// statement, is not worth a name), while fewer than ``limit`` are. Names are never reused
-/// (`schemagen_1`, `schemagen_2`, ...). A statement that changes the schema (`CREATE`,
-/// `ALTER`, `DROP`) forgets every name, so nothing planned against the old tables runs
-/// again; the server keeps those statements until the connection closes.
+/// statement, is not worth a name). When ``limit`` are, the next one to prepare first drops
+/// them all (`DEALLOCATE ALL`), and the busy ones are prepared again as they come back:
+/// a connection sending more texts than that (a big schema's writes, each sent as one
+/// statement of several parts) pays for preparing its busy ones now and then, rather than
+/// running every later text unprepared. Names are never reused (`schemagen_1`,
+/// `schemagen_2`, ...). A statement that changes the schema (`CREATE`, `ALTER`, `DROP`)
+/// forgets every name, so nothing planned against the old tables runs again; the server
+/// keeps those statements until the connection closes.
 struct PreparedStatements {
     /// The most texts prepared per connection.
     static let limit = 256
@@ -21,17 +25,24 @@ struct PreparedStatements {
     /// The name `sql` is prepared under, if it is.
     func name(of sql: String) -> String? { names[sql] }
 
-    /// A new name to prepare `sql` under now, or nil when it runs unnamed this time.
-    mutating func nameToPrepare(_ sql: String) -> String? {
-        guard names.count < Self.limit, !Self.changesSchema(sql) else { return nil }
+    /// A new name to prepare `sql` under now, or nil when it runs unnamed this time. With
+    /// `droppingAll`, every name was forgotten to make room: the server must drop them
+    /// (``dropAll``) before it prepares this one.
+    mutating func nameToPrepare(_ sql: String) -> (name: String, droppingAll: Bool)? {
+        guard !Self.changesSchema(sql) else { return nil }
         guard sentOnce.remove(sql) != nil else {
             if sentOnce.count >= Self.candidateLimit { sentOnce.removeAll() }
             sentOnce.insert(sql)
             return nil
         }
+        let droppingAll = names.count >= Self.limit
+        if droppingAll { names.removeAll() }
         counter += 1
-        return "schemagen_\(counter)"
+        return ("schemagen_\(counter)", droppingAll)
     }
+
+    /// The statement that drops every prepared text of the connection.
+    static let dropAll = "DEALLOCATE ALL"
 
     /// Records that the server prepared `sql` as `name`.
     mutating func prepared(_ sql: String, as name: String) {

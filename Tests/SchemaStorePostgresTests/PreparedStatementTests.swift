@@ -107,4 +107,48 @@ import Testing
         try connection.execute("INSERT INTO things (id) VALUES ('a')")
         for _ in 0..<3 { #expect(try connection.execute(all) == [[.text("a")]]) }
     }
+
+    /// Past ``PreparedStatements/limit`` texts, the next one to prepare drops them all first,
+    /// and preparing goes on: a connection never ends up running its new texts unprepared.
+    @Test func pastTheLimitTheTextsAreDroppedAndPreparingGoesOn() throws {
+        var names = PreparedStatements()
+        for text in 0..<PreparedStatements.limit {
+            let first = names.nameToPrepare("SELECT \(text)")
+            #expect(first == nil)
+            let second = names.nameToPrepare("SELECT \(text)")
+            let (name, droppingAll) = try #require(second)
+            #expect(!droppingAll)
+            names.prepared("SELECT \(text)", as: name)
+        }
+        let first = names.nameToPrepare("SELECT -1")
+        #expect(first == nil)
+        let second = names.nameToPrepare("SELECT -1")
+        let (name, droppingAll) = try #require(second)
+        #expect(droppingAll && names.name(of: "SELECT 0") == nil)
+        names.prepared("SELECT -1", as: name)
+        #expect(names.name(of: "SELECT -1") == name)
+
+        guard let cluster = try PostgresDialectTests.cluster() else { return }
+        defer { cluster.stop() }
+        let connection = try PostgresConnection(cluster.configuration())
+        // Each text twice: past the limit by statements alone, then past it again in pipelines.
+        let texts = (0..<(PreparedStatements.limit * 2 + 20)).map { "SELECT \($0)::bigint + $1" }
+        for (index, text) in texts.enumerated() {
+            for _ in 0..<2 {
+                if index < PreparedStatements.limit + 10 {
+                    #expect(try connection.execute(text, [.integer(1)]) == [[.integer(Int64(index + 1))]])
+                } else {
+                    let answers = try connection.executeEach([(text, [.integer(2)]), ("SELECT $1::bigint", [.integer(7)])])
+                    #expect(answers == [[[.integer(Int64(index + 2))]], [[.integer(7)]]])
+                }
+            }
+            if index == PreparedStatements.limit + 10 {
+                let prepared = try Self.preparedTexts(connection)
+                #expect(prepared.count <= PreparedStatements.limit && prepared.contains(texts[index - 1]) && !prepared.contains(texts[0]))
+            }
+        }
+        let prepared = try Self.preparedTexts(connection)
+        #expect(prepared.count <= PreparedStatements.limit)
+        #expect(prepared.contains(texts[texts.count - 1]) && !prepared.contains(texts[PreparedStatements.limit + 10]))
+    }
 }
