@@ -12,6 +12,9 @@ import SchemaRuntime
 /// Order is kept: only consecutive rows of one statement merge, and a key already in the
 /// merged rows starts a new statement (an upsert may not touch one row twice).
 ///
+/// Consecutive statements that declare touching different tables (``StatementFusion``) then
+/// go as one, after the last statement whose answer is read.
+///
 /// Merged rows are spelled (column arrays, COPY text) as soon as their statement is
 /// complete, on the writer's thread: in a big write that thread mostly waits for the
 /// server, while the thread sending a batch (``SentBatch``) would keep the server waiting
@@ -26,6 +29,8 @@ struct PendingWrites: Sendable {
         let arrayTypes: [String]?
         /// The `COPY` that may insert the rows instead (``RowInsert/copy``).
         let copy: String?
+        /// The statement's tables, when it may join others (``StatementFusion``).
+        let fusion: StatementFusion?
         var rows: [[StoredValue]]
         var keys: Set<StoredValue>
     }
@@ -39,6 +44,11 @@ struct PendingWrites: Sendable {
 
     /// The complete statements, spelled.
     private var writes: [ServerBatchStep] = []
+    /// Each of `writes`' declaration for fusing, nil when it is never fused.
+    private var fusions: [StatementFusion?] = []
+    /// The number of `writes` up to the last whose answer is read (``appendRead(_:_:)``):
+    /// they keep their places, by which answers are read.
+    private var readBarrier = 0
     /// The rows being merged, kept apart from `writes` so that adding one is O(1) (an
     /// element of `writes` would be copied by each change).
     private var open: Merged?
@@ -46,9 +56,13 @@ struct PendingWrites: Sendable {
 
     var isEmpty: Bool { writes.isEmpty && open == nil }
 
-    mutating func append(_ sql: String, _ parameters: [StoredValue]) {
+    /// Appends a statement; one declaring its tables (`fusion`) may go as part of one
+    /// statement with those beside it.
+    mutating func append(_ sql: String, _ parameters: [StoredValue], fusion: StatementFusion? = nil) {
+        assert(fusion?.declares(sql) ?? true, "a statement declares other tables than it names: \(sql)")
         close()
         writes.append(.statement(sql: sql, parameters: parameters))
+        fusions.append(fusion)
         count += 1
     }
 
@@ -57,6 +71,7 @@ struct PendingWrites: Sendable {
     /// ``removeAll()`` or ``removeComplete()``).
     mutating func appendRead(_ sql: String, _ parameters: [StoredValue]) -> Int {
         append(sql, parameters)
+        readBarrier = writes.count
         return writes.count - 1
     }
 
@@ -65,40 +80,54 @@ struct PendingWrites: Sendable {
     mutating func replaceLast(_ step: Int, with sql: String, _ parameters: [StoredValue]) -> Bool {
         guard open == nil, step == writes.count - 1 else { return false }
         writes[step] = .statement(sql: sql, parameters: parameters)
+        fusions[step] = nil
         return true
     }
 
     private mutating func close() {
-        if let merged = open { writes.append(Self.step(merged)) }
+        if let merged = open {
+            let step = Self.step(merged)
+            writes.append(step)
+            fusions.append(Self.fusion(of: step, merged))
+        }
         open = nil
+    }
+
+    /// A merged statement's declaration; none for a `COPY`, which goes on its own.
+    private static func fusion(of step: ServerBatchStep, _ merged: Merged) -> StatementFusion? {
+        guard case .statement = step else { return nil }
+        return merged.fusion
     }
 
     /// A row of `head unnest($1::type[], ...) tail` (head `INSERT INTO "User" ("id", "name")
     /// SELECT * FROM `), merged with the rows just before it of the same statement; `key` is
     /// the row's conflict key, nil when there is none.
     mutating func appendColumnRow(head: String, types: [String], tail: String = "", _ values: [StoredValue], key: StoredValue?,
-                                  copy: String? = nil) {
+                                  copy: String? = nil, fusion: StatementFusion? = nil) {
         count += 1
-        if let merged = open, merged.arrayTypes == types, merged.head == head, merged.tail == tail, merged.copy == copy,
+        if let merged = open, merged.arrayTypes == types, merged.head == head, merged.tail == tail, merged.copy == copy, merged.fusion == fusion,
            merged.rows.count < Self.arrayRowsPerStatement, key.map({ !merged.keys.contains($0) }) ?? true {
             open!.rows.append(values)
             if let key { open!.keys.insert(key) }
             return
         }
+        assert(fusion?.declares(head + tail) ?? true, "rows declare other tables than their statement names: \(head)")
         close()
-        open = Merged(head: head, tail: tail, arrayTypes: types, copy: copy, rows: [values], keys: key.map { [$0] } ?? [])
+        open = Merged(head: head, tail: tail, arrayTypes: types, copy: copy, fusion: fusion, rows: [values], keys: key.map { [$0] } ?? [])
     }
 
     /// A value of `head (...) tail` (`DELETE FROM "Chat.messages" WHERE owner IN`), merged
     /// with the values just before it of the same head and tail.
-    mutating func appendListValue(head: String, tail: String = "", _ value: StoredValue) {
+    mutating func appendListValue(head: String, tail: String = "", _ value: StoredValue, fusion: StatementFusion? = nil) {
         count += 1
-        if let merged = open, merged.arrayTypes == nil, merged.head == head, merged.tail == tail, merged.rows.count < Self.listValuesPerStatement {
+        if let merged = open, merged.arrayTypes == nil, merged.head == head, merged.tail == tail, merged.fusion == fusion,
+           merged.rows.count < Self.listValuesPerStatement {
             open!.rows.append([value])
             return
         }
+        assert(fusion?.declares(head + tail) ?? true, "values declare other tables than their statement names: \(head)")
         close()
-        open = Merged(head: head, tail: tail, arrayTypes: nil, copy: nil, rows: [[value]], keys: [])
+        open = Merged(head: head, tail: tail, arrayTypes: nil, copy: nil, fusion: fusion, rows: [[value]], keys: [])
     }
 
     /// The complete statements waiting (rows still merging are not), if none is a `COPY`.
@@ -118,17 +147,22 @@ struct PendingWrites: Sendable {
     /// Forgets the complete statements (sent ahead of the rest).
     mutating func removeComplete() {
         writes.removeAll(keepingCapacity: true)
+        fusions.removeAll(keepingCapacity: true)
+        readBarrier = 0
     }
 
     mutating func removeAll() {
-        writes.removeAll(keepingCapacity: true)
+        removeComplete()
         open = nil
         count = 0
     }
 
-    /// The statements to send, in order (``ServerConnection/send(_:)``).
+    /// The statements to send, in order (``ServerConnection/send(_:)``), those that may go
+    /// together after the last read made one (``StatementFusion``).
     func steps() -> [ServerBatchStep] {
-        writes + (open.map { [Self.step($0)] } ?? [])
+        guard let open else { return StatementFusion.fused(writes, fusions, from: readBarrier) }
+        let last = Self.step(open)
+        return StatementFusion.fused(writes + [last], fusions + [Self.fusion(of: last, open)], from: readBarrier)
     }
 
     /// Merged rows or values as one statement, or a `COPY`.

@@ -63,7 +63,9 @@ extension PostgreSQLBackend {
     /// Sends a write's changes to `index` (``fullTextChanges``): the postings, lengths and
     /// totals of the entities written or deleted go, in SQL (their terms are read there),
     /// then the new ones are inserted, many rows per statement (``RowInsert``); the totals gain what was
-    /// added. Nothing waits for an answer: the statements go with the write's next batch.
+    /// added. Nothing waits for an answer: the statements go with the write's next batch,
+    /// a single write's inserts and totals as part of one statement with its other writes
+    /// (``StatementFusion``).
     func writeFullText(_ index: FullTextLayout, addedDocuments: Int, addedLength: Int) throws {
         guard let changes = fullTextChanges.removeValue(forKey: index.termsTable) else { return }
         let terms = quoted(Self.fullTextTable(index.termsTable)), documents = quoted(Self.fullTextTable(index.documentsTable))
@@ -85,9 +87,6 @@ extension PostgreSQLBackend {
         case .blob: "bytea"
         case .text, .null: "text"
         }
-        if changes.removed.isEmpty, changes.added.count == 1 {
-            return try insertDocument(changes.added[0], index: index, idType: idType, addedDocuments: addedDocuments, addedLength: addedLength)
-        }
         // In term order (postingsByTerm): each term's postings then fill its pages one after
         // another, as PostgreSQL's B-tree takes them fastest.
         let (posting, document) = fullTextInserts(index, idType: idType)
@@ -99,29 +98,9 @@ extension PostgreSQLBackend {
             try insertRow(document, [id, .integer(Int64(length)), .text(joined)])
         }
         if addedDocuments != 0 || addedLength != 0 {
-            try run("UPDATE \(totals) SET documents = documents + $1, length = length + $2", [.integer(Int64(addedDocuments)), .integer(Int64(addedLength))])
+            try run("UPDATE \(totals) SET documents = documents + $1, length = length + $2", [.integer(Int64(addedDocuments)), .integer(Int64(addedLength))],
+                    fusion: .modifying(totals))
         }
-    }
-
-    /// A single new document (a single write's): its row, its postings and the totals in one
-    /// statement instead of three, each of which costs the server its own start and finish
-    /// (a single write is a dozen statements; the postings' rows come as two arrays).
-    private func insertDocument(_ document: (id: StoredValue, terms: [(String, Int32)], length: Int), index: FullTextLayout, idType: String,
-                                addedDocuments: Int, addedLength: Int) throws {
-        let terms = quoted(Self.fullTextTable(index.termsTable)), documents = quoted(Self.fullTextTable(index.documentsTable))
-        let totals = quoted(Self.fullTextTable(index.totalsTable))
-        // In term order, as the postings of bigger writes go (postingsByTerm).
-        let sorted = document.terms.sorted { $0.0 < $1.0 }
-        try run("""
-            WITH document AS (INSERT INTO \(documents) (id, length, terms) VALUES ($1::\(idType), $2::bigint, $3::text)), \
-            postings AS (INSERT INTO \(terms) (term, id, count) SELECT term, $1::\(idType), count FROM unnest($4::text[], $5::bigint[]) AS p(term, count)) \
-            UPDATE \(totals) SET documents = documents + $6, length = length + $7
-            """, [
-            document.id, .integer(Int64(document.length)),
-            .text(document.terms.map(\.0).joined(separator: String(FullTextLayout.termSeparator))),
-            .text(ServerArrayLiteral.encode(sorted.map { .text($0.0) })), .text(ServerArrayLiteral.encode(sorted.map { .integer(Int64($0.1)) })),
-            .integer(Int64(addedDocuments)), .integer(Int64(addedLength)),
-        ])
     }
 
     /// The inserts of `index`'s postings and documents, made once per index and id type.

@@ -929,27 +929,29 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
 
     private static let planForValues = "SET LOCAL plan_cache_mode TO DEFAULT"
 
-    /// A write whose answer nothing waits for: sent with the next batch.
-    func run(_ sql: String, _ parameters: [StoredValue]) throws {
+    /// A write whose answer nothing waits for: sent with the next batch, as part of one
+    /// statement with the writes beside it when it declares its tables (`fusion`).
+    func run(_ sql: String, _ parameters: [StoredValue], fusion: StatementFusion? = nil) throws {
         try beforeQueueingWrite()
-        pending.append(sql, parameters)
+        pending.append(sql, parameters, fusion: fusion)
         if pending.count >= 20_000 { try sendPending() }
     }
 
     /// A value of a `DELETE ... IN` list, sent with the next batch, merged with the deletes
     /// just before it from the same table.
-    func delete(head: String, tail: String = "", _ value: StoredValue) throws {
+    func delete(head: String, tail: String = "", _ value: StoredValue, fusion: StatementFusion? = nil) throws {
         try beforeQueueingWrite()
-        pending.appendListValue(head: head, tail: tail, value)
+        pending.appendListValue(head: head, tail: tail, value, fusion: fusion)
         if pending.count >= 20_000 { try sendPending() }
     }
 
     /// A row to insert, sent with the rows before it of the same statement as one array per
     /// column (`types`, PostgreSQL's; ``PendingWrites/appendColumnRow(head:types:tail:_:key:)``):
     /// `head` ends where `unnest(...)` goes (`INSERT INTO t (a, b) SELECT * FROM `).
-    func insertColumns(head: String, types: [String], tail: String = "", _ values: [StoredValue], key: StoredValue?) throws {
+    func insertColumns(head: String, types: [String], tail: String = "", _ values: [StoredValue], key: StoredValue?,
+                       fusion: StatementFusion? = nil) throws {
         try beforeQueueingWrite()
-        pending.appendColumnRow(head: head, types: types, tail: tail, values, key: key)
+        pending.appendColumnRow(head: head, types: types, tail: tail, values, key: key, fusion: fusion)
         if pending.count >= 50_000 { try sendPending() }
     }
 
@@ -957,7 +959,7 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
     /// (``RowInsert``): as column arrays, or by `COPY` when they are many.
     func insertRow(_ insert: RowInsert, _ values: [StoredValue]) throws {
         try beforeQueueingWrite()
-        pending.appendColumnRow(head: insert.head, types: insert.types, values, key: nil, copy: insert.copy)
+        pending.appendColumnRow(head: insert.head, types: insert.types, values, key: nil, copy: insert.copy, fusion: insert.fusion)
         if pending.count >= 50_000 { try sendPending() }
     }
 }
@@ -970,26 +972,28 @@ private struct PostgreSQLTransaction: StoreTransaction {
     func upsertRow(_ entity: any AnyEntityPersister, _ values: [StoredValue], isNew: Bool) throws {
         let upsert = backend.upsert(entity)
         if isNew { return try backend.insertRow(upsert.insert, values) }
-        try backend.insertColumns(head: upsert.insert.head, types: upsert.insert.types, tail: upsert.tail, values, key: values[0])
+        try backend.insertColumns(head: upsert.insert.head, types: upsert.insert.types, tail: upsert.tail, values, key: values[0],
+                                  fusion: upsert.insert.fusion)
     }
 
     func deleteRow(_ entity: any AnyEntityPersister, id: StoredValue) throws {
-        try backend.run("DELETE FROM \(quoted(entity.tableName)) WHERE \(quoted(entity.columns[0].name)) = $1", [id])
+        try backend.run("DELETE FROM \(quoted(entity.tableName)) WHERE \(quoted(entity.columns[0].name)) = $1", [id],
+                        fusion: .modifying(quoted(entity.tableName)))
     }
 
     func setLink(_ link: LinkLayout, owner: StoredValue, target: StoredValue, isNew: Bool) throws {
         let insert = backend.linkInsert(link)
         if isNew { return try backend.insertRow(insert, [owner, target]) }
         try backend.insertColumns(head: insert.head, types: insert.types, tail: " ON CONFLICT (owner) DO UPDATE SET target = EXCLUDED.target",
-                                  [owner, target], key: owner)
+                                  [owner, target], key: owner, fusion: insert.fusion)
     }
 
     func removeLinks(_ link: LinkLayout, owner: StoredValue) throws {
-        try backend.delete(head: "DELETE FROM \(quoted(link.name)) WHERE owner IN", owner)
+        try backend.delete(head: "DELETE FROM \(quoted(link.name)) WHERE owner IN", owner, fusion: .modifying(quoted(link.name)))
     }
 
     func removeLink(_ link: LinkLayout, owner: StoredValue, target: StoredValue) throws {
-        try backend.run("DELETE FROM \(quoted(link.name)) WHERE owner = $1 AND target = $2", [owner, target])
+        try backend.run("DELETE FROM \(quoted(link.name)) WHERE owner = $1 AND target = $2", [owner, target], fusion: .modifying(quoted(link.name)))
     }
 
     func appendLinks(_ link: LinkLayout, owner: StoredValue, targets: [StoredValue], afterRemovingAll: Bool) throws {
@@ -1011,7 +1015,7 @@ private struct PostgreSQLTransaction: StoreTransaction {
         for (rank, target) in targets.enumerated() {
             try backend.insertColumns(head: head, types: [owners, "bigint", targetType],
                                       tail: " AS added(owner, rank, target) ORDER BY added.owner, added.rank",
-                                      [owner, .integer(Int64(rank)), target], key: rank == 0 ? owner : nil)
+                                      [owner, .integer(Int64(rank)), target], key: rank == 0 ? owner : nil, fusion: .modifying(table))
         }
     }
 
@@ -1019,23 +1023,26 @@ private struct PostgreSQLTransaction: StoreTransaction {
         try backend.run("""
             INSERT INTO \(PostgreSQLBackend.overlayTable) (kind, name, id, pack) VALUES ($1, $2, $3, $4) \
             ON CONFLICT (kind, name, id) DO UPDATE SET pack = EXCLUDED.pack
-            """, [.text(record.kind.rawValue), .text(record.name), .text(ServerValueText.encode(record.id)), .text(record.pack.uuidString)])
+            """, [.text(record.kind.rawValue), .text(record.name), .text(ServerValueText.encode(record.id)), .text(record.pack.uuidString)],
+            fusion: .modifying(PostgreSQLBackend.overlayTable))
     }
 
     func removeOverlay(_ kind: OverlayRecord.Kind, name: String, id: StoredValue) throws {
         try backend.run("DELETE FROM \(PostgreSQLBackend.overlayTable) WHERE kind = $1 AND name = $2 AND id = $3",
-                        [.text(kind.rawValue), .text(name), .text(ServerValueText.encode(id))])
+                        [.text(kind.rawValue), .text(name), .text(ServerValueText.encode(id))], fusion: .modifying(PostgreSQLBackend.overlayTable))
     }
 
     func upsertArchive(name: String, id: StoredValue, json: Data) throws {
         try backend.run("""
             INSERT INTO \(PostgreSQLBackend.archiveTable) (name, id, archive) VALUES ($1, $2, $3) \
             ON CONFLICT (name, id) DO UPDATE SET archive = EXCLUDED.archive
-            """, [.text(name), .text(ServerValueText.encode(id)), .blob(json)])
+            """, [.text(name), .text(ServerValueText.encode(id)), .blob(json)],
+            fusion: .modifying(PostgreSQLBackend.archiveTable))
     }
 
     func removeArchive(name: String, id: StoredValue) throws {
-        try backend.run("DELETE FROM \(PostgreSQLBackend.archiveTable) WHERE name = $1 AND id = $2", [.text(name), .text(ServerValueText.encode(id))])
+        try backend.run("DELETE FROM \(PostgreSQLBackend.archiveTable) WHERE name = $1 AND id = $2", [.text(name), .text(ServerValueText.encode(id))],
+                        fusion: .modifying(PostgreSQLBackend.archiveTable))
     }
 
     func appendCommit(_ entries: [CommitLog.Entry]) throws -> Int64? {
@@ -1051,10 +1058,11 @@ private struct PostgreSQLTransaction: StoreTransaction {
         let every = PostgreSQLBackend.pruneEvery
         if commit % every == 0 {
             try backend.run("DELETE FROM \(PostgreSQLBackend.commitLogTable) WHERE \"commit\" > $1 AND \"commit\" <= $2",
-                            [.integer(commit - CommitLog.retainedCommits - 2 * every), .integer(commit - CommitLog.retainedCommits)])
+                            [.integer(commit - CommitLog.retainedCommits - 2 * every), .integer(commit - CommitLog.retainedCommits)],
+                            fusion: .modifying(PostgreSQLBackend.commitLogTable))
         }
         // Delivered when the transaction commits, to every store listening (CommitListener).
-        try backend.run("SELECT pg_notify($1, $2)", [.text(CommitListener.channel), .text("\(commit)")])
+        try backend.run("SELECT pg_notify($1, $2)", [.text(CommitListener.channel), .text("\(commit)")], fusion: .selectingNoTable)
         return commit
     }
 
@@ -1069,9 +1077,11 @@ private struct PostgreSQLTransaction: StoreTransaction {
         let every = PostgreSQLBackend.pruneEvery
         if ((backend.lastKnownCommit ?? 0) + 1) % every == 0 {
             try backend.run("DELETE FROM \(PostgreSQLBackend.commitLogTable) WHERE \"commit\" > \(number) - $1 AND \"commit\" <= \(number) - $2",
-                            [.integer(CommitLog.retainedCommits + 2 * every), .integer(CommitLog.retainedCommits)])
+                            [.integer(CommitLog.retainedCommits + 2 * every), .integer(CommitLog.retainedCommits)],
+                            fusion: .modifying(PostgreSQLBackend.commitLogTable))
         }
-        try backend.run("SELECT pg_notify($1, current_setting('\(PostgreSQLBackend.commitSetting)'))", [.text(CommitListener.channel)])
+        try backend.run("SELECT pg_notify($1, current_setting('\(PostgreSQLBackend.commitSetting)'))", [.text(CommitListener.channel)],
+                        fusion: .selectingNoTable)
         return nil
     }
 

@@ -9,6 +9,8 @@ struct RowInsert: Sendable {
     let copy: String
     /// Each column's PostgreSQL type.
     let types: [String]
+    /// Its table, for sending it as part of one statement with other writes.
+    let fusion: StatementFusion
 
     /// `table` and `columns` unquoted; `types` PostgreSQL's, one per column.
     init(table: String, columns: [String], types: [String]) {
@@ -16,5 +18,6 @@ struct RowInsert: Sendable {
         head = "INSERT INTO \(target) SELECT * FROM "
         copy = "COPY \(target) FROM STDIN"
         self.types = types
+        fusion = .modifying(quoted(table))
     }
 }

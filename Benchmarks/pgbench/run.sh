@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Benchmarks/pgbench/run.sh [seconds] [rounds] [script...]: the single-write scripts beside
+# this file under pgbench (prepared statements, pipeline mode) on a throwaway cluster, the
+# scripts alternated round by round; prints each script's median latency (ms). Defaults:
+# 5 s per run, 5 rounds, floor store fused no-postings unindexed. Needs PostgreSQL's
+# server binaries (Debian: postgresql); as root, the cluster runs as the postgres user.
+set -euo pipefail
+seconds=${1:-5}; rounds=${2:-5}; shift $(( $# > 2 ? 2 : $# ))
+scripts=("$@"); [ ${#scripts[@]} -gt 0 ] || scripts=(floor store fused no-postings unindexed)
+here=$(cd "$(dirname "$0")" && pwd)
+bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
+[ -x "$bin/pgbench" ] || { echo "pgbench not found (install postgresql)"; exit 1; }
+dir=$(mktemp -d /tmp/pgbench-XXXXXX)
+as() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
+[ "$(id -u)" = 0 ] && chown postgres "$dir"
+cp "$here"/*.sql "$dir/"
+[ "$(id -u)" = 0 ] && chown postgres "$dir"/*.sql
+as "$bin/initdb" -D "$dir/data" -A trust >/dev/null
+as "$bin/pg_ctl" start -D "$dir/data" -w -l "$dir/log" -o "-k $dir -c listen_addresses= -c fsync=off" >/dev/null
+trap 'as "$bin/pg_ctl" stop -D "$dir/data" -m immediate >/dev/null; rm -rf "$dir"' EXIT
+as "$bin/psql" -h "$dir" -q -f "$dir/setup.sql" postgres
+echo "load: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || uptime)"
+declare -A results
+for ((round = 1; round <= rounds; round++)); do
+  for script in "${scripts[@]}"; do
+    latency=$(as "$bin/pgbench" -h "$dir" -n -M prepared -T "$seconds" -f "$dir/$script.sql" postgres 2>&1 | awk '/latency average/ {print $4}')
+    results[$script]="${results[$script]:-} $latency"
+  done
+done
+for script in "${scripts[@]}"; do
+  median=$(tr ' ' '\n' <<<"${results[$script]}" | grep . | sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}')
+  echo "$script: median $median ms (runs:${results[$script]})"
+done
