@@ -73,7 +73,10 @@ import Testing
         }
         var expanded: [Appended] = []
         var fusedCount = 0
-        for (place, step) in pending.steps().enumerated() {
+        let steps = pending.steps()
+        // Spelled again from the texts kept, the same.
+        #expect(Self.texts(pending.steps()) == Self.texts(steps))
+        for (place, step) in steps.enumerated() {
             guard case .statement(let sql, let parameters) = step else {
                 Issue.record("a COPY among plain statements")
                 continue
@@ -107,6 +110,15 @@ import Testing
         }
         #expect(expanded == appended)
         #expect(fusedCount > 10)
+    }
+
+    private static func texts(_ steps: [ServerBatchStep]) -> [String] {
+        steps.map {
+            switch $0 {
+            case .statement(let sql, let parameters): "\(sql) \(parameters)"
+            case .copy(let sql, let rows): "\(sql) \(rows)"
+            }
+        }
     }
 
     /// `WITH w1 AS (p1), w2 AS (p2) main` as `[p1, p2, main]`, for parts holding no

@@ -49,6 +49,8 @@ struct PendingWrites: Sendable {
     /// The number of `writes` up to the last whose answer is read (``appendRead(_:_:)``):
     /// they keep their places, by which answers are read.
     private var readBarrier = 0
+    /// The fused statements' texts made so far (``StatementFusion/fused(_:_:from:texts:)``).
+    private var fusedTexts: [[String]: String] = [:]
     /// The rows being merged, kept apart from `writes` so that adding one is O(1) (an
     /// element of `writes` would be copied by each change).
     private var open: Merged?
@@ -159,10 +161,10 @@ struct PendingWrites: Sendable {
 
     /// The statements to send, in order (``ServerConnection/send(_:)``), those that may go
     /// together after the last read made one (``StatementFusion``).
-    func steps() -> [ServerBatchStep] {
-        guard let open else { return StatementFusion.fused(writes, fusions, from: readBarrier) }
+    mutating func steps() -> [ServerBatchStep] {
+        guard let open else { return StatementFusion.fused(writes, fusions, from: readBarrier, texts: &fusedTexts) }
         let last = Self.step(open)
-        return StatementFusion.fused(writes + [last], fusions + [Self.fusion(of: last, open)], from: readBarrier)
+        return StatementFusion.fused(writes + [last], fusions + [Self.fusion(of: last, open)], from: readBarrier, texts: &fusedTexts)
     }
 
     /// Merged rows or values as one statement, or a `COPY`.
