@@ -103,11 +103,12 @@ struct PendingWrites: Sendable {
 
     /// A row of `head unnest($1::type[], ...) tail` (head `INSERT INTO "User" ("id", "name")
     /// SELECT * FROM `), merged with the rows just before it of the same statement; `key` is
-    /// the row's conflict key, nil when there is none.
+    /// the row's conflict key, nil when there is none. `fusion` declares the statement's
+    /// tables, the same for every row of one head and tail (not compared row by row).
     mutating func appendColumnRow(head: String, types: [String], tail: String = "", _ values: [StoredValue], key: StoredValue?,
                                   copy: String? = nil, fusion: StatementFusion? = nil) {
         count += 1
-        if let merged = open, merged.arrayTypes == types, merged.head == head, merged.tail == tail, merged.copy == copy, merged.fusion == fusion,
+        if let merged = open, merged.arrayTypes == types, merged.head == head, merged.tail == tail, merged.copy == copy,
            merged.rows.count < Self.arrayRowsPerStatement, key.map({ !merged.keys.contains($0) }) ?? true {
             open!.rows.append(values)
             if let key { open!.keys.insert(key) }
@@ -122,7 +123,7 @@ struct PendingWrites: Sendable {
     /// with the values just before it of the same head and tail.
     mutating func appendListValue(head: String, tail: String = "", _ value: StoredValue, fusion: StatementFusion? = nil) {
         count += 1
-        if let merged = open, merged.arrayTypes == nil, merged.head == head, merged.tail == tail, merged.fusion == fusion,
+        if let merged = open, merged.arrayTypes == nil, merged.head == head, merged.tail == tail,
            merged.rows.count < Self.listValuesPerStatement {
             open!.rows.append([value])
             return

@@ -48,10 +48,10 @@ extension PostgreSQLBackend {
                     let values = [.text(entry.kind.rawValue), .text(entry.name), entry.storedID, entry.storedChange]
                     if let commit {
                         try insertColumns(head: "INSERT INTO \(Self.commitLogTable) (\"commit\", kind, name, id, change) SELECT * FROM ",
-                                          types: ["bigint", "text", "text", "text", "text"], [commit] + values, key: nil, fusion: .modifying(Self.commitLogTable))
+                                          types: ["bigint", "text", "text", "text", "text"], [commit] + values, key: nil, fusion: Self.commitLogWrite)
                     } else {
                         try insertColumns(head: "INSERT INTO \(Self.commitLogTable) (\"commit\", kind, name, id, change) SELECT \(Self.serverCommitNumber), * FROM ",
-                                          types: ["text", "text", "text", "text"], values, key: nil, fusion: .modifying(Self.commitLogTable))
+                                          types: ["text", "text", "text", "text"], values, key: nil, fusion: Self.commitLogWrite)
                     }
                 }
                 continue
@@ -62,10 +62,10 @@ extension PostgreSQLBackend {
                                              .text(ServerArrayLiteral.encode(set.map(\.storedChange)))]
                 if let commit {
                     try run("INSERT INTO \(Self.commitLogTable) (\"commit\", kind, name, ids, changes) VALUES ($1, $2, $3, $4::text[], $5::text[])", [commit] + values,
-                            fusion: .modifying(Self.commitLogTable))
+                            fusion: Self.commitLogWrite)
                 } else {
                     try run("INSERT INTO \(Self.commitLogTable) (\"commit\", kind, name, ids, changes) VALUES (\(Self.serverCommitNumber), $1, $2, $3::text[], $4::text[])", values,
-                            fusion: .modifying(Self.commitLogTable))
+                            fusion: Self.commitLogWrite)
                 }
             }
         }

@@ -25,6 +25,9 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
     static let overlayTable = quoted("schemagen:overlay")
     static let archiveTable = quoted("schemagen:archive")
     static let commitLogTable = quoted(CommitLog.table)
+    /// A write to the commit log, for sending it with the writes beside it (made once: a
+    /// big commit logs a row per change).
+    static let commitLogWrite = StatementFusion.modifying(commitLogTable)
     /// Each entity table's storage order (SQLite's `rowid`): rows load in the order first stored.
     static let orderColumn = quoted(PostgreSQLDialect.storageOrder)
     /// The one sequence numbering every table's storage order: a table moved aside by a
@@ -998,6 +1001,7 @@ private struct PostgreSQLTransaction: StoreTransaction {
 
     func appendLinks(_ link: LinkLayout, owner: StoredValue, targets: [StoredValue], afterRemovingAll: Bool) throws {
         let table = quoted(link.name)
+        let fusion = StatementFusion.modifying(table)
         let owners = PostgreSQLBackend.columnType(link.ownerEntity.idType), targetType = PostgreSQLBackend.columnType(link.targetEntity.idType)
         if afterRemovingAll {
             // A list written whole: its positions are its order.
@@ -1015,7 +1019,7 @@ private struct PostgreSQLTransaction: StoreTransaction {
         for (rank, target) in targets.enumerated() {
             try backend.insertColumns(head: head, types: [owners, "bigint", targetType],
                                       tail: " AS added(owner, rank, target) ORDER BY added.owner, added.rank",
-                                      [owner, .integer(Int64(rank)), target], key: rank == 0 ? owner : nil, fusion: .modifying(table))
+                                      [owner, .integer(Int64(rank)), target], key: rank == 0 ? owner : nil, fusion: fusion)
         }
     }
 
@@ -1059,7 +1063,7 @@ private struct PostgreSQLTransaction: StoreTransaction {
         if commit % every == 0 {
             try backend.run("DELETE FROM \(PostgreSQLBackend.commitLogTable) WHERE \"commit\" > $1 AND \"commit\" <= $2",
                             [.integer(commit - CommitLog.retainedCommits - 2 * every), .integer(commit - CommitLog.retainedCommits)],
-                            fusion: .modifying(PostgreSQLBackend.commitLogTable))
+                            fusion: PostgreSQLBackend.commitLogWrite)
         }
         // Delivered when the transaction commits, to every store listening (CommitListener).
         try backend.run("SELECT pg_notify($1, $2)", [.text(CommitListener.channel), .text("\(commit)")], fusion: .selectingNoTable)
@@ -1078,7 +1082,7 @@ private struct PostgreSQLTransaction: StoreTransaction {
         if ((backend.lastKnownCommit ?? 0) + 1) % every == 0 {
             try backend.run("DELETE FROM \(PostgreSQLBackend.commitLogTable) WHERE \"commit\" > \(number) - $1 AND \"commit\" <= \(number) - $2",
                             [.integer(CommitLog.retainedCommits + 2 * every), .integer(CommitLog.retainedCommits)],
-                            fusion: .modifying(PostgreSQLBackend.commitLogTable))
+                            fusion: PostgreSQLBackend.commitLogWrite)
         }
         try backend.run("SELECT pg_notify($1, current_setting('\(PostgreSQLBackend.commitSetting)'))", [.text(CommitListener.channel)],
                         fusion: .selectingNoTable)
