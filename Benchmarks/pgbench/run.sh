@@ -2,8 +2,10 @@
 # Benchmarks/pgbench/run.sh [seconds] [rounds] [script...]: the single-write scripts beside
 # this file under pgbench (prepared statements, pipeline mode) on a throwaway cluster, the
 # scripts alternated round by round; prints each script's median latency (ms). Defaults:
-# 5 s per run, 5 rounds, floor store fused no-postings unindexed. Needs PostgreSQL's
-# server binaries (Debian: postgresql); as root, the cluster runs as the postgres user.
+# 5 s per run, 5 rounds, floor store fused no-postings unindexed (the last two made from
+# store.sql: without its postings, and with them into tables without indexes). Needs
+# PostgreSQL's server binaries (Debian: postgresql); as root, the cluster runs as the
+# postgres user.
 set -euo pipefail
 seconds=${1:-5}; rounds=${2:-5}; shift $(( $# > 2 ? 2 : $# ))
 scripts=("$@"); [ ${#scripts[@]} -gt 0 ] || scripts=(floor store fused no-postings unindexed)
@@ -14,6 +16,9 @@ dir=$(mktemp -d /tmp/pgbench-XXXXXX)
 as() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
 [ "$(id -u)" = 0 ] && chown postgres "$dir"
 cp "$here"/*.sql "$dir/"
+# Two variants of store.sql: without the postings, and with them into unindexed tables.
+grep -v "WITH document" "$here/store.sql" > "$dir/no-postings.sql"
+sed 's/INTO terms /INTO terms_unindexed /; s/INTO docs /INTO docs_unindexed /' "$here/store.sql" > "$dir/unindexed.sql"
 [ "$(id -u)" = 0 ] && chown postgres "$dir"/*.sql
 as "$bin/initdb" -D "$dir/data" -A trust >/dev/null
 as "$bin/pg_ctl" start -D "$dir/data" -w -l "$dir/log" -o "-k $dir -c listen_addresses= -c fsync=off" >/dev/null
