@@ -37,7 +37,7 @@ struct PendingWrites: Sendable {
 
     /// Rows sent as column arrays bind one value per column, whatever their number.
     static let arrayRowsPerStatement = 10_000
-    /// PostgreSQL binds at most 65,535 values in one statement.
+    /// Well under the values one statement may bind (``StatementFusion/maximumParameters``).
     static let listValuesPerStatement = 1000
     /// Fewer rows go faster as a statement: a `COPY` ends the batch's pipeline (a round trip).
     static let copyRows = 500
