@@ -302,6 +302,20 @@ enum OnDemandBenchmark {
         #endif
     }
 
+    /// The CPU time this process has used so far, user and system, in milliseconds: what a
+    /// loop's own work costs, apart from the time it waits (for a server, say), and steadier
+    /// than its wall time on a shared machine.
+    static func processCPUMilliseconds() -> Double {
+        var usage = rusage()
+        #if canImport(Darwin)
+        getrusage(RUSAGE_SELF, &usage)
+        #else
+        getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+        #endif
+        func milliseconds(_ time: timeval) -> Double { Double(time.tv_sec) * 1000 + Double(time.tv_usec) / 1000 }
+        return milliseconds(usage.ru_utime) + milliseconds(usage.ru_stime)
+    }
+
     static func fileMegabytes(_ url: URL) -> Double {
         Double((try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0) / 1e6
     }
