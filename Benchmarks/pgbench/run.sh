@@ -3,9 +3,9 @@
 # this file under pgbench (prepared statements, pipeline mode) on a throwaway cluster, the
 # scripts alternated round by round; prints each script's median latency (ms). Defaults:
 # 5 s per run, 5 rounds, floor store fused no-postings unindexed (the last two made from
-# store.sql: without its postings, and with them into tables without indexes). Needs
-# PostgreSQL's server binaries (Debian: postgresql); as root, the cluster runs as the
-# postgres user.
+# store.sql: without its postings, and with them into tables without indexes); fused-gin
+# (made from fused.sql, below) on request. Needs PostgreSQL's server binaries (Debian:
+# postgresql); as root, the cluster runs as the postgres user.
 set -euo pipefail
 seconds=${1:-5}; rounds=${2:-5}; shift $(( $# > 2 ? 2 : $# ))
 scripts=("$@"); [ ${#scripts[@]} -gt 0 ] || scripts=(floor store fused no-postings unindexed)
@@ -16,9 +16,13 @@ dir=$(mktemp -d /tmp/pgbench-XXXXXX)
 as() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
 [ "$(id -u)" = 0 ] && chown postgres "$dir"
 cp "$here"/*.sql "$dir/"
-# Two variants of store.sql: without the postings, and with them into unindexed tables.
+# Two variants of store.sql: without the postings, and with them into unindexed tables;
+# one of fused.sql: each document's terms an array under PostgreSQL's GIN index instead of
+# a row per term (its pending list takes new entries in bulk).
 grep -v "WITH document" "$here/store.sql" > "$dir/no-postings.sql"
 sed 's/INTO terms /INTO terms_unindexed /; s/INTO docs /INTO docs_unindexed /' "$here/store.sql" > "$dir/unindexed.sql"
+sed "s/document AS (INSERT INTO docs .*AS p(term, count)), /document AS (INSERT INTO docs_gin (id, length, terms) VALUES (:id::bigint, 3, '{a,b,c}')), /" \
+  "$here/fused.sql" > "$dir/fused-gin.sql"
 [ "$(id -u)" = 0 ] && chown postgres "$dir"/*.sql
 as "$bin/initdb" -D "$dir/data" -A trust >/dev/null
 as "$bin/pg_ctl" start -D "$dir/data" -w -l "$dir/log" -o "-k $dir -c listen_addresses= -c fsync=off" >/dev/null
@@ -28,7 +32,11 @@ echo "load: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || uptime)"
 declare -A results
 for ((round = 1; round <= rounds; round++)); do
   for script in "${scripts[@]}"; do
-    latency=$(as "$bin/pgbench" -h "$dir" -n -M prepared -T "$seconds" -f "$dir/$script.sql" postgres 2>&1 | awk '/latency average/ {print $4}')
+    # A run that fails (its error shown) counts for nothing; the others go on.
+    if ! output=$(as "$bin/pgbench" -h "$dir" -n -M prepared -T "$seconds" -f "$dir/$script.sql" postgres 2>&1); then
+      echo "$script failed in round $round:"; tail -n 3 <<<"$output"; continue
+    fi
+    latency=$(awk '/latency average/ {print $4}' <<<"$output")
     results[$script]="${results[$script]:-} $latency"
   done
 done

@@ -14,3 +14,6 @@ CREATE INDEX ON log (commit);
 -- The same postings tables without indexes (unindexed.sql).
 CREATE TABLE terms_unindexed (term text, id bigint, count bigint);
 CREATE TABLE docs_unindexed (id bigint, length bigint, terms text);
+-- Each document's distinct terms as an array under GIN (fused-gin.sql).
+CREATE TABLE docs_gin (id bigint PRIMARY KEY, length bigint, terms text[]);
+CREATE INDEX ON docs_gin USING gin (terms);
