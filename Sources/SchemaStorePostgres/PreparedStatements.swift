@@ -1,3 +1,5 @@
+@_spi(StoreServer) import SchemaStore
+
 /// The SQL texts a connection has prepared as named statements on the server, so that a
 /// statement a store sends again and again (a write's upserts, its log entries, a snapshot's
 /// `BEGIN`) is parsed and planned once per connection instead of on every call: parsing and
@@ -18,21 +20,23 @@ struct PreparedStatements {
     /// The most texts remembered as sent once, before they are forgotten together.
     private static let candidateLimit = 4096
 
-    private var names: [String: String] = [:]
-    private var sentOnce: Set<String> = []
+    /// Keyed by text, hashed by samples of it (``SQLTextKey``): every statement sent is
+    /// looked up, and a write's fused statement runs to a kilobyte.
+    private var names: [SQLTextKey: String] = [:]
+    private var sentOnce: Set<SQLTextKey> = []
     private var counter = 0
 
     /// The name `sql` is prepared under, if it is.
-    func name(of sql: String) -> String? { names[sql] }
+    func name(of sql: String) -> String? { names[SQLTextKey(sql)] }
 
     /// A new name to prepare `sql` under now, or nil when it runs unnamed this time. With
     /// `droppingAll`, every name was forgotten to make room: the server must drop them
     /// (``dropAll``) before it prepares this one.
     mutating func nameToPrepare(_ sql: String) -> (name: String, droppingAll: Bool)? {
         guard !Self.changesSchema(sql) else { return nil }
-        guard sentOnce.remove(sql) != nil else {
+        guard sentOnce.remove(SQLTextKey(sql)) != nil else {
             if sentOnce.count >= Self.candidateLimit { sentOnce.removeAll() }
-            sentOnce.insert(sql)
+            sentOnce.insert(SQLTextKey(sql))
             return nil
         }
         let droppingAll = names.count >= Self.limit
@@ -46,7 +50,7 @@ struct PreparedStatements {
 
     /// Records that the server prepared `sql` as `name`.
     mutating func prepared(_ sql: String, as name: String) {
-        names[sql] = name
+        names[SQLTextKey(sql)] = name
     }
 
     /// After `sql` ran: a schema change forgets every prepared text.
