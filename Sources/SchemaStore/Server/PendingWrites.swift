@@ -50,7 +50,22 @@ struct PendingWrites: Sendable {
     /// they keep their places, by which answers are read.
     private var readBarrier = 0
     /// The fused statements' texts made so far (``StatementFusion/fused(_:_:from:texts:)``).
-    private var fusedTexts: [[String]: String] = [:]
+    private var fusedTexts: [[SQLTextKey]: String] = [:]
+    /// The texts of merged statements spelled so far, by what they were spelled from: a
+    /// store sends the same few shapes again and again, and spelling one anew (joining its
+    /// placeholders) was a tenth of a single write's instructions on the client.
+    private var spelledTexts: [SpelledText: String] = [:]
+    /// What a merged statement's text is spelled from (``step(_:texts:)``).
+    private struct SpelledText: Hashable {
+        let head: SQLTextKey
+        let tail: SQLTextKey
+        let arrayTypes: [String]?
+        /// For a list, its number of values; 1 for a single row, 0 for rows as arrays.
+        let count: Int
+    }
+    /// The most spelled texts kept, forgotten together past it (lists of every length up
+    /// to ``listValuesPerStatement`` are spelled apart).
+    static let keptSpelledTexts = 512
     /// The rows being merged, kept apart from `writes` so that adding one is O(1) (an
     /// element of `writes` would be copied by each change).
     private var open: Merged?
@@ -88,7 +103,7 @@ struct PendingWrites: Sendable {
 
     private mutating func close() {
         if let merged = open {
-            let step = Self.step(merged)
+            let step = Self.step(merged, texts: &spelledTexts)
             writes.append(step)
             fusions.append(Self.fusion(of: step, merged))
         }
@@ -164,28 +179,47 @@ struct PendingWrites: Sendable {
     /// together after the last read made one (``StatementFusion``).
     mutating func steps() -> [ServerBatchStep] {
         guard let open else { return StatementFusion.fused(writes, fusions, from: readBarrier, texts: &fusedTexts) }
-        let last = Self.step(open)
+        let last = Self.step(open, texts: &spelledTexts)
         return StatementFusion.fused(writes + [last], fusions + [Self.fusion(of: last, open)], from: readBarrier, texts: &fusedTexts)
     }
 
-    /// Merged rows or values as one statement, or a `COPY`.
-    private static func step(_ merged: Merged) -> ServerBatchStep {
-        guard let types = merged.arrayTypes else {
-            let values = merged.rows.indices.map { "$\($0 + 1)" }.joined(separator: ", ")
-            return .statement(sql: "\(merged.head) (\(values))\(merged.tail)", parameters: merged.rows.map { $0[0] })
-        }
-        if let copy = merged.copy, merged.rows.count >= copyRows {
+    /// Merged rows or values as one statement, or a `COPY`; its text from `texts` when it
+    /// was spelled before.
+    private static func step(_ merged: Merged, texts: inout [SpelledText: String]) -> ServerBatchStep {
+        if let copy = merged.copy, merged.arrayTypes != nil, merged.rows.count >= copyRows {
             return .copy(sql: copy, rows: ServerCopyRows.encode(merged.rows))
         }
-        if merged.rows.count == 1 {
-            // One row (a single write's): its values bound as they are, with no arrays to
-            // spell and unnest. A subquery in FROM needs a name unless the tail gives one.
+        let count = merged.arrayTypes == nil ? merged.rows.count : merged.rows.count == 1 ? 1 : 0
+        let key = SpelledText(head: SQLTextKey(merged.head), tail: SQLTextKey(merged.tail), arrayTypes: merged.arrayTypes, count: count)
+        let sql = texts[key] ?? {
+            let sql = spelled(key)
+            if texts.count >= keptSpelledTexts { texts.removeAll() }
+            texts[key] = sql
+            return sql
+        }()
+        guard let types = merged.arrayTypes else { return .statement(sql: sql, parameters: merged.rows.map { $0[0] }) }
+        // One row (a single write's): its values bound as they are, with no arrays to spell.
+        if count == 1 { return .statement(sql: sql, parameters: merged.rows[0]) }
+        let parameters = types.indices.map { column in StoredValue.text(ServerArrayLiteral.encode(merged.rows.map { $0[column] })) }
+        return .statement(sql: sql, parameters: parameters)
+    }
+
+    /// The text of a merged statement: a list's values as placeholders, a single row's
+    /// values bound as they are (`(VALUES ($1::bigint, ...))`), more rows as one array per
+    /// column (`unnest($1::bigint[], ...)`).
+    private static func spelled(_ key: SpelledText) -> String {
+        let (head, tail) = (key.head.text, key.tail.text)
+        guard let types = key.arrayTypes else {
+            let values = (0..<key.count).map { "$\($0 + 1)" }.joined(separator: ", ")
+            return "\(head) (\(values))\(tail)"
+        }
+        if key.count == 1 {
+            // A subquery in FROM needs a name unless the tail gives one.
             let values = types.indices.map { "$\($0 + 1)::\(types[$0])" }.joined(separator: ", ")
-            let name = merged.tail.hasPrefix(" AS ") ? "" : " AS row"
-            return .statement(sql: "\(merged.head)(VALUES (\(values)))\(name)\(merged.tail)", parameters: merged.rows[0])
+            let name = tail.hasPrefix(" AS ") ? "" : " AS row"
+            return "\(head)(VALUES (\(values)))\(name)\(tail)"
         }
         let arrays = types.indices.map { "$\($0 + 1)::\(types[$0])[]" }.joined(separator: ", ")
-        let parameters = types.indices.map { column in StoredValue.text(ServerArrayLiteral.encode(merged.rows.map { $0[column] })) }
-        return .statement(sql: "\(merged.head)unnest(\(arrays))\(merged.tail)", parameters: parameters)
+        return "\(head)unnest(\(arrays))\(tail)"
     }
 }

@@ -13,8 +13,11 @@ import SchemaRuntime
 /// before it, any other) is never fused. Debug builds check each declaration against the
 /// tables its SQL names.
 struct StatementFusion: Sendable, Equatable {
-    /// The tables the statement reads or writes, quoted as in its SQL.
-    let tables: Set<String>
+    /// The tables the statement reads or writes, quoted as in its SQL, each once. An array:
+    /// a statement names one or two, and a group of them a handful, where comparing names
+    /// costs less than hashing them into sets (a tenth of fusing's time, which every write
+    /// pays).
+    let tables: [String]
     /// Whether it modifies rows (`INSERT`, `UPDATE`, `DELETE`), and so may run as a `WITH`
     /// part: PostgreSQL runs those whether or not the statement reads them. Any other
     /// (`SELECT pg_notify(...)`) can only end a group, as its main statement.
@@ -38,10 +41,10 @@ struct StatementFusion: Sendable, Equatable {
     /// again, and spelling one anew (renumbering its parameters) took 3% of a single write's
     /// client time.
     static func fused(_ steps: [ServerBatchStep], _ fusions: [StatementFusion?], from start: Int,
-                      texts: inout [[String]: String]) -> [ServerBatchStep] {
+                      texts: inout [[SQLTextKey]: String]) -> [ServerBatchStep] {
         var result = Array(steps[..<start])
         var group: [(sql: String, parameters: [StoredValue])] = []
-        var groupTables: Set<String> = []
+        var groupTables: [String] = []
         var groupParameters = 0
         func endGroup() {
             if group.count == 1 { result.append(.statement(sql: group[0].sql, parameters: group[0].parameters)) }
@@ -56,9 +59,9 @@ struct StatementFusion: Sendable, Equatable {
                 result.append(steps[index])
                 continue
             }
-            if !groupTables.isDisjoint(with: fusion.tables) || groupParameters + parameters.count > maximumParameters { endGroup() }
+            if fusion.tables.contains(where: groupTables.contains) || groupParameters + parameters.count > maximumParameters { endGroup() }
             group.append((sql, parameters))
-            groupTables.formUnion(fusion.tables)
+            groupTables += fusion.tables
             groupParameters += parameters.count
             if !fusion.modifies { endGroup() }
         }
@@ -71,8 +74,8 @@ struct StatementFusion: Sendable, Equatable {
 
     /// `parts` as one statement: each but the last a `WITH` part, the last its main
     /// statement; each part's parameters numbered after those of the parts before it.
-    static func fuse(_ parts: [(sql: String, parameters: [StoredValue])], texts: inout [[String]: String]) -> ServerBatchStep {
-        let key = parts.map(\.sql)
+    static func fuse(_ parts: [(sql: String, parameters: [StoredValue])], texts: inout [[SQLTextKey]: String]) -> ServerBatchStep {
+        let key = parts.map { SQLTextKey($0.sql) }
         let sql = texts[key] ?? {
             var sql = "WITH "
             var offset = 0
@@ -157,6 +160,6 @@ struct StatementFusion: Sendable, Equatable {
 
     /// Whether this declaration names exactly the tables `sql` does (``tablesNamed(in:)``).
     func declares(_ sql: String) -> Bool {
-        tables == Self.tablesNamed(in: sql)
+        Set(tables) == Self.tablesNamed(in: sql) && Set(tables).count == tables.count
     }
 }
