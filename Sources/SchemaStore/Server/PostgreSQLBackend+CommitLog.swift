@@ -34,10 +34,10 @@ extension PostgreSQLBackend {
     /// ``CommitLog/setThreshold`` of them (a big write's 300,000 entries in a few dozen
     /// rows; a row each cost the server 0.5 s of a 100k first commit); else a row each.
     func insertLogEntries(_ entries: [CommitLog.Entry], commit: StoredValue?) throws {
-        var groups: [String: [CommitLog.Entry]] = [:]
-        var groupOrder: [String] = []
+        var groups: [LogGroup: [CommitLog.Entry]] = [:]
+        var groupOrder: [LogGroup] = []
         for entry in entries {
-            let key = entry.kind.rawValue + ":" + entry.name
+            let key = LogGroup(kind: entry.kind, name: entry.name)
             if groups[key] == nil { groupOrder.append(key) }
             groups[key, default: []].append(entry)
         }
@@ -47,11 +47,10 @@ extension PostgreSQLBackend {
                 for entry in group {
                     let values = [.text(entry.kind.rawValue), .text(entry.name), entry.storedID, entry.storedChange]
                     if let commit {
-                        try insertColumns(head: "INSERT INTO \(Self.commitLogTable) (\"commit\", kind, name, id, change) SELECT * FROM ",
-                                          types: ["bigint", "text", "text", "text", "text"], [commit] + values, key: nil, fusion: Self.commitLogWrite)
+                        try insertColumns(head: Self.logRowHead, types: Self.logRowTypes, [commit] + values, key: nil, fusion: Self.commitLogWrite)
                     } else {
-                        try insertColumns(head: "INSERT INTO \(Self.commitLogTable) (\"commit\", kind, name, id, change) SELECT \(Self.serverCommitNumber), * FROM ",
-                                          types: ["text", "text", "text", "text"], values, key: nil, fusion: Self.commitLogWrite)
+                        try insertColumns(head: Self.logRowHeadNumberedOnServer, types: Self.logRowTypesNumberedOnServer, values, key: nil,
+                                          fusion: Self.commitLogWrite)
                     }
                 }
                 continue
@@ -61,15 +60,28 @@ extension PostgreSQLBackend {
                 let values: [StoredValue] = [.text(group[0].kind.rawValue), .text(group[0].name), .text(ServerArrayLiteral.encode(set.map(\.storedID))),
                                              .text(ServerArrayLiteral.encode(set.map(\.storedChange)))]
                 if let commit {
-                    try run("INSERT INTO \(Self.commitLogTable) (\"commit\", kind, name, ids, changes) VALUES ($1, $2, $3, $4::text[], $5::text[])", [commit] + values,
-                            fusion: Self.commitLogWrite)
+                    try run(Self.logSetInsert, [commit] + values, fusion: Self.commitLogWrite)
                 } else {
-                    try run("INSERT INTO \(Self.commitLogTable) (\"commit\", kind, name, ids, changes) VALUES (\(Self.serverCommitNumber), $1, $2, $3::text[], $4::text[])", values,
-                            fusion: Self.commitLogWrite)
+                    try run(Self.logSetInsertNumberedOnServer, values, fusion: Self.commitLogWrite)
                 }
             }
         }
     }
+
+    /// The entries of one table in a commit (``insertLogEntries(_:commit:)``).
+    private struct LogGroup: Hashable {
+        let kind: CommitLog.Kind
+        let name: String
+    }
+
+    // The log's statements, spelled once (every write logs).
+    private static let logRowHead = "INSERT INTO \(commitLogTable) (\"commit\", kind, name, id, change) SELECT * FROM "
+    private static let logRowTypes = ["bigint", "text", "text", "text", "text"]
+    private static let logRowHeadNumberedOnServer = "INSERT INTO \(commitLogTable) (\"commit\", kind, name, id, change) SELECT \(serverCommitNumber), * FROM "
+    private static let logRowTypesNumberedOnServer = ["text", "text", "text", "text"]
+    private static let logSetInsert = "INSERT INTO \(commitLogTable) (\"commit\", kind, name, ids, changes) VALUES ($1, $2, $3, $4::text[], $5::text[])"
+    private static let logSetInsertNumberedOnServer =
+        "INSERT INTO \(commitLogTable) (\"commit\", kind, name, ids, changes) VALUES (\(serverCommitNumber), $1, $2, $3::text[], $4::text[])"
 
     func commits(after commit: Int64) throws -> [(commit: Int64, entry: CommitLog.Entry)] {
         // A row holds one entry (`id`, `change`) or a set of them (`ids`, `changes`), read in

@@ -68,47 +68,52 @@ extension PostgreSQLBackend {
     /// (``StatementFusion``).
     func writeFullText(_ index: FullTextLayout, addedDocuments: Int, addedLength: Int) throws {
         guard let changes = fullTextChanges.removeValue(forKey: index.termsTable) else { return }
-        let terms = quoted(Self.fullTextTable(index.termsTable)), documents = quoted(Self.fullTextTable(index.documentsTable))
-        let totals = quoted(Self.fullTextTable(index.totalsTable))
-        let separator = Int(FullTextLayout.termSeparator.unicodeScalars.first!.value)
-        // Each statement: the documents of up to 1,000 ids go, their postings (found by key,
-        // from the terms each document lists) and their share of the totals with them.
-        for id in changes.removed {
-            try delete(head: "WITH gone AS (DELETE FROM \(documents) WHERE id IN", tail: """
-                 RETURNING id, length, terms), \
-                postings AS (DELETE FROM \(terms) t USING gone WHERE t.id = gone.id AND t.term = ANY (string_to_array(gone.terms, chr(\(separator))))) \
-                UPDATE \(totals) SET documents = documents - (SELECT count(*) FROM gone), length = length - (SELECT coalesce(sum(length), 0) FROM gone)
-                """, id)
-        }
         // Typed as the ids are (an entity's ids are all of its id's type).
-        let idType = switch changes.added.first?.id ?? .null {
+        let idType = switch changes.added.first?.id ?? changes.removed.first ?? .null {
         case .integer: "bigint"
         case .real: "double precision"
         case .blob: "bytea"
         case .text, .null: "text"
         }
+        let statements = fullTextStatements(index, idType: idType)
+        // Each statement: the documents of up to 1,000 ids go, their postings (found by key,
+        // from the terms each document lists) and their share of the totals with them.
+        for id in changes.removed {
+            try delete(head: statements.removalHead, tail: statements.removalTail, id)
+        }
         // In term order (postingsByTerm): each term's postings then fill its pages one after
         // another, as PostgreSQL's B-tree takes them fastest.
-        let (posting, document) = fullTextInserts(index, idType: idType)
         for (term, postings) in changes.postingsByTerm() {
-            for (id, count) in postings { try insertRow(posting, [.text(term), id, .integer(Int64(count))]) }
+            for (id, count) in postings { try insertRow(statements.postings, [.text(term), id, .integer(Int64(count))]) }
         }
         for (id, counts, length) in changes.added {
             let joined = counts.map(\.0).joined(separator: String(FullTextLayout.termSeparator))
-            try insertRow(document, [id, .integer(Int64(length)), .text(joined)])
+            try insertRow(statements.documents, [id, .integer(Int64(length)), .text(joined)])
         }
         if addedDocuments != 0 || addedLength != 0 {
-            try run("UPDATE \(totals) SET documents = documents + $1, length = length + $2", [.integer(Int64(addedDocuments)), .integer(Int64(addedLength))],
-                    fusion: .modifying(totals))
+            try run(statements.addToTotals, [.integer(Int64(addedDocuments)), .integer(Int64(addedLength))], fusion: statements.totalsWrite)
         }
     }
 
-    /// The inserts of `index`'s postings and documents, made once per index and id type.
-    private func fullTextInserts(_ index: FullTextLayout, idType: String) -> (postings: RowInsert, documents: RowInsert) {
-        if let made = fullTextInsertsMade[index.termsTable], made.postings.types[1] == idType { return made }
-        let made = (RowInsert(table: Self.fullTextTable(index.termsTable), columns: ["term", "id", "count"], types: ["text", idType, "bigint"]),
-                    RowInsert(table: Self.fullTextTable(index.documentsTable), columns: ["id", "length", "terms"], types: [idType, "bigint", "text"]))
-        fullTextInsertsMade[index.termsTable] = made
+    /// The statements that keep `index`'s tables (``writeFullText(_:addedDocuments:addedLength:)``),
+    /// spelled once per index and id type: every write of an indexed entity sends them.
+    private func fullTextStatements(_ index: FullTextLayout, idType: String) -> FullTextStatements {
+        if let made = fullTextStatementsMade[index.termsTable], made.postings.types[1] == idType { return made }
+        let terms = quoted(Self.fullTextTable(index.termsTable)), documents = quoted(Self.fullTextTable(index.documentsTable))
+        let totals = quoted(Self.fullTextTable(index.totalsTable))
+        let separator = Int(FullTextLayout.termSeparator.unicodeScalars.first!.value)
+        let made = FullTextStatements(
+            postings: RowInsert(table: Self.fullTextTable(index.termsTable), columns: ["term", "id", "count"], types: ["text", idType, "bigint"]),
+            documents: RowInsert(table: Self.fullTextTable(index.documentsTable), columns: ["id", "length", "terms"], types: [idType, "bigint", "text"]),
+            removalHead: "WITH gone AS (DELETE FROM \(documents) WHERE id IN",
+            removalTail: """
+                 RETURNING id, length, terms), \
+                postings AS (DELETE FROM \(terms) t USING gone WHERE t.id = gone.id AND t.term = ANY (string_to_array(gone.terms, chr(\(separator))))) \
+                UPDATE \(totals) SET documents = documents - (SELECT count(*) FROM gone), length = length - (SELECT coalesce(sum(length), 0) FROM gone)
+                """,
+            addToTotals: "UPDATE \(totals) SET documents = documents + $1, length = length + $2",
+            totalsWrite: .modifying(totals))
+        fullTextStatementsMade[index.termsTable] = made
         return made
     }
 

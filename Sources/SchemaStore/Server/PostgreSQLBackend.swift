@@ -97,8 +97,10 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
     private var upserts: [String: Upsert] = [:]
     /// Each link table's insert (``linkInsert(_:)``).
     private var linkInserts: [String: RowInsert] = [:]
-    /// Each full-text index's inserts (``fullTextInserts(_:idType:)``), by terms table.
-    var fullTextInsertsMade: [String: (postings: RowInsert, documents: RowInsert)] = [:]
+    /// Each to-many link table's append (``listAppend(_:)``).
+    private var listAppends: [String: ListAppend] = [:]
+    /// Each full-text index's statements (``fullTextStatements(_:idType:)``), by terms table.
+    var fullTextStatementsMade: [String: FullTextStatements] = [:]
 
     init(_ server: ServerLocation, readOnly: Bool, lockTimeout: TimeInterval) throws {
         location = server.description
@@ -215,6 +217,15 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
         if let made = linkInserts[link.name], made.types == types { return made }
         let made = RowInsert(table: link.name, columns: link.isToMany ? ["owner", "position", "target"] : ["owner", "target"], types: types)
         linkInserts[link.name] = made
+        return made
+    }
+
+    /// The append to a to-many link table's lists (``ListAppend``), made once per table.
+    func listAppend(_ link: LinkLayout) -> ListAppend {
+        let owner = Self.columnType(link.ownerEntity.idType), target = Self.columnType(link.targetEntity.idType)
+        if let made = listAppends[link.name], made.types[0] == owner, made.types[2] == target { return made }
+        let made = ListAppend(table: link.name, owner: owner, target: target)
+        listAppends[link.name] = made
         return made
     }
 
@@ -1000,9 +1011,6 @@ private struct PostgreSQLTransaction: StoreTransaction {
     }
 
     func appendLinks(_ link: LinkLayout, owner: StoredValue, targets: [StoredValue], afterRemovingAll: Bool) throws {
-        let table = quoted(link.name)
-        let fusion = StatementFusion.modifying(table)
-        let owners = PostgreSQLBackend.columnType(link.ownerEntity.idType), targetType = PostgreSQLBackend.columnType(link.targetEntity.idType)
         if afterRemovingAll {
             // A list written whole: its positions are its order.
             let insert = backend.linkInsert(link)
@@ -1012,14 +1020,10 @@ private struct PostgreSQLTransaction: StoreTransaction {
         // After the owner's last link, found by the insert itself (no round trip to read it).
         // Appends to one table merge into one statement, one list per owner in each: every
         // row's position counts from the owner's last link before the statement.
-        let head = """
-            INSERT INTO \(table) (owner, position, target) \
-            SELECT added.owner, coalesce((SELECT max(position) FROM \(table) WHERE owner = added.owner), -1) + 1 + added.rank, added.target
-            """ + " FROM "
+        let append = backend.listAppend(link)
         for (rank, target) in targets.enumerated() {
-            try backend.insertColumns(head: head, types: [owners, "bigint", targetType],
-                                      tail: " AS added(owner, rank, target) ORDER BY added.owner, added.rank",
-                                      [owner, .integer(Int64(rank)), target], key: rank == 0 ? owner : nil, fusion: fusion)
+            try backend.insertColumns(head: append.head, types: append.types, tail: append.tail,
+                                      [owner, .integer(Int64(rank)), target], key: rank == 0 ? owner : nil, fusion: append.fusion)
         }
     }
 
