@@ -24,6 +24,9 @@ public struct Context: Sendable {
     /// Whether tables keep only unique indexes (a write reading on demand: they check
     /// collisions; its queries scan what they read).
     @usableFromInline var keepsOnlyUniqueIndexes = false
+    /// Whether the context is made for one write or one query of a store reading on demand,
+    /// and holds the few rows those touch: its tables start small (``EntityTable/init(indexed:uniqueOnly:fewRows:)``).
+    @usableFromInline var holdsFewRows = false
     /// For a context holding one query's rows: full-text statistics of the whole tables they
     /// come from, by entity type, so ranking scores as over the whole table.
     var fullTextStatistics: [ObjectIdentifier: FullTextStatistics] = [:]
@@ -65,7 +68,7 @@ public struct Context: Sendable {
     mutating func table<Entity: EntityModelProtocol>(_ type: Entity.Type) -> EntityTable<Entity> {
         let id = ObjectIdentifier(type)
         if tables[id] == nil {
-            let table = EntityTable<Entity>(indexed: keepsIndexes, uniqueOnly: keepsOnlyUniqueIndexes)
+            let table = EntityTable<Entity>(indexed: keepsIndexes, uniqueOnly: keepsOnlyUniqueIndexes, fewRows: holdsFewRows)
             tables[id] = table
             return table
         }

@@ -53,6 +53,7 @@ extension Context {
         self.faulter = faulter
         self.reader = reader
         keepsOnlyUniqueIndexes = true
+        holdsFewRows = true
     }
 
     /// The same context, reading nothing more: for running a query on what was loaded.

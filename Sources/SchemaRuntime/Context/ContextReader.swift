@@ -29,6 +29,7 @@ extension Context {
     public static func unindexed() -> Context {
         var context = Context()
         context.keepsIndexes = false
+        context.holdsFewRows = true
         return context
     }
 

@@ -21,16 +21,20 @@ struct ShardedDictionary<Key: Hashable, Value> {
     /// 256 made them 14% slower (more, smaller tables).
     @usableFromInline static var minimumShardCount: Int { 64 }
 
-    @usableFromInline var shards = ContiguousArray<[Key: Value]>(repeating: [:], count: minimumShardCount)
+    @usableFromInline var shards: ContiguousArray<[Key: Value]>
     /// The number of entries, in every shard.
     @usableFromInline var count = 0
     /// The power of two at or below `shards.count`.
-    @usableFromInline var splitBase = minimumShardCount
+    @usableFromInline var splitBase: Int
 
-    @inlinable init() {}
+    @inlinable init() {
+        shards = ContiguousArray(repeating: [:], count: Self.minimumShardCount)
+        splitBase = Self.minimumShardCount
+    }
 
-    /// A dictionary starting with `shardCount` shards, a power of two (tests use few, to
-    /// split many times with few keys).
+    /// A dictionary starting with `shardCount` shards, a power of two: one for a context
+    /// that holds few rows (``EntityTable/init(indexed:uniqueOnly:fewRows:)``); tests use
+    /// few, to split many times with few keys.
     init(shardCount: Int) {
         precondition(shardCount > 0 && shardCount & (shardCount - 1) == 0, "a power of two")
         shards = ContiguousArray(repeating: [:], count: shardCount)

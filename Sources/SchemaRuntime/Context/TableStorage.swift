@@ -223,16 +223,23 @@ final class EntityTable<Entity: EntityModelProtocol>: TableStorage, @unchecked S
     /// A table keeping `Entity.indexes`, or none when `indexed` is false (a context holding
     /// one query's rows, where scanning them is cheaper than indexing them), or only its
     /// unique ones with `uniqueOnly` (a write reading on demand: they check collisions).
+    /// With `fewRows`, for a context made for one write or one query: its id map starts with
+    /// one shard (``ShardedDictionary``) and grows as rows come.
     @usableFromInline
-    convenience init(indexed: Bool = true, uniqueOnly: Bool = false) {
-        self.init(descriptors: !indexed ? [] : uniqueOnly ? Entity.indexes.filter { $0.isUnique } : Entity.indexes)
+    convenience init(indexed: Bool = true, uniqueOnly: Bool = false, fewRows: Bool = false) {
+        self.init(descriptors: !indexed ? [] : uniqueOnly ? Entity.indexes.filter { $0.isUnique } : Entity.indexes, fewRows: fewRows)
     }
 
-    /// A table keeping the indexes `descriptors` (some of `Entity.indexes`).
+    /// A table keeping the indexes `descriptors` (some of `Entity.indexes`); see
+    /// ``init(indexed:uniqueOnly:fewRows:)`` for `fewRows`.
     @usableFromInline
-    init(descriptors: [IndexDescriptor<Entity>]) {
+    init(descriptors: [IndexDescriptor<Entity>], fewRows: Bool = false) {
         var slots: [Int] = []
-        keyByID = ShardedDictionary()
+        // A store's graph starts its id maps with many shards, so that a write copying one
+        // copies few entries. A context made for one write or one query is never copied
+        // that way: making 64 empty shards (and freeing them) was a quarter of making a
+        // table, which a write on demand does for every entity type it touches.
+        keyByID = fewRows ? ShardedDictionary(shardCount: 1) : ShardedDictionary()
         ids = ChunkedArray()
         rows = ChunkedArray()
         updatedAt = ChunkedArray()
