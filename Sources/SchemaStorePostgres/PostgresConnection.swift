@@ -536,7 +536,7 @@ public final class PostgresConnection: @unchecked Sendable {
     /// `strings` as C strings (nil stays nil; with `terminated`, a nil after the last), for
     /// as long as `body` runs. Every string goes into one buffer, each ending in a NUL: a
     /// statement's parameters are copied once, not converted and then copied each (two
-    /// allocations a parameter, a twentieth of a single write's instructions).
+    /// allocations a parameter, about 2% of a single write's instructions).
     private static func withOptionalCStrings<Result>(_ strings: [String?], terminated: Bool = false,
                                                      _ body: (UnsafePointer<UnsafePointer<CChar>?>) -> Result) -> Result {
         var bytes: [UInt8] = []

@@ -237,8 +237,8 @@ final class EntityTable<Entity: EntityModelProtocol>: TableStorage, @unchecked S
         var slots: [Int] = []
         // A store's graph starts its id maps with many shards, so that a write copying one
         // copies few entries. A context made for one write or one query is never copied
-        // that way: making 64 empty shards (and freeing them) was a quarter of making a
-        // table, which a write on demand does for every entity type it touches.
+        // that way: making 64 empty shards was over a third of making a table, which a
+        // write on demand does for every entity type it touches (and frees them after).
         keyByID = fewRows ? ShardedDictionary(shardCount: 1) : ShardedDictionary()
         ids = ChunkedArray()
         rows = ChunkedArray()

@@ -53,7 +53,7 @@ struct PendingWrites: Sendable {
     private var fusedTexts: [[SQLTextKey]: String] = [:]
     /// The texts of merged statements spelled so far, by what they were spelled from: a
     /// store sends the same few shapes again and again, and spelling one anew (joining its
-    /// placeholders) was a tenth of a single write's instructions on the client.
+    /// placeholders) was about 8% of a single write's instructions on the client.
     private var spelledTexts: [SpelledText: String] = [:]
     /// What a merged statement's text is spelled from (``step(_:texts:)``).
     private struct SpelledText: Hashable {
