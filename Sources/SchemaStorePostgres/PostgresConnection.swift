@@ -470,12 +470,23 @@ public final class PostgresConnection: @unchecked Sendable {
         case .integer(let integer): return String(integer)
         case .real(let real): return real.isNaN ? "NaN" : real.isInfinite ? (real > 0 ? "Infinity" : "-Infinity") : "\(real)"
         case .text(let text):
-            guard !text.utf8.contains(0) else {
+            guard !Self.holdsNUL(text) else {
                 throw PostgresError.statementFailed(host: configuration.host, database: configuration.database, state: "22021",
                                                     reason: "a text value holds a NUL character (U+0000), which PostgreSQL cannot store")
             }
             return text
         case .blob(let data): return Self.hex(data)
+        }
+    }
+
+    /// Whether `text` holds U+0000, which PostgreSQL's `text` cannot: asked of every text
+    /// bound, so it searches the bytes with `memchr` rather than element by element
+    /// (a percent of a single write's instructions).
+    static func holdsNUL(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { bytes in
+            guard let start = bytes.baseAddress, !bytes.isEmpty else { return false }
+            return memchr(start, 0, bytes.count) != nil
         }
     }
 
