@@ -55,13 +55,22 @@ struct PendingWrites: Sendable {
     /// store sends the same few shapes again and again, and spelling one anew (joining its
     /// placeholders) was about 8% of a single write's instructions on the client.
     private var spelledTexts: [SpelledText: String] = [:]
-    /// What a merged statement's text is spelled from (``step(_:texts:)``).
+    /// What a merged statement's text is spelled from (``step(_:texts:)``). Hashed by its
+    /// parts' lengths alone, which tell a store's few shapes apart nearly always (hashing
+    /// the texts cost as much as the rest of a lookup); equality compares them whole.
     private struct SpelledText: Hashable {
-        let head: SQLTextKey
-        let tail: SQLTextKey
+        let head: String
+        let tail: String
         let arrayTypes: [String]?
         /// For a list, its number of values; 1 for a single row, 0 for rows as arrays.
         let count: Int
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(head.utf8.count)
+            hasher.combine(tail.utf8.count)
+            hasher.combine(arrayTypes?.count ?? -1)
+            hasher.combine(count)
+        }
     }
     /// The most spelled texts kept, forgotten together past it (lists of every length up
     /// to ``listValuesPerStatement`` are spelled apart).
@@ -190,7 +199,7 @@ struct PendingWrites: Sendable {
             return .copy(sql: copy, rows: ServerCopyRows.encode(merged.rows))
         }
         let count = merged.arrayTypes == nil ? merged.rows.count : merged.rows.count == 1 ? 1 : 0
-        let key = SpelledText(head: SQLTextKey(merged.head), tail: SQLTextKey(merged.tail), arrayTypes: merged.arrayTypes, count: count)
+        let key = SpelledText(head: merged.head, tail: merged.tail, arrayTypes: merged.arrayTypes, count: count)
         let sql = texts[key] ?? {
             let sql = spelled(key)
             if texts.count >= keptSpelledTexts { texts.removeAll() }
@@ -208,7 +217,7 @@ struct PendingWrites: Sendable {
     /// values bound as they are (`(VALUES ($1::bigint, ...))`), more rows as one array per
     /// column (`unnest($1::bigint[], ...)`).
     private static func spelled(_ key: SpelledText) -> String {
-        let (head, tail) = (key.head.text, key.tail.text)
+        let (head, tail) = (key.head, key.tail)
         guard let types = key.arrayTypes else {
             let values = (0..<key.count).map { "$\($0 + 1)" }.joined(separator: ", ")
             return "\(head) (\(values))\(tail)"
