@@ -31,7 +31,7 @@ enum PostgresProfile {
         }
         var store: Store! = try Store(.postgres(configuration), schema: BenchModelsSchema.self,
                                       options: Store.Options(residency: .resident))
-        print("first commit of \(messages) messages: \(String(format: "%.0f", try firstCommit(graph, to: store))) ms")
+        print("first commit of \(messages) messages: \(try firstCommit(graph, to: store))")
         print("\(writes) single writes: \(try singleWrites(writes, to: store, firstID: 100_000_000))")
         // Closed: it would follow the on-demand store's writes below, on the same cores.
         store = nil
@@ -50,17 +50,19 @@ enum PostgresProfile {
         // The same first commit by a store reading on demand, into a database of its own.
         let empty = try Store(.postgres(try cluster.createDatabase("profile_empty")), schema: BenchModelsSchema.self,
                               options: Store.Options(residency: .onDemand))
-        print("first commit of \(messages) messages on demand: \(String(format: "%.0f", try firstCommit(graph, to: empty))) ms")
+        print("first commit of \(messages) messages on demand: \(try firstCommit(graph, to: empty))")
     }
 
-    /// `graph` saved in one write (ms).
-    private static func firstCommit(_ graph: PostgresBenchmark.Graph, to store: Store) throws -> Double {
-        try OnDemandBenchmark.milliseconds {
+    /// `graph` saved in one write: its time and the CPU time this process spent on it.
+    private static func firstCommit(_ graph: PostgresBenchmark.Graph, to store: Store) throws -> String {
+        let cpu = OnDemandBenchmark.processCPUMilliseconds()
+        let total = try OnDemandBenchmark.milliseconds {
             try store.write { context in
                 try graph.users.save(to: &context)
                 try graph.chats.save(to: &context)
             }
         }
+        return String(format: "%.0f ms, client CPU %.0f ms", total, OnDemandBenchmark.processCPUMilliseconds() - cpu)
     }
 
     /// `count` writes of a new message each (ids from `firstID`) into chat 0: the mean time

@@ -1,7 +1,7 @@
 import ChatModels
 import ChatWorkloads
 import Foundation
-import SchemaRuntime
+@_spi(SchemaStore) import SchemaRuntime
 @_spi(SchemaStoreTesting) @testable import SchemaStore
 import SchemaStorePostgres
 import PostgresTestSupport
@@ -24,6 +24,21 @@ import Testing
     }
 
     static let users = (0..<10).map { User(id: "u\($0)", name: "user \($0)") }
+
+    /// The full-text statistics of the messages' texts in `context`, counted here, for the
+    /// tokens of `query`.
+    static func statistics(of context: Context, matching query: String) -> FullTextStatistics {
+        var (documents, length) = (0, 0)
+        let tokens = Set(TextTokenizer.tokens(query))
+        var frequency = Dictionary(uniqueKeysWithValues: tokens.map { ($0, 0) })
+        for message in Message.query(in: context).resolve() {
+            let (terms, count) = FullTextStatistics.terms(of: message.text)
+            documents += 1
+            length += count
+            for (term, _) in terms where tokens.contains(term) { frequency[term]! += 1 }
+        }
+        return FullTextStatistics(documents: documents, totalLength: length, documentFrequency: frequency)
+    }
 
     /// Over 100,000 rows, links and postings in one write, then a write replacing half of
     /// the lists and texts: a SQLite file fed the same writes holds the same graph, and so
@@ -58,6 +73,11 @@ import Testing
             try sqlite.write(write)
             try postgres!.write(write)
             #expect(try ChatGraphText.of(postgres!.context) == ChatGraphText.of(sqlite.context))
+            // The postings of so many messages go by `COPY`, spelled straight from the terms:
+            // each word's documents and the totals are those of the texts written.
+            let reader = try Store(.postgres(configuration), schema: ChatModelsSchema.self, options: Store.Options(residency: .onDemand))
+            let query = "message of words again 7 12 1299"
+            #expect(try reader.fullTextStatistics(of: Message.self, matching: query) == Self.statistics(of: sqlite.context, matching: query))
             try follower.refresh()
             #expect(try ChatGraphText.of(follower.context) == ChatGraphText.of(sqlite.context))
         }

@@ -19,6 +19,25 @@ public protocol PersistentEntity: EntityModelProtocol where ID: StorableValue {
     /// Reads stored rows (each with its save time last when the type tracks it) into
     /// `context`; returns their keys. Specialized per conforming type, as ``loadKeys(_:into:)``.
     static func loadRows(_ rows: [[StoredValue]], into context: inout Context) throws -> [Int32]
+
+    // What a store reads of every row and link it writes, specialized per conforming type
+    // as ``loadKeys(_:into:)`` is: the store's own code, generic over entity types it sees
+    // only at run time, looked up several types' metadata on every such call.
+
+    /// The id interned as `key` in `context`, as stored.
+    static func storedIDValue(_ key: Int32, in context: Context) -> StoredValue
+
+    /// Whether `context` holds a row under `key`.
+    static func hasStoredRow(_ key: Int32, in context: Context) -> Bool
+
+    /// The row under `key` in `context` as stored: the value of each of `fields` (this
+    /// type's ``storedFields``), then the save time when the type tracks it; nil when
+    /// `context` holds no row there.
+    static func storedRowValues(_ key: Int32, in context: Context, fields: [StoredField<Self>]) throws -> [StoredValue]?
+
+    /// The text each of `indexes` (full-text indexes of this type) holds for the row under
+    /// `key` in `context`; nil when `context` holds no row there.
+    static func indexedTexts(_ key: Int32, in context: Context, of indexes: [IndexDescriptor<Self>]) -> [String]?
 }
 
 extension PersistentEntity {
@@ -40,6 +59,32 @@ extension PersistentEntity {
             times.append(savedAt)
         }
         return try context.loadRows(entities, savedAt: times)
+    }
+
+    @inlinable
+    public static func storedIDValue(_ key: Int32, in context: Context) -> StoredValue {
+        context.id(Self.self, key).storedValue
+    }
+
+    @inlinable
+    public static func hasStoredRow(_ key: Int32, in context: Context) -> Bool {
+        context.row(Self.self, key) != nil
+    }
+
+    @inlinable
+    public static func storedRowValues(_ key: Int32, in context: Context, fields: [StoredField<Self>]) throws -> [StoredValue]? {
+        guard let entity = context.row(Self.self, key) else { return nil }
+        var values: [StoredValue] = []
+        values.reserveCapacity(fields.count + 1)
+        for field in fields { values.append(try field.value(entity)) }
+        if tracksUpdatedAt { values.append(context.tableIfPresent(Self.self)?.savedAt(key).map(StoredValue.real) ?? .null) }
+        return values
+    }
+
+    @inlinable
+    public static func indexedTexts(_ key: Int32, in context: Context, of indexes: [IndexDescriptor<Self>]) -> [String]? {
+        guard let entity = context.row(Self.self, key) else { return nil }
+        return indexes.map { $0.text(of: entity) }
     }
 }
 

@@ -153,8 +153,7 @@ struct EntityPersister<Entity: PersistentEntity>: AnyEntityPersister {
     let fullTextDescriptors = Entity.indexes.filter { $0.isFullText }
 
     func indexedTexts(_ key: Int32, in context: Context) -> [String]? {
-        guard let entity = context.storedRow(Entity.self, key: key) else { return nil }
-        return fullTextDescriptors.map { $0.indexedText(of: entity) }
+        Entity.indexedTexts(key, in: context, of: fullTextDescriptors)
     }
 
     func indexedTexts(ofRow values: [StoredValue]) throws -> [String] {
@@ -203,29 +202,27 @@ struct EntityPersister<Entity: PersistentEntity>: AnyEntityPersister {
         RelationInfo(name: $0.name, slot: $0.slot, target: ObjectIdentifier($0.target), targetName: $0.target.entityName, inverse: $0.inverse)
     }
 
+    // The readers of every row written go through the entity type's own (specialized)
+    // code: ``PersistentEntity/storedRowValues(_:in:fields:)`` and its siblings.
+
     func rowValues(_ key: Int32, in context: Context) throws -> [StoredValue]? {
-        guard let entity = context.storedRow(Entity.self, key: key) else { return nil }
-        var values: [StoredValue] = []
-        values.reserveCapacity(fields.count + 1)
-        for field in fields { values.append(try field.value(entity)) }
-        if Entity.tracksUpdatedAt { values.append(context.savedAt(Entity.self, key: key).map(StoredValue.real) ?? .null) }
-        return values
+        try Entity.storedRowValues(key, in: context, fields: fields)
     }
 
     func idValue(_ key: Int32, in context: Context) -> StoredValue {
-        context.storedID(Entity.self, key: key).storedValue
+        Entity.storedIDValue(key, in: context)
     }
 
     func hasRow(_ key: Int32, in context: Context) -> Bool {
-        context.storedRow(Entity.self, key: key) != nil
+        Entity.hasStoredRow(key, in: context)
     }
 
     func rowChange(_ key: Int32, before: Context, after: Context) throws -> RowChange {
-        switch (before.storedRow(Entity.self, key: key), after.storedRow(Entity.self, key: key)) {
-        case (nil, nil): return .unchanged
-        case (nil, .some): return .inserted
-        case (.some, nil): return .deleted
-        case (.some, .some):
+        switch (Entity.hasStoredRow(key, in: before), Entity.hasStoredRow(key, in: after)) {
+        case (false, false): return .unchanged
+        case (false, true): return .inserted
+        case (true, false): return .deleted
+        case (true, true):
             return try sameRow(key, in: after, as: key, in: before) ? .unchanged : .updated
         }
     }

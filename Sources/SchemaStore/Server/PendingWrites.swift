@@ -92,6 +92,15 @@ struct PendingWrites: Sendable {
         count += 1
     }
 
+    /// Appends a `COPY` of `count` rows already spelled in its text format
+    /// (``ServerCopyRows``); it goes on its own, as merged rows sent by `COPY` do.
+    mutating func appendCopy(_ sql: String, rows: [UInt8], count rowCount: Int) {
+        close()
+        writes.append(.copy(sql: sql, rows: rows))
+        fusions.append(nil)
+        count += rowCount
+    }
+
     /// Appends a statement whose answer is wanted; returns its place among ``steps()``
     /// (nothing merges with it, and the statements before it keep their places until
     /// ``removeAll()`` or ``removeComplete()``).

@@ -34,15 +34,27 @@ extension PostgreSQLBackend {
     /// ``CommitLog/setThreshold`` of them (a big write's 300,000 entries in a few dozen
     /// rows; a row each cost the server 0.5 s of a 100k first commit); else a row each.
     func insertLogEntries(_ entries: [CommitLog.Entry], commit: StoredValue?) throws {
-        var groups: [LogGroup: [CommitLog.Entry]] = [:]
-        var groupOrder: [LogGroup] = []
+        var groups: [[CommitLog.Entry]] = []
+        var groupByKey: [LogGroup: Int] = [:]
+        var current = -1
         for entry in entries {
+            // A table's entries mostly follow one another: the group of the entry before is
+            // tried first, without hashing its name.
+            if current >= 0, let first = groups[current].first, first.kind == entry.kind, first.name == entry.name {
+                groups[current].append(entry)
+                continue
+            }
             let key = LogGroup(kind: entry.kind, name: entry.name)
-            if groups[key] == nil { groupOrder.append(key) }
-            groups[key, default: []].append(entry)
+            if let index = groupByKey[key] {
+                current = index
+                groups[index].append(entry)
+            } else {
+                current = groups.count
+                groupByKey[key] = current
+                groups.append([entry])
+            }
         }
-        for key in groupOrder {
-            let group = groups[key]!
+        for group in groups {
             guard group.count >= CommitLog.setThreshold else {
                 for entry in group {
                     let values = [.text(entry.kind.rawValue), .text(entry.name), entry.storedID, entry.storedChange]

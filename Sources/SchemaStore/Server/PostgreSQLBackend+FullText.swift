@@ -83,8 +83,26 @@ extension PostgreSQLBackend {
         }
         // In term order (postingsByTerm): each term's postings then fill its pages one after
         // another, as PostgreSQL's B-tree takes them fastest.
-        for (term, postings) in changes.postingsByTerm() {
-            for (id, count) in postings { try insertRow(statements.postings, [.text(term), id, .integer(Int64(count))]) }
+        let byTerm = changes.postingsByTerm()
+        if byTerm.reduce(0, { $0 + $1.postings.count }) >= PendingWrites.copyRows {
+            // Enough for `COPY`: spelled straight into its text, in pieces of about
+            // `rowsPerCopy` rows so that the server starts on the first while the rest are
+            // spelled. A row of values per posting made this a fifth of a big write's work.
+            let rowsPerCopy = 50_000
+            var start = 0
+            while start < byTerm.count {
+                var end = start, rows = 0
+                repeat {
+                    rows += byTerm[end].postings.count
+                    end += 1
+                } while end < byTerm.count && rows + byTerm[end].postings.count <= rowsPerCopy
+                try copyRows(statements.postings, ServerCopyRows.encodePostings(byTerm[start..<end]), count: rows)
+                start = end
+            }
+        } else {
+            for (term, postings) in byTerm {
+                for (id, count) in postings { try insertRow(statements.postings, [.text(term), id, .integer(Int64(count))]) }
+            }
         }
         for (id, counts, length) in changes.added {
             let joined = counts.map(\.0).joined(separator: String(FullTextLayout.termSeparator))

@@ -976,6 +976,13 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
         pending.appendColumnRow(head: insert.head, types: insert.types, values, key: nil, copy: insert.copy, fusion: insert.fusion)
         if pending.count >= 50_000 { try sendPending() }
     }
+
+    /// `count` rows of `insert`, already spelled in `COPY`'s text format (``ServerCopyRows``).
+    func copyRows(_ insert: RowInsert, _ rows: [UInt8], count: Int) throws {
+        try beforeQueueingWrite()
+        pending.appendCopy(insert.copy, rows: rows, count: count)
+        if pending.count >= 50_000 { try sendPending() }
+    }
 }
 
 /// The writes of one PostgreSQL transaction: the statements of ``SQLiteTransaction`` in

@@ -13,12 +13,19 @@ enum ServerLiteralBytes {
             bytes.append(UInt8(ascii: "0") + UInt8(magnitude))
             return
         }
-        let start = bytes.count
+        var start = bytes.count
         while magnitude > 0 {
             bytes.append(UInt8(ascii: "0") + UInt8(magnitude % 10))
             magnitude /= 10
         }
-        bytes[start...].reverse()
+        // Reversed in place: `bytes[start...].reverse()` copies the slice out and back,
+        // which cost more than the digits themselves.
+        var end = bytes.count - 1
+        while start < end {
+            bytes.swapAt(start, end)
+            start += 1
+            end -= 1
+        }
     }
 
     /// `real` in its shortest spelling that reads back as the same double (PostgreSQL reads
