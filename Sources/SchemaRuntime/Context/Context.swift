@@ -48,12 +48,15 @@ public struct Context: Sendable {
     ///
     /// Callers must not hold another reference to the box (from `storageIfPresent` or
     /// `tableIfPresent`) at this point: it would defeat the uniqueness check and copy the table.
+    /// One hash lookup: the box is reached by its index in `tables` (every write calls this,
+    /// several times per entity; by key it hashed three times).
     @usableFromInline
     mutating func storage(_ table: ObjectIdentifier) -> TableStorage {
-        if !isKnownUniquelyReferenced(&tables[table]!) {
-            tables[table] = tables[table]!.copy()
+        let index = tables.index(forKey: table)!
+        if !isKnownUniquelyReferenced(&tables.values[index]) {
+            tables.values[index] = tables.values[index].copy()
         }
-        return tables[table].unsafelyUnwrapped
+        return tables.values[index]
     }
 
     /// The typed table of `Entity` for reading.

@@ -90,39 +90,49 @@ public enum TextTokenizer {
     }
 
     /// The fast path for ASCII text: one pass over the UTF-8 bytes. Returns nil on any
-    /// non-ASCII byte, so the result always equals `unicodeTokens`.
-    private static func asciiTokens(_ text: String) -> [String]? {
+    /// non-ASCII byte, so the result always equals ``unicodeTokens(_:)``. Each token is made
+    /// straight from its bytes (lowered only when it holds a capital): a word buffer captured
+    /// by a nested function made every byte's write go through a box and an exclusivity check.
+    static func asciiTokens(_ text: String) -> [String]? {
         var text = text
         return text.withUTF8 { bytes -> [String]? in
             var tokens: [String] = []
-            var word = [UInt8](repeating: 0, count: 32)
-            var length = 0
-            func flush() {
-                if length > 0 {
-                    tokens.append(String(decoding: word[0..<length], as: UTF8.self))
-                    length = 0
-                }
-            }
-            for byte in bytes {
-                var lowered = byte
-                switch byte {
-                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"): break
-                case UInt8(ascii: "A")...UInt8(ascii: "Z"): lowered = byte + 32
-                case 0x80...: return nil
+            // About one token per five bytes in prose; growing from empty took three copies.
+            tokens.reserveCapacity(bytes.count / 5 + 1)
+            var start = -1
+            var hasCapital = false
+            for index in bytes.indices {
+                switch bytes[index] {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                    if start < 0 { start = index }
+                case UInt8(ascii: "A")...UInt8(ascii: "Z"):
+                    if start < 0 { start = index }
+                    hasCapital = true
+                case 0x80...:
+                    return nil
                 default:
-                    flush()
-                    continue
+                    if start >= 0 { tokens.append(asciiToken(bytes[start..<index], lowering: hasCapital)) }
+                    start = -1
+                    hasCapital = false
                 }
-                if length == word.count { word.append(contentsOf: repeatElement(0, count: word.count)) }
-                word[length] = lowered
-                length += 1
             }
-            flush()
+            if start >= 0 { tokens.append(asciiToken(bytes[start...], lowering: hasCapital)) }
             return tokens
         }
     }
 
-    private static func unicodeTokens(_ text: String) -> [String] {
+    /// ASCII letters and digits as a token, capitals lowered when `lowering`.
+    private static func asciiToken(_ bytes: Slice<UnsafeBufferPointer<UInt8>>, lowering: Bool) -> String {
+        guard lowering else { return String(decoding: bytes, as: UTF8.self) }
+        return String(unsafeUninitializedCapacity: bytes.count) { buffer in
+            for (offset, byte) in bytes.enumerated() {
+                buffer[offset] = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 32 : byte
+            }
+            return bytes.count
+        }
+    }
+
+    static func unicodeTokens(_ text: String) -> [String] {
         var tokens: [String] = []
         var current = String.UnicodeScalarView()
         var folded = String.UnicodeScalarView()
