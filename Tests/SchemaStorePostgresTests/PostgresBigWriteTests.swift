@@ -93,6 +93,68 @@ import Testing
         #expect(kept == 60 * 100)
     }
 
+    /// A big write's postings into an empty table go in without their key, which is built
+    /// after them (`FullTextStatements.bulkKey`): the key is there after the write, made
+    /// anew. While another transaction reads the table, the key cannot be dropped at once:
+    /// the write does not wait for that reader, keeps the key, and commits the same postings.
+    /// Into a table that has postings, the key is never dropped.
+    @Test(arguments: [false, true]) func aBigWritesPostingsKeyIsBuiltAfterThemOrKept(whileRead: Bool) throws {
+        guard let cluster = try PostgresDialectTests.cluster() else { return }
+        defer { cluster.stop() }
+        let configuration = try cluster.createDatabase("bulkkey\(whileRead)")
+        let store = try Store(.postgres(configuration), schema: ChatModelsSchema.self)
+        let connection = try PostgresConnection(configuration)
+        defer { connection.close() }
+        let rows = try connection.execute("SELECT tablename FROM pg_tables WHERE tablename LIKE 'Message:fts:%:terms'")
+        guard rows.count == 1, case .text(let table) = rows[0][0] else {
+            Issue.record("no single postings table for Message: \(rows)")
+            return
+        }
+        // The key's constraint, by its object id: a key made again is a new object.
+        func key() throws -> StoredValue? {
+            try connection.execute("SELECT oid::bigint FROM pg_constraint WHERE conrelid = quote_ident($1)::regclass AND contype = 'p'",
+                                   [.text(table)]).first?.first
+        }
+        let before = try key()
+        #expect(before != nil)
+        let reader = try PostgresConnection(configuration)
+        defer { reader.close() }
+        if whileRead {
+            try reader.execute("BEGIN")
+            _ = try reader.execute("SELECT count(*) FROM \(quoted(table))")
+        }
+        // On another thread, so that a write waiting for the reader would show as one not done.
+        let done = DispatchSemaphore(value: 0)
+        let failures = PostgresStoreTests.Reported()
+        Thread.detachNewThread {
+            do {
+                try store.write { context in
+                    try Self.users.save(to: &context)
+                    try Self.chats(30) { "message \($0) of \($0 % 7) words \($0 % 13)" }.save(to: &context)
+                }
+            } catch {
+                failures.add(error)
+            }
+            done.signal()
+        }
+        let finished = done.wait(timeout: .now() + 60) == .success
+        #expect(finished, "the write waited for the reader")
+        if whileRead { try reader.execute("COMMIT") }
+        if !finished { done.wait() }
+        #expect(failures.count == 0)
+        let after = try key()
+        #expect(after != nil)
+        #expect(whileRead ? after == before : after != before, "\(String(describing: before)) then \(String(describing: after))")
+        let onDemand = try Store(.postgres(configuration), schema: ChatModelsSchema.self, options: Store.Options(residency: .onDemand))
+        #expect(try onDemand.fullTextStatistics(of: Message.self, matching: "message words 3 12")
+                == Self.statistics(of: store.context, matching: "message words 3 12"))
+        // A second big write (as many postings) finds postings there: the key stays as it is.
+        try store.write { context in try Self.chats(30, first: 30) { "again \($0) of \($0 % 7) words \($0 % 13)" }.save(to: &context) }
+        #expect(try key() == after)
+        #expect(try onDemand.fullTextStatistics(of: Message.self, matching: "again message 3")
+                == Self.statistics(of: store.context, matching: "again message 3"))
+    }
+
     /// A database whose commit log was made before sets of entries: a reader opens on it, a
     /// writer's open adds them, and the reader follows a commit written in sets.
     @Test func aLogMadeBeforeSetsIsReadAndThenGainsThem() throws {
