@@ -168,4 +168,78 @@ import Testing
         pending.removeAll()
         #expect(pending.isEmpty && pending.steps().isEmpty)
     }
+
+    /// Indexes that wait for a big write's end (``IndexDeferral``): random big and small
+    /// `COPY`s (merged rows and spelled ones), statements declaring their tables, statements
+    /// declaring none and reads, then `COMMIT`. In the steps sent: a table's indexes are
+    /// dropped right before its first `COPY` in the write, and only when that `COPY` is big;
+    /// while they wait, no statement that may touch the table runs (one naming it, or one
+    /// declaring no tables); and they are made again before `COMMIT`.
+    @Test(arguments: [1, 2, 3, 4] as [UInt64])
+    func waitingIndexesAreMadeAgainBeforeAnythingCouldUseThem(seed: UInt64) {
+        var random = SplitMix64(seed: seed)
+        var pending = PendingWrites()
+        pending.resetIndexDeferral()
+        let tables = ["\"A\"", "\"B\"", "\"C\""]
+        for index in 0..<60 {
+            let table = tables.randomElement(using: &random)!
+            switch Int.random(in: 0..<6, using: &random) {
+            case 0:
+                let rows = [600, IndexDeferral.rows - 1, IndexDeferral.rows, 6_000].randomElement(using: &random)!
+                pending.appendCopy("COPY \(table) (k) FROM STDIN", rows: Array(String(repeating: "\(index)\n", count: rows).utf8), count: rows,
+                                   fusion: .modifying(table))
+            case 1:
+                // Merged rows of a plain insert, as many as go in one `COPY` or fewer.
+                let rows = [PendingWrites.copyRows, PendingWrites.arrayRowsPerStatement].randomElement(using: &random)!
+                for row in 0..<rows {
+                    pending.appendColumnRow(head: "INSERT INTO \(table) (k) SELECT * FROM ", types: ["bigint"], [.integer(Int64(row))], key: nil,
+                                            copy: "COPY \(table) (k) FROM STDIN", fusion: .modifying(table))
+                }
+            case 2, 3:
+                pending.append("UPDATE \(table) SET k = \(index)", [], fusion: .modifying(table))
+            case 4:
+                pending.append("SELECT 'undeclared \(index)'", [])
+            default:
+                _ = pending.appendRead("SELECT 'read \(index)'", [])
+            }
+        }
+        pending.append("COMMIT", [])
+        var waiting: Set<String> = []
+        var dropped: [String] = []
+        var copied: Set<String> = []
+        let steps = pending.steps()
+        for (place, step) in steps.enumerated() {
+            switch step {
+            case .copy(let sql, let rows):
+                // A table's first COPY is dropped for exactly when it is big.
+                let table = tables.first { sql.hasPrefix("COPY \($0) ") }!
+                if copied.insert(table).inserted {
+                    let lines = rows.reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
+                    let afterDrop = place > 0 && { if case .statement(let previous, _) = steps[place - 1] { previous == IndexDeferral.drop(table) } else { false } }()
+                    #expect(afterDrop == (lines >= IndexDeferral.rows), "\(table)'s first COPY of \(lines) rows")
+                }
+            case .statement(let sql, _) where sql == IndexDeferral.restore:
+                #expect(!waiting.isEmpty, "a restore with nothing waiting at \(place)")
+                waiting = []
+            case .statement(let sql, _):
+                if let table = tables.first(where: { IndexDeferral.drop($0) == sql }) {
+                    // Right before the table's first COPY.
+                    guard place + 1 < steps.count, case .copy(let copy, _) = steps[place + 1] else {
+                        Issue.record("a drop not followed by a COPY at \(place)")
+                        continue
+                    }
+                    #expect(copy.hasPrefix("COPY \(table) "))
+                    #expect(!dropped.contains(table))
+                    dropped.append(table)
+                    waiting.insert(table)
+                    continue
+                }
+                let undeclared = sql.hasPrefix("SELECT '") || sql == "COMMIT"
+                #expect(!undeclared || waiting.isEmpty, "\(sql) while \(waiting) wait")
+                for table in waiting { #expect(!sql.contains(table), "\(sql) while \(table) waits") }
+            }
+        }
+        #expect(waiting.isEmpty)
+        #expect(!dropped.isEmpty, "no table's indexes waited: the test tests nothing")
+    }
 }

@@ -75,6 +75,11 @@ struct PendingWrites: Sendable {
     /// The most spelled texts kept, forgotten together past it (lists of every length up
     /// to ``listValuesPerStatement`` are spelled apart).
     static let keptSpelledTexts = 512
+    /// The tables (quoted) whose keys and indexes wait in this transaction (``IndexDeferral``).
+    private(set) var deferredTables: [String] = []
+    /// The tables a `COPY` went into in this transaction: the first decides whether their
+    /// indexes wait.
+    private var consideredTables: Set<String> = []
     /// The rows being merged, kept apart from `writes` so that adding one is O(1) (an
     /// element of `writes` would be copied by each change).
     private var open: Merged?
@@ -87,18 +92,56 @@ struct PendingWrites: Sendable {
     mutating func append(_ sql: String, _ parameters: [StoredValue], fusion: StatementFusion? = nil) {
         assert(fusion?.declares(sql) ?? true, "a statement declares other tables than it names: \(sql)")
         close()
-        writes.append(.statement(sql: sql, parameters: parameters))
-        fusions.append(fusion)
+        appendStep(.statement(sql: sql, parameters: parameters), fusion: fusion, copyTable: nil, rows: 1)
         count += 1
     }
 
     /// Appends a `COPY` of `count` rows already spelled in its text format
-    /// (``ServerCopyRows``); it goes on its own, as merged rows sent by `COPY` do.
-    mutating func appendCopy(_ sql: String, rows: [UInt8], count rowCount: Int) {
+    /// (``ServerCopyRows``) into the table `fusion` declares; it goes on its own, as merged
+    /// rows sent by `COPY` do.
+    mutating func appendCopy(_ sql: String, rows: [UInt8], count rowCount: Int, fusion: StatementFusion) {
         close()
-        writes.append(.copy(sql: sql, rows: rows))
-        fusions.append(nil)
+        appendStep(.copy(sql: sql, rows: rows), fusion: nil, copyTable: fusion.tables.first, rows: rowCount)
         count += rowCount
+    }
+
+    /// Forgets the tables whose indexes wait (``IndexDeferral``): a transaction begins or ended.
+    mutating func resetIndexDeferral() {
+        deferredTables = []
+        consideredTables = []
+    }
+
+    /// Makes again the keys and indexes that wait (``IndexDeferral/restore``), before a
+    /// statement this type does not see (a read sent with the pending writes).
+    mutating func restoreDeferredIndexes() {
+        close()
+        restoreDeferredIndexes(before: nil)
+    }
+
+    /// Appends `step`, first dropping the indexes of an empty table it is the first big
+    /// `COPY` into, or making again those a statement could use (``IndexDeferral``).
+    private mutating func appendStep(_ step: ServerBatchStep, fusion: StatementFusion?, copyTable: String?, rows: Int) {
+        if case .copy = step, let table = copyTable {
+            if consideredTables.insert(table).inserted, rows >= IndexDeferral.rows, let drop = IndexDeferral.drop(table) {
+                writes.append(.statement(sql: drop, parameters: []))
+                fusions.append(nil)
+                deferredTables.append(table)
+            }
+        } else {
+            restoreDeferredIndexes(before: fusion)
+        }
+        writes.append(step)
+        fusions.append(fusion)
+    }
+
+    /// Appends ``IndexDeferral/restore`` when tables' indexes wait and a statement declaring
+    /// `fusion` (nil: it may touch any table) could touch one of them.
+    private mutating func restoreDeferredIndexes(before fusion: StatementFusion?) {
+        guard !deferredTables.isEmpty else { return }
+        if let fusion, !fusion.tables.contains(where: deferredTables.contains) { return }
+        writes.append(.statement(sql: IndexDeferral.restore, parameters: []))
+        fusions.append(nil)
+        deferredTables = []
     }
 
     /// Appends a statement whose answer is wanted; returns its place among ``steps()``
@@ -122,8 +165,7 @@ struct PendingWrites: Sendable {
     private mutating func close() {
         if let merged = open {
             let step = Self.step(merged, texts: &spelledTexts)
-            writes.append(step)
-            fusions.append(Self.fusion(of: step, merged))
+            appendStep(step, fusion: Self.fusion(of: step, merged), copyTable: merged.fusion?.tables.first, rows: merged.rows.count)
         }
         open = nil
     }
@@ -196,9 +238,9 @@ struct PendingWrites: Sendable {
     /// The statements to send, in order (``ServerConnection/send(_:)``), those that may go
     /// together after the last read made one (``StatementFusion``).
     mutating func steps() -> [ServerBatchStep] {
-        guard let open else { return StatementFusion.fused(writes, fusions, from: readBarrier, texts: &fusedTexts) }
-        let last = Self.step(open, texts: &spelledTexts)
-        return StatementFusion.fused(writes + [last], fusions + [Self.fusion(of: last, open)], from: readBarrier, texts: &fusedTexts)
+        // The rows still merging are complete now: what is sent cannot grow.
+        close()
+        return StatementFusion.fused(writes, fusions, from: readBarrier, texts: &fusedTexts)
     }
 
     /// Merged rows or values as one statement, or a `COPY`; its text from `texts` when it

@@ -86,14 +86,10 @@ extension PostgreSQLBackend {
         let byTerm = changes.postingsByTerm()
         let postingCount = byTerm.reduce(0) { $0 + $1.postings.count }
         if postingCount >= PendingWrites.copyRows {
-            // Into an empty table (the first load), the key is built after the rows, in bulk
-            // (FullTextStatements.bulkKey): 250,000 postings went in 0.53-0.60 s under their
-            // key, in 0.11 s and then 0.11 s for the key without it.
-            let bulkKey = postingCount >= Self.bulkPostings && changes.removed.isEmpty ? statements.bulkKey : nil
-            if let bulkKey { try run(bulkKey.drop, []) }
             // Enough for `COPY`: spelled straight into its text, in pieces of about
             // `rowsPerCopy` rows so that the server starts on the first while the rest are
             // spelled. A row of values per posting made this a fifth of a big write's work.
+            // Into an empty table, the key is built after them (IndexDeferral).
             let rowsPerCopy = 50_000
             var start = 0
             while start < byTerm.count {
@@ -105,7 +101,6 @@ extension PostgreSQLBackend {
                 try copyRows(statements.postings, ServerCopyRows.encodePostings(byTerm[start..<end]), count: rows)
                 start = end
             }
-            if let bulkKey { try run(bulkKey.restore, []) }
         } else {
             for (term, postings) in byTerm {
                 for (id, count) in postings { try insertRow(statements.postings, [.text(term), id, .integer(Int64(count))]) }
@@ -119,11 +114,6 @@ extension PostgreSQLBackend {
             try run(statements.addToTotals, [.integer(Int64(addedDocuments)), .integer(Int64(addedLength))], fusion: statements.totalsWrite)
         }
     }
-
-    /// The fewest postings one write adds for their key to be built after them when their
-    /// table is empty (``FullTextStatements/bulkKey(table:)``): below it, the key's drop and
-    /// build, and the lock they take, would cost more than they save.
-    static let bulkPostings = 10_000
 
     /// The statements that keep `index`'s tables (``writeFullText(_:addedDocuments:addedLength:)``),
     /// spelled once per index and id type: every write of an indexed entity sends them.
@@ -142,8 +132,7 @@ extension PostgreSQLBackend {
                 UPDATE \(totals) SET documents = documents - (SELECT count(*) FROM gone), length = length - (SELECT coalesce(sum(length), 0) FROM gone)
                 """,
             addToTotals: "UPDATE \(totals) SET documents = documents + $1, length = length + $2",
-            totalsWrite: .modifying(totals),
-            bulkKey: FullTextStatements.bulkKey(table: Self.fullTextTable(index.termsTable)))
+            totalsWrite: .modifying(totals))
         fullTextStatementsMade[index.termsTable] = made
         return made
     }

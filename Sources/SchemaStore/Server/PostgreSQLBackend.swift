@@ -147,7 +147,9 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
             plannedOnce = false
         }
         if !pending.isEmpty || sentAhead > 0 {
-            // The pending writes and these statements in one round trip.
+            // The pending writes and these statements in one round trip; indexes that wait
+            // for the write's end (IndexDeferral) are made first, as the reads may use them.
+            pending.restoreDeferredIndexes()
             let steps = pending.steps() + statements.map { ServerBatchStep.statement(sql: $0.sql, parameters: $0.parameters) }
             return Array(try sendPendingNow(steps).suffix(statements.count))
         }
@@ -528,6 +530,7 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
     private func writeTransaction(expecting expected: Int64?, numberedOnServer: Bool = false, _ body: (any StoreTransaction) throws -> Void) throws {
         // A connection lost since the last transaction is replaced before this one starts.
         _ = try liveConnection()
+        pending.resetIndexDeferral()
         pending.append("BEGIN ISOLATION LEVEL READ COMMITTED", [])
         // Waiting for the lock ends after the store's lock timeout (set on the connection).
         // One writer at a time across every process; reads after this see every commit
@@ -555,6 +558,7 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
             assumedAbsent = false
             fingerprintCheck = nil
             fullTextChanges.removeAll()
+            pending.resetIndexDeferral()
         }
         do {
             try body(PostgreSQLTransaction(backend: self))
@@ -980,7 +984,7 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
     /// `count` rows of `insert`, already spelled in `COPY`'s text format (``ServerCopyRows``).
     func copyRows(_ insert: RowInsert, _ rows: [UInt8], count: Int) throws {
         try beforeQueueingWrite()
-        pending.appendCopy(insert.copy, rows: rows, count: count)
+        pending.appendCopy(insert.copy, rows: rows, count: count, fusion: insert.fusion)
         if pending.count >= 50_000 { try sendPending() }
     }
 }
