@@ -174,6 +174,28 @@ import Testing
                 == Self.statistics(of: store!.context, matching: "again message 3"))
     }
 
+    /// A key another table's foreign key depends on cannot be dropped: the big write keeps
+    /// it (and the table's other indexes, dropped in the same block) and commits.
+    @Test func aKeyOthersDependOnStaysAndTheBigWriteCommits() throws {
+        guard let cluster = try PostgresDialectTests.cluster() else { return }
+        defer { cluster.stop() }
+        let configuration = try cluster.createDatabase("referenced")
+        let store = try Store(.postgres(configuration), schema: ChatModelsSchema.self)
+        let connection = try PostgresConnection(configuration)
+        defer { connection.close() }
+        // The service's own table, beside the store's.
+        try connection.execute("CREATE TABLE pins (message text REFERENCES \"Message\" (id))")
+        let keyQuery = "SELECT oid::bigint FROM pg_constraint WHERE conrelid = '\"Message\"'::regclass AND contype = 'p'"
+        let key = try connection.execute(keyQuery)
+        try store.write { context in
+            try Self.users.save(to: &context)
+            try Self.chats(60) { "message \($0)" }.save(to: &context)
+        }
+        #expect(try connection.execute(keyQuery) == key && !key.isEmpty)
+        #expect(try connection.execute("SELECT count(*) FROM \"Message\"") == [[.integer(6_000)]])
+        try connection.execute("INSERT INTO pins VALUES ('m17')")
+    }
+
     /// A database whose commit log was made before sets of entries: a reader opens on it, a
     /// writer's open adds them, and the reader follows a commit written in sets.
     @Test func aLogMadeBeforeSetsIsReadAndThenGainsThem() throws {

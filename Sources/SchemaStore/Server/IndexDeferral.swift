@@ -10,9 +10,11 @@
 ///   constraints and indexes are dropped, and the statements that make them again (with
 ///   their comments, which a store's managed indexes carry) kept in a temporary table. The
 ///   drop waits at most 100 ms for the table's lock: while another transaction reads the
-///   table, everything stays and the rows go in under their indexes, as before. Once
-///   dropped, readers in other transactions wait for the write's end instead of reading
-///   the empty table.
+///   table, everything stays and the rows go in under their indexes, as before. So it does
+///   when anything else stops the drop (no right to make temporary tables or to alter the
+///   table, a key another table's foreign key depends on): the block's drops are undone
+///   together and the write goes on. Once dropped, readers in other transactions wait for
+///   the write's end instead of reading the empty table.
 /// - ``restore``, before any statement that could use them (anything but a `COPY` into the
 ///   table and statements declaring only other tables, ``StatementFusion``) and before the
 ///   write's `COMMIT`: the kept statements run, in order, and the table of them goes. A
@@ -44,7 +46,7 @@ enum IndexDeferral {
             IF r.note IS NOT NULL THEN INSERT INTO \(keptTable) (statement) VALUES (format('COMMENT ON INDEX %I IS %L', r.relname, r.note)); END IF; \
             EXECUTE format('DROP INDEX %I', r.relname); \
             END LOOP; \
-            EXCEPTION WHEN lock_not_available OR insufficient_privilege THEN NULL; \
+            EXCEPTION WHEN OTHERS THEN NULL; \
             END; \
             PERFORM set_config('lock_timeout', previous, true); \
             END $schemagen$
