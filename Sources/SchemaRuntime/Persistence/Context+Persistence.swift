@@ -6,12 +6,7 @@
 extension Context {
     // MARK: Reading by key
 
-    // The generic readers are inlinable: a store's code calls them for every row it writes,
-    // and called across the module boundary they ran unspecialized, looking up their
-    // types' metadata on every call.
-
     /// The stored entity under `key`, or nil.
-    @inlinable
     public func storedRow<Entity: EntityModelProtocol>(_ type: Entity.Type, key: Int32) -> Entity? {
         row(type, key)
     }
@@ -22,7 +17,6 @@ extension Context {
     }
 
     /// The key `id` is interned as, if the context has seen it.
-    @inlinable
     public func internedKey<Entity: EntityModelProtocol>(of id: Entity.ID, _ type: Entity.Type) -> Int32? {
         key(of: id, type)
     }
@@ -33,7 +27,6 @@ extension Context {
     }
 
     /// The id interned as `key` (also for keys whose id was forgotten since).
-    @inlinable
     public func storedID<Entity: EntityModelProtocol>(_ type: Entity.Type, key: Int32) -> Entity.ID {
         id(type, key)
     }

@@ -15,6 +15,10 @@ import SchemaRuntime
 /// Consecutive statements that declare touching different tables (``StatementFusion``) then
 /// go as one, after the last statement whose answer is read.
 ///
+/// A table's first big `COPY` in a transaction is preceded by the drop of its indexes when
+/// it is empty, and they are made again before anything that could use them
+/// (``IndexDeferral``).
+///
 /// Merged rows are spelled (column arrays, COPY text) as soon as their statement is
 /// complete, on the writer's thread: in a big write that thread mostly waits for the
 /// server, while the thread sending a batch (``SentBatch``) would keep the server waiting
@@ -76,7 +80,7 @@ struct PendingWrites: Sendable {
     /// to ``listValuesPerStatement`` are spelled apart).
     static let keptSpelledTexts = 512
     /// The tables (quoted) whose keys and indexes wait in this transaction (``IndexDeferral``).
-    private(set) var deferredTables: [String] = []
+    private var deferredTables: [String] = []
     /// The tables a `COPY` went into in this transaction: the first decides whether their
     /// indexes wait.
     private var consideredTables: Set<String> = []
@@ -110,6 +114,9 @@ struct PendingWrites: Sendable {
         deferredTables = []
         consideredTables = []
     }
+
+    /// Whether tables' keys and indexes wait (``IndexDeferral``).
+    var hasDeferredIndexes: Bool { !deferredTables.isEmpty }
 
     /// Makes again the keys and indexes that wait (``IndexDeferral/restore``), before a
     /// statement this type does not see (a read sent with the pending writes).

@@ -146,10 +146,11 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
             pending.append(Self.planForValues, [])
             plannedOnce = false
         }
+        // Indexes that wait for the write's end (IndexDeferral) are made first: these
+        // statements may use them (an upsert's conflict clause needs its key).
+        if pending.hasDeferredIndexes { pending.restoreDeferredIndexes() }
         if !pending.isEmpty || sentAhead > 0 {
-            // The pending writes and these statements in one round trip; indexes that wait
-            // for the write's end (IndexDeferral) are made first, as the reads may use them.
-            pending.restoreDeferredIndexes()
+            // The pending writes and these statements in one round trip.
             let steps = pending.steps() + statements.map { ServerBatchStep.statement(sql: $0.sql, parameters: $0.parameters) }
             return Array(try sendPendingNow(steps).suffix(statements.count))
         }
