@@ -18,7 +18,8 @@
 /// - ``restore``, before any statement that could use them (anything but a `COPY` into the
 ///   table and statements declaring only other tables, ``StatementFusion``) and before the
 ///   write's `COMMIT`: the kept statements run, in order, and the table of them goes. A
-///   duplicate key then fails the write as it would have failed the row's insert.
+///   duplicate key (the context's checks keep them out of one write into an empty table)
+///   would fail the write there, writing nothing, instead of at the row's insert.
 enum IndexDeferral {
     /// The first `COPY` into a table sends at least this many rows for its indexes to wait:
     /// below it, dropping and building them would cost more than it saves.
