@@ -71,7 +71,7 @@ public struct Context: Sendable {
     mutating func table<Entity: EntityModelProtocol>(_ type: Entity.Type) -> EntityTable<Entity> {
         let id = ObjectIdentifier(type)
         if tables[id] == nil {
-            let table = EntityTable<Entity>(indexed: keepsIndexes, uniqueOnly: keepsOnlyUniqueIndexes, fewRows: holdsFewRows)
+            let table = EmptyTables.table(type, indexed: keepsIndexes, uniqueOnly: keepsOnlyUniqueIndexes, fewRows: holdsFewRows)
             tables[id] = table
             return table
         }
