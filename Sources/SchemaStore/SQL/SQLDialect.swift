@@ -33,11 +33,15 @@ protocol SQLDialect: Sendable {
     /// selects, so that a sorted and limited query sorts and limits each one (each served by
     /// its own indexes) before merging the few rows they keep. Nil for a table.
     func unionArms(of table: String) -> [String]?
+    /// Where ``SQLRenderer`` keeps the texts of selects it wrote in this dialect, by shape;
+    /// nil when a select's text depends on more than its shape (``PackUnionDialect``).
+    var textCache: SQLTextCache? { get }
 }
 
 extension SQLDialect {
     func tableReference(_ name: String) -> String { quote(name) }
     func unionArms(of table: String) -> [String]? { nil }
+    var textCache: SQLTextCache? { nil }
 }
 
 /// SQLite: `?` parameters, `IS` for NULL-safe equality, the `schemagen` collation (registered
@@ -55,6 +59,8 @@ struct SQLiteDialect: SQLDialect {
     func indexTerm(_ expression: String, descending: Bool) -> String { expression + (descending ? " DESC" : "") }
     func boolean(_ value: Bool) -> String { value ? "1" : "0" }
     var textFunction: String? { SQLiteTextFunction.name }
+    var textCache: SQLTextCache? { Self.texts }
+    private static let texts = SQLTextCache()
 }
 
 /// PostgreSQL: `$n` parameters, `IS NOT DISTINCT FROM`, NFC-normalized text under the "C"
@@ -80,4 +86,6 @@ struct PostgreSQLDialect: SQLDialect {
     func boolean(_ value: Bool) -> String { value ? "TRUE" : "FALSE" }
     // Text conditions are checked in Swift: PostgreSQL runs no Swift.
     var textFunction: String? { nil }
+    var textCache: SQLTextCache? { Self.texts }
+    private static let texts = SQLTextCache()
 }

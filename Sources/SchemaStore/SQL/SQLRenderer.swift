@@ -9,11 +9,21 @@ struct RenderedSQL: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// Writes ``SQLSelect`` and ``SQLExpression`` values as one dialect's SQL, binding every value.
+///
+/// A select whose shape the dialect's ``SQLDialect/textCache`` has seen is not written
+/// again: its values are bound and the text reused.
 struct SQLRenderer {
     let dialect: any SQLDialect
     private(set) var bindings: [StoredValue] = []
+    /// Where texts of selects are kept, nil to write each one anew.
+    private let cache: SQLTextCache?
 
-    init(_ dialect: any SQLDialect) { self.dialect = dialect }
+    init(_ dialect: any SQLDialect) { self.init(dialect, cache: dialect.textCache) }
+
+    init(_ dialect: any SQLDialect, cache: SQLTextCache?) {
+        self.dialect = dialect
+        self.cache = cache
+    }
 
     static func render(_ select: SQLSelect, in dialect: any SQLDialect) -> RenderedSQL {
         var renderer = SQLRenderer(dialect)
@@ -22,6 +32,28 @@ struct SQLRenderer {
     }
 
     mutating func render(_ select: SQLSelect) -> String {
+        guard let cache else { return renderAnew(select) }
+        let key = SQLTextCache.Key(select: select, firstPlaceholder: bindings.count + 1)
+        let start = bindings.count
+        if let text = cache[key] {
+            select.appendBoundValues(to: &bindings)
+            assert(rendersAnew(select, as: text, from: start), "a cached text or its values differ from the select's own: \(select)")
+            return text
+        }
+        let text = renderAnew(select)
+        cache[key] = text
+        return text
+    }
+
+    /// Whether `select` rendered anew, after the values bound before `start`, gives `text`
+    /// and the values bound since `start` (checked in debug builds on every cached text).
+    private func rendersAnew(_ select: SQLSelect, as text: String, from start: Int) -> Bool {
+        var fresh = SQLRenderer(dialect, cache: nil)
+        fresh.bindings = Array(bindings[..<start])
+        return fresh.renderAnew(select) == text && fresh.bindings == bindings
+    }
+
+    private mutating func renderAnew(_ select: SQLSelect) -> String {
         if select.join == nil, let limit = select.limit, let arms = dialect.unionArms(of: select.table) {
             return render(select, limit: limit, eachOf: arms)
         }
