@@ -149,7 +149,29 @@ import Testing
         try context.transaction { context in
             try Message(id: "m150", text: "").delete(from: &context)
             #expect(context.tableIfPresent(Message.self)?.rowUndo.count == 1)
+            #expect(context.tableIfPresent(Message.self)?.hasRowUndo == true)
         }
         #expect(context.tableIfPresent(Message.self)?.rowUndo.isEmpty == true)
+        #expect(context.tableIfPresent(Message.self)?.hasRowUndo == false)
+        // A rolled-back transaction pops its records, and the count with them.
+        _ = try? context.transaction { context in
+            try Message(id: "m151", text: "").delete(from: &context)
+            try Message(id: "m152", text: "").delete(from: &context)
+            #expect(context.tableIfPresent(Message.self)?.rowUndoCount == 2)
+            throw CancellationError()
+        }
+        let messages = try #require(context.tableIfPresent(Message.self))
+        #expect(messages.rowUndoCount == messages.rowUndo.count && !messages.hasRowUndo)
+        // A nested transaction rolled back pops its records from the outer one's log.
+        try context.transaction { context in
+            try Message(id: "m153", text: "").delete(from: &context)
+            _ = try? context.transaction { context in
+                try Message(id: "m154", text: "").delete(from: &context)
+                throw CancellationError()
+            }
+            let messages = try #require(context.tableIfPresent(Message.self))
+            #expect(messages.rowUndo.count == 1 && messages.rowUndoCount == 1)
+        }
+        #expect(context.hasRow(Message.self, try #require(context.key(of: "m151", Message.self))))
     }
 }
