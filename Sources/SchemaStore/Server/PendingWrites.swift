@@ -229,6 +229,10 @@ struct PendingWrites: Sendable {
     /// How many complete statements wait.
     var completeCount: Int { writes.count }
 
+    /// Whether no statement waiting could be fused with those after it (none declares its
+    /// tables): sending them now loses nothing.
+    var holdsNothingFusable: Bool { open == nil && fusions.allSatisfy { $0 == nil } }
+
     /// Forgets the complete statements (sent ahead of the rest).
     mutating func removeComplete() {
         writes.removeAll(keepingCapacity: true)

@@ -786,6 +786,21 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
         }
         try run(check, renderer.bindings)
         assumedAbsent = true
+        try sendCheckAhead()
+    }
+
+    /// Sends a check just queued (``expectNoRows(_:)``) ahead too, with what waits before
+    /// it, when the write's first statements went ahead already and nothing waiting could
+    /// be fused: the server runs it while this thread goes on with the write, rather than
+    /// after the write's last statement comes (a write on demand that creates what it
+    /// touches checks so before it spells its rows).
+    private func sendCheckAhead() throws {
+        guard sentAhead > 0, sending == nil, pending.holdsNothingFusable, let statements = pending.completeStatements(),
+              !statements.isEmpty else { return }
+        if try liveConnection().sendAhead(statements) {
+            pending.removeComplete()
+            sentAhead += statements.count
+        }
     }
 
     func lastCommit() throws -> Int64? {
@@ -942,8 +957,8 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
     /// What each write statement queued needs first: the statements before it sent ahead
     /// when they are due, then the generic plans set.
     private func beforeQueueingWrite() throws {
-        try sendAhead()
         planOnce()
+        try sendAhead()
     }
 
     private static let planForValues = "SET LOCAL plan_cache_mode TO DEFAULT"
