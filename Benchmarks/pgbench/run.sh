@@ -4,8 +4,9 @@
 # scripts alternated round by round; prints each script's median latency (ms). Defaults:
 # 5 s per run, 5 rounds, floor store fused no-postings unindexed (the last two made from
 # store.sql: without its postings, and with them into tables without indexes); fused-gin
-# (made from fused.sql, below) on request. Needs PostgreSQL's server binaries (Debian:
-# postgresql); as root, the cluster runs as the postgres user.
+# (made from fused.sql, below) and ondemand (a write on demand assuming what it creates new)
+# on request. Needs PostgreSQL's server binaries (Debian: postgresql); as root, the cluster
+# runs as the postgres user.
 set -euo pipefail
 seconds=${1:-5}; rounds=${2:-5}; shift $(( $# > 2 ? 2 : $# ))
 scripts=("$@"); [ ${#scripts[@]} -gt 0 ] || scripts=(floor store fused no-postings unindexed)

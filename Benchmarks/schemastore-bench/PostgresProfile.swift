@@ -3,7 +3,7 @@ import Foundation
 import PostgresTestSupport
 import SchemaRuntime
 import SchemaStore
-import SchemaStorePostgres
+@_spi(StoreServer) import SchemaStorePostgres
 
 /// `schemastore-bench postgres-profile [messages] [writes]`: one store on a throwaway
 /// cluster, its first commit of `messages` and then `writes` single writes; then a store
@@ -66,9 +66,11 @@ enum PostgresProfile {
     }
 
     /// `count` writes of a new message each (ids from `firstID`) into chat 0: the mean time
-    /// of one and the mean CPU time this process spent on one (the client's share of it).
+    /// of one, the mean CPU time this process spent on one (the client's share of it, with
+    /// any polling for answers), and the mean time its connection waited for answers.
     private static func singleWrites(_ count: Int, to store: Store, firstID: Int) throws -> String {
         let cpu = OnDemandBenchmark.processCPUMilliseconds()
+        let waitsBefore = AnswerWaitTotals.current
         let total = try OnDemandBenchmark.milliseconds {
             for index in 0..<count {
                 try store.write { context in
@@ -78,6 +80,7 @@ enum PostgresProfile {
         }
         let client = OnDemandBenchmark.processCPUMilliseconds() - cpu
         let writes = Double(max(count, 1))
-        return String(format: "%.3f ms each, client CPU %.3f ms each", total / writes, client / writes)
+        let waited = Double(AnswerWaitTotals.current.nanoseconds - waitsBefore.nanoseconds) / 1_000_000
+        return String(format: "%.3f ms each, client CPU %.3f ms each, waiting for answers %.3f ms each", total / writes, client / writes, waited / writes)
     }
 }

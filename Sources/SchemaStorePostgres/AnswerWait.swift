@@ -40,5 +40,6 @@ struct AnswerWait {
             now = DispatchTime.now().uptimeNanoseconds
         }
         policy.record(waited: now - start, answeredWhilePolling: answeredWhilePolling)
+        AnswerWaitTotals.count(now - start)
     }
 }
