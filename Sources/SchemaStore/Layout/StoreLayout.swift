@@ -18,6 +18,9 @@ struct StoreLayout: Sendable {
     /// context table of its `Deleted<Entity>` rows and by entity name.
     let archives: [ObjectIdentifier: any AnyArchivePersister]
     let archivesByName: [String: any AnyArchivePersister]
+    /// The terms table of every full-text index, worked out once: a server store asks on
+    /// every write that changes indexed text (``StoreTransaction/fullTextIndexesPresent(_:)``).
+    let fullTextTermsTables: Set<String>
 
     init(_ schema: any PersistentSchema.Type) {
         fingerprint = schema.fingerprint
@@ -55,6 +58,7 @@ struct StoreLayout: Sendable {
         }
         self.links = links
         linkByName = Dictionary(links.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        fullTextTermsTables = Set(entities.flatMap(\.fullTextIndexes).map(\.termsTable))
     }
 
     private static func archivePersister(for type: any PersistentEntity.Type) -> (any AnyArchivePersister)? {

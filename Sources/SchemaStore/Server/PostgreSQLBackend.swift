@@ -1122,7 +1122,7 @@ private struct PostgreSQLTransaction: StoreTransaction {
 
     /// Every writer's open makes the tables of every full-text index (``syncFullText``).
     func fullTextIndexesPresent(_ layout: StoreLayout) throws -> Set<String> {
-        Set(layout.entities.flatMap(\.fullTextIndexes).map(\.termsTable))
+        layout.fullTextTermsTables
     }
 
     func updateFullText(_ index: FullTextLayout, id: StoredValue, text: String?, isNew: Bool) throws -> (documents: Int, length: Int) {
