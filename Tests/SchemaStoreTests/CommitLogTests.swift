@@ -37,3 +37,32 @@ import Testing
         #expect(CommitLog.Change(stored: .real(1), relations: relations) == nil)
     }
 }
+
+/// How a server store groups a commit's log entries by table before it writes them
+/// (``PostgreSQLBackend/groups(of:)``): as grouping them in order does, whether a commit
+/// names a few tables (found by comparing names) or many (found by hashing them).
+@Suite struct CommitLogGroupingTests {
+    @Test(arguments: [1, 3, 8, 9, 10, 30])
+    func entriesAreGroupedByTableInOrder(tables: Int) {
+        var random = SplitMix64(seed: UInt64(tables))
+        let kinds: [CommitLog.Kind] = [.row, .link, .archive]
+        for _ in 0..<200 {
+            let count = Int(random.next() % 120)
+            let entries = (0..<count).map { index in
+                // Runs of one table, as a commit lists them, broken up at random.
+                let table = Int(random.next() % UInt64(tables))
+                return CommitLog.Entry(kind: kinds[table % kinds.count], name: "T\(table / kinds.count)", id: .integer(Int64(index)))
+            }
+            var expected: [[CommitLog.Entry]] = []
+            for entry in entries {
+                if let index = expected.firstIndex(where: { $0[0].kind == entry.kind && $0[0].name == entry.name }) {
+                    expected[index].append(entry)
+                } else {
+                    expected.append([entry])
+                }
+            }
+            let groups = PostgreSQLBackend.groups(of: entries)
+            #expect(groups.map { $0.map(\.id) } == expected.map { $0.map(\.id) })
+        }
+    }
+}

@@ -34,26 +34,7 @@ extension PostgreSQLBackend {
     /// ``CommitLog/setThreshold`` of them (a big write's 300,000 entries in a few dozen
     /// rows; a row each cost the server 0.5 s of a 100k first commit); else a row each.
     func insertLogEntries(_ entries: [CommitLog.Entry], commit: StoredValue?) throws {
-        var groups: [[CommitLog.Entry]] = []
-        var groupByKey: [LogGroup: Int] = [:]
-        var current = -1
-        for entry in entries {
-            // A table's entries mostly follow one another: the group of the entry before is
-            // tried first, without hashing its name.
-            if current >= 0, let first = groups[current].first, first.kind == entry.kind, first.name == entry.name {
-                groups[current].append(entry)
-                continue
-            }
-            let key = LogGroup(kind: entry.kind, name: entry.name)
-            if let index = groupByKey[key] {
-                current = index
-                groups[index].append(entry)
-            } else {
-                current = groups.count
-                groupByKey[key] = current
-                groups.append([entry])
-            }
-        }
+        let groups = Self.groups(of: entries)
         for group in groups {
             guard group.count >= CommitLog.setThreshold else {
                 for entry in group {
@@ -79,6 +60,46 @@ extension PostgreSQLBackend {
             }
         }
     }
+
+    /// `entries` grouped by table (kind and name), the groups in the order of their first
+    /// entries, each group's entries in their order. O(entries) for a commit of up to
+    /// ``groupsFoundByComparing`` tables, O(entries) hashed lookups past them.
+    static func groups(of entries: [CommitLog.Entry]) -> [[CommitLog.Entry]] {
+        var groups: [[CommitLog.Entry]] = []
+        var groupByKey: [LogGroup: Int] = [:]
+        var current = -1
+        for entry in entries {
+            // A table's entries mostly follow one another: the group of the entry before is
+            // tried first, without hashing its name.
+            if current >= 0, let first = groups[current].first, first.kind == entry.kind, first.name == entry.name {
+                groups[current].append(entry)
+                continue
+            }
+            // A commit of a few tables (a single write's) looks its groups up by comparing
+            // names, which costs less than hashing them; past a few, by a dictionary.
+            let index: Int?
+            if groups.count <= groupsFoundByComparing {
+                index = groups.firstIndex { $0[0].kind == entry.kind && $0[0].name == entry.name }
+            } else {
+                if groupByKey.isEmpty {
+                    for (index, group) in groups.enumerated() { groupByKey[LogGroup(kind: group[0].kind, name: group[0].name)] = index }
+                }
+                index = groupByKey[LogGroup(kind: entry.kind, name: entry.name)]
+            }
+            if let index {
+                current = index
+                groups[index].append(entry)
+            } else {
+                current = groups.count
+                if !groupByKey.isEmpty { groupByKey[LogGroup(kind: entry.kind, name: entry.name)] = current }
+                groups.append([entry])
+            }
+        }
+        return groups
+    }
+
+    /// Up to how many groups a commit's entries find theirs by comparing names (``groups(of:)``).
+    static let groupsFoundByComparing = 8
 
     /// The entries of one table in a commit (``insertLogEntries(_:commit:)``).
     private struct LogGroup: Hashable {
