@@ -135,7 +135,7 @@ enum PostgresBenchmark {
 
     /// ``singleWrites`` writes, each a new message (ids from `firstID`) saved into chat 0;
     /// the median (ms).
-    private static func medianSingleWrite(_ store: Store, firstID: Int) throws -> Double {
+    static func medianSingleWrite(_ store: Store, firstID: Int) throws -> Double {
         var writes: [Double] = []
         for index in 0..<singleWrites {
             writes.append(try OnDemandBenchmark.milliseconds {
@@ -169,7 +169,7 @@ enum PostgresBenchmark {
     /// ordered indexes, each link table's index by target), but no full-text postings and
     /// no commit log. `fullText`: with PostgreSQL's own full-text index on the messages' text
     /// too (GIN over `to_tsvector('simple', text)`), doing the work the store's postings do.
-    private static func handWritten(_ graph: Graph, _ configuration: PostgresConnection.Configuration, indexed: Bool, fullText: Bool,
+    static func handWritten(_ graph: Graph, _ configuration: PostgresConnection.Configuration, indexed: Bool, fullText: Bool,
                                     copy: Bool) throws -> Double {
         let connection = try PostgresConnection(configuration)
         defer { connection.close() }
@@ -208,50 +208,16 @@ enum PostgresBenchmark {
         }
     }
 
-    /// A message saved into chat 0 by hand, the way a careful libpq user would: the
-    /// transaction's statements in one pipeline (one round trip): ``singleWrites`` writes,
-    /// each a new message into chat 0; the median (ms).
-    ///
-    /// `observed`: with the steps a store takes so that other processes see each commit,
-    /// as a hand-written service would spell them: the writers' lock (commits in one
-    /// order), the commit's entries in a log table, and a notification, which another
-    /// connection listens for. (Beside them a store checks the schema and sets its plans:
-    /// its own choices, not counted here.)
+    /// A message saved into chat 0 by hand, ``singleWrites`` times (``HandWrittenWrites``);
+    /// the median (ms).
     private static func handWrittenSingleWrites(_ configuration: PostgresConnection.Configuration, observed: Bool = false) throws -> Double {
-        let connection = try PostgresConnection(configuration)
-        defer { connection.close() }
-        let listener = observed ? try PostgresConnection(configuration) : nil
-        defer { listener?.close() }
-        if let listener {
-            try connection.execute("CREATE TABLE log (commit bigint NOT NULL, kind text NOT NULL, name text NOT NULL, id text NOT NULL, change text)")
-            try connection.execute("CREATE INDEX ON log (commit)")
-            try listener.listen("commits")
-        }
-        var writes: [Double] = []
-        for index in 0..<singleWrites {
-            let number = (observed ? 300_000_000 : 100_000_000) + index
-            let id = StoredValue.integer(Int64(number))
-            let commit = StoredValue.integer(Int64(index + 1))
-            let observing: [(sql: String, parameters: [StoredValue])] = [
-                ("INSERT INTO log (commit, kind, name, id, change) VALUES ($1, 'row', 'Chat', 'i:0', NULL), ($1, 'row', 'Message', $2, NULL), "
-                    + "($1, 'link', 'Chat.messages', 'i:0', NULL), ($1, 'link', 'Message.author', $2, NULL)", [commit, .text("i:\(number)")]),
-                ("SELECT pg_notify('commits', $1)", [.text("\(index + 1)")]),
-            ]
-            writes.append(try OnDemandBenchmark.milliseconds {
-                try connection.executeBatch([("BEGIN", [])] + (observed ? [("SELECT pg_advisory_xact_lock(1)", [])] : []) + [
-                    ("INSERT INTO \"Message\" (id, text, timestamp) VALUES ($1, $2, $3)", [id, .text("new"), .integer(Int64(index))]),
-                    ("INSERT INTO \"Message.author\" (owner, target) VALUES ($1, $2)", [id, .integer(0)]),
-                    ("INSERT INTO \"Chat.messages\" (owner, position, target) VALUES ($1, (SELECT coalesce(max(position) + 1, 0) FROM \"Chat.messages\" WHERE owner = $1), $2)",
-                     [.integer(0), id]),
-                ] + (observed ? observing : []) + [("COMMIT", [])])
-            })
-        }
-        writes.sort()
-        return writes[writes.count / 2]
+        let writer = try HandWrittenWrites(configuration, observed: observed)
+        defer { writer.close() }
+        return try writer.medianOf(singleWrites, firstIndex: 0)
     }
 
     /// Gathers the planner's statistics, as autovacuum would after a large load.
-    private static func analyze(_ configuration: PostgresConnection.Configuration) throws {
+    static func analyze(_ configuration: PostgresConnection.Configuration) throws {
         let connection = try PostgresConnection(configuration)
         defer { connection.close() }
         try connection.execute("ANALYZE")

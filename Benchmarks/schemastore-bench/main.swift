@@ -97,6 +97,13 @@ if CommandLine.arguments.dropFirst().first == "postgres-profile" {
     try PostgresProfile.run(messages: numbers.first ?? 100_000, writes: numbers.dropFirst().first ?? 2000)
     exit(0)
 }
+// `schemastore-bench postgres-single [messages] [rounds]`: single writes beside the observed
+// hand-written floor, alternated round by round (PostgresSingleWriteBenchmark.swift).
+if CommandLine.arguments.dropFirst().first == "postgres-single" {
+    let numbers = CommandLine.arguments.dropFirst(2).compactMap { Int($0) }
+    try PostgresSingleWriteBenchmark.run(messages: numbers.first ?? 10_000, rounds: numbers.dropFirst().first ?? 20)
+    exit(0)
+}
 if CommandLine.arguments.dropFirst().first == "postgres" {
     let sizes = CommandLine.arguments.dropFirst(2).compactMap { Int($0) }
     try PostgresBenchmark.run(sizes: sizes.isEmpty ? [10_000, 100_000] : sizes, rounds: 3)
