@@ -954,8 +954,9 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
         }
     }
 
-    /// What each write statement queued needs first: the statements before it sent ahead
-    /// when they are due, then the generic plans set.
+    /// What each write statement queued needs first: the generic plans set, then the
+    /// statements before it sent ahead when they are due (the setting with them, so that
+    /// the write's last batch holds one statement fewer).
     private func beforeQueueingWrite() throws {
         planOnce()
         try sendAhead()
