@@ -51,7 +51,6 @@ final class HandWrittenWrites {
                 ] + (listener != nil ? observing : []) + [("COMMIT", [])])
             })
         }
-        writes.sort()
-        return writes[writes.count / 2]
+        return OnDemandBenchmark.median(writes)
     }
 }

@@ -44,7 +44,7 @@ enum PostgresSingleWriteBenchmark {
         let modes = ["observed floor", "resident", "on demand"]
         var medians: [String: [Double]] = [:]
         var ratios: [String: [Double]] = [:]
-        print("Single writes on PostgreSQL, \(messages) messages, \(rounds) rounds of \(writes) writes each (ms; load \(loadAverage()))")
+        print("Single writes on PostgreSQL, \(messages) messages, \(rounds) rounds of \(writes) writes each (ms; load \(OnDemandBenchmark.loadAverage()))")
         for round in 0..<rounds {
             var thisRound: [String: Double] = [:]
             for turn in 0..<modes.count {
@@ -59,14 +59,9 @@ enum PostgresSingleWriteBenchmark {
             for mode in modes { medians[mode, default: []].append(thisRound[mode]!) }
             for mode in modes.dropFirst() { ratios[mode, default: []].append(thisRound[mode]! / thisRound["observed floor"]!) }
         }
-        func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
         for mode in modes {
-            let ratio = ratios[mode].map { String(format: ", %.2fx the floor (rounds: %.2f-%.2fx)", median($0), $0.min()!, $0.max()!) } ?? ""
-            print("  \(mode): \(String(format: "%.3f", median(medians[mode]!)))\(ratio)")
+            let ratio = ratios[mode].map { String(format: ", %.2fx the floor (rounds: %.2f-%.2fx)", OnDemandBenchmark.median($0), $0.min()!, $0.max()!) } ?? ""
+            print("  \(mode): \(String(format: "%.3f", OnDemandBenchmark.median(medians[mode]!)))\(ratio)")
         }
-    }
-
-    private static func loadAverage() -> String {
-        (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)).map { $0.split(separator: " ").prefix(3).joined(separator: " ") } ?? "unknown"
     }
 }
