@@ -112,7 +112,7 @@ struct SQLiteTransaction: StoreTransaction {
 
     func fullTextIndexesPresent(_ layout: StoreLayout) throws -> Set<String> {
         let tables = try database.tableNames()
-        return Set(layout.entities.flatMap(\.fullTextIndexes).map(\.termsTable).filter(tables.contains))
+        return layout.fullTextTermsTables.filter(tables.contains)
     }
 
     func updateFullText(_ index: FullTextLayout, id: StoredValue, text: String?, isNew: Bool) throws -> (documents: Int, length: Int) {
