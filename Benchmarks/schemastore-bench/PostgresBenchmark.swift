@@ -170,7 +170,7 @@ enum PostgresBenchmark {
     /// no commit log. `fullText`: with PostgreSQL's own full-text index on the messages' text
     /// too (GIN over `to_tsvector('simple', text)`), doing the work the store's postings do.
     static func handWritten(_ graph: Graph, _ configuration: PostgresConnection.Configuration, indexed: Bool, fullText: Bool,
-                                    copy: Bool) throws -> Double {
+                            copy: Bool) throws -> Double {
         let connection = try PostgresConnection(configuration)
         defer { connection.close() }
         let indexes = [

@@ -32,7 +32,7 @@ extension SQLSelect {
     /// Whether this select and `other` render to the same text (from the same placeholder
     /// number), whatever their bound values.
     func hasSameShape(as other: SQLSelect) -> Bool {
-        guard table == other.table, limit.isNil == other.limit.isNil, (offset > 0) == (other.offset > 0),
+        guard table == other.table, (limit == nil) == (other.limit == nil), (offset > 0) == (other.offset > 0),
               join?.table == other.join?.table, order.count == other.order.count,
               filter.hasSameShape(as: other.filter) else { return false }
         switch (output, other.output) {
@@ -174,8 +174,4 @@ extension SQLExpression {
     private var isAnd: Bool {
         if case .and = self { true } else { false }
     }
-}
-
-private extension Optional {
-    var isNil: Bool { self == nil }
 }
