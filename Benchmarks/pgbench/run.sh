@@ -4,10 +4,10 @@
 # scripts alternated round by round; prints each script's median latency (ms). Defaults:
 # 5 s per run, 5 rounds, floor store fused no-postings unindexed (the last two made from
 # store.sql: without its postings, and with them into tables without indexes); fused-gin
-# (made from fused.sql, below), ondemand (a write on demand assuming what it creates new)
-# and ondemand-nocheck (the same without its check that it does) on request. Needs
-# PostgreSQL's server binaries (Debian: postgresql); as root, the cluster runs as the
-# postgres user.
+# (made from fused.sql, below), fused-nopostings (fused.sql without the full-text postings
+# and totals), ondemand (a write on demand assuming what it creates new) and
+# ondemand-nocheck (the same without its check that it does) on request. Needs PostgreSQL's
+# server binaries (Debian: postgresql); as root, the cluster runs as the postgres user.
 set -euo pipefail
 seconds=${1:-5}; rounds=${2:-5}; shift $(( $# > 2 ? 2 : $# ))
 scripts=("$@"); [ ${#scripts[@]} -gt 0 ] || scripts=(floor store fused no-postings unindexed)
@@ -25,6 +25,7 @@ grep -v "WITH document" "$here/store.sql" > "$dir/no-postings.sql"
 sed 's/INTO terms /INTO terms_unindexed /; s/INTO docs /INTO docs_unindexed /' "$here/store.sql" > "$dir/unindexed.sql"
 sed "s/document AS (INSERT INTO docs .*AS p(term, count)), /document AS (INSERT INTO docs_gin (id, length, terms) VALUES (:id::bigint, 3, '{a,b,c}')), /" \
   "$here/fused.sql" > "$dir/fused-gin.sql"
+sed "s/document AS (INSERT INTO docs .*p3 AS (UPDATE totals [^)]*), //" "$here/fused.sql" > "$dir/fused-nopostings.sql"
 grep -v "EXISTS" "$here/ondemand.sql" > "$dir/ondemand-nocheck.sql"
 [ "$(id -u)" = 0 ] && chown postgres "$dir"/*.sql
 as "$bin/initdb" -D "$dir/data" -A trust >/dev/null

@@ -536,7 +536,14 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
         // Waiting for the lock ends after the store's lock timeout (set on the connection).
         // One writer at a time across every process; reads after this see every commit
         // made before it (READ COMMITTED takes a new snapshot per statement).
-        pending.append("SELECT pg_advisory_xact_lock($1)", [.integer(Self.writeLock)])
+        // A write that reads nothing before its statements (its closure runs in memory, or
+        // takes what it loads for new) sets its plans with the lock: one statement fewer.
+        if expected != nil || numberedOnServer {
+            pending.append("SELECT pg_advisory_xact_lock($1), \(Self.planGenerically)", [.integer(Self.writeLock)])
+            plannedOnce = true
+        } else {
+            pending.append("SELECT pg_advisory_xact_lock($1)", [.integer(Self.writeLock)])
+        }
         if let expected {
             pending.append("SELECT 1 / (CASE WHEN \(Self.lastCommitQuery) = $1 THEN 1 ELSE 0 END)", [.integer(expected)])
         }
@@ -932,9 +939,13 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
         // Only in a write transaction (SET LOCAL lasts until it ends), not in a writer's
         // opening one, which writes rarely.
         guard inTransaction, !plannedOnce else { return }
-        pending.append("SET LOCAL plan_cache_mode = force_generic_plan", [])
+        pending.append("SELECT \(Self.planGenerically)", [])
         plannedOnce = true
     }
+
+    /// Sets generic plans until the transaction ends (as `SET LOCAL`), as an expression: a
+    /// write that reads nothing first sets them with its lock (``writeTransaction(expecting:numberedOnServer:_:)``).
+    private static let planGenerically = "set_config('plan_cache_mode', 'force_generic_plan', true)"
 
     /// How many complete statements a write's batch holds before they go ahead of the rest
     /// (``sendAhead()``): a write's `BEGIN`, lock and check.
