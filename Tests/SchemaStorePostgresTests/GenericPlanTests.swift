@@ -11,7 +11,8 @@ import Testing
 /// its first five runs, and some (an array of rows) on every run. The setting goes with the
 /// write lock in writes that read nothing first, so it is checked here on the server, in
 /// every kind of write: resident, on demand assuming what it creates is new, and on demand
-/// reading first.
+/// reading first. (`pg_prepared_statements` counts plans from PostgreSQL 14; the tests run
+/// against 15.)
 @Suite(.serialized) struct GenericPlanTests {
     private struct Missing: Error {}
 
