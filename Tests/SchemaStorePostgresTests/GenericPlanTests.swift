@@ -48,7 +48,7 @@ import Testing
             }
         }
         let writes = try Self.preparedWrites(store)
-        // Prepared from their second run, so each ran at least 10 times by name.
+        // Prepared from their second run: the message's insert ran at least 10 times by name.
         #expect(writes.contains { $0.generic >= 10 }, "\(writes)")
         for write in writes {
             #expect(write.custom == 0, "planned for its values \(write.custom) times: \(write.sql)")

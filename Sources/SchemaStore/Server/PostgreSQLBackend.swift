@@ -539,7 +539,7 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
         // A write that reads nothing before its statements (its closure runs in memory, or
         // takes what it loads for new) sets its plans with the lock: one statement fewer.
         if expected != nil || numberedOnServer {
-            pending.append("SELECT pg_advisory_xact_lock($1), \(Self.planGenerically)", [.integer(Self.writeLock)])
+            pending.append(Self.lockPlanningGenerically, [.integer(Self.writeLock)])
             plannedOnce = true
         } else {
             pending.append("SELECT pg_advisory_xact_lock($1)", [.integer(Self.writeLock)])
@@ -936,16 +936,19 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
     /// rows; 60 µs of a 0.6 ms write for a list append), while their plans never depend on
     /// the values. Reads in the write go back to plans for their values (``execute(_:_:)``).
     private func planOnce() {
-        // Only in a write transaction (SET LOCAL lasts until it ends), not in a writer's
+        // Only in a write transaction (the setting lasts until it ends), not in a writer's
         // opening one, which writes rarely.
         guard inTransaction, !plannedOnce else { return }
-        pending.append("SELECT \(Self.planGenerically)", [])
+        pending.append(Self.planningGenerically, [])
         plannedOnce = true
     }
 
     /// Sets generic plans until the transaction ends (as `SET LOCAL`), as an expression: a
     /// write that reads nothing first sets them with its lock (``writeTransaction(expecting:numberedOnServer:_:)``).
     private static let planGenerically = "set_config('plan_cache_mode', 'force_generic_plan', true)"
+    /// The statements setting them, spelled once (each write sends one).
+    private static let planningGenerically = "SELECT \(planGenerically)"
+    private static let lockPlanningGenerically = "SELECT pg_advisory_xact_lock($1), \(planGenerically)"
 
     /// How many complete statements a write's batch holds before they go ahead of the rest
     /// (``sendAhead()``): a write's `BEGIN`, lock and check.
