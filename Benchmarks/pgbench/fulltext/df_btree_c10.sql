@@ -1,0 +1,1 @@
+SELECT count(*) FROM terms WHERE term = 'c10';

@@ -1,0 +1,1 @@
+SELECT count(*) FROM docs_gin WHERE terms @> '{c10}'::text[];

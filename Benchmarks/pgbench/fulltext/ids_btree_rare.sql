@@ -1,0 +1,1 @@
+SELECT t0.id FROM terms t0 WHERE t0.term = 'w40000';

@@ -1,0 +1,1 @@
+SELECT id FROM docs_gin WHERE terms @> '{c1}'::text[];
