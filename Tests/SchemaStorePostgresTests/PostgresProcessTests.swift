@@ -3,7 +3,7 @@ import ChatWorkloads
 import DeterministicRandom
 import Foundation
 import SchemaRuntime
-import SchemaStore
+@testable import SchemaStore
 import SchemaStorePostgres
 import PostgresTestSupport
 import Testing
@@ -175,6 +175,99 @@ import Testing
 
         // Every process's observers saw every commit (several may arrive as one change set).
         let markers = Set((1..<(count + 1)).map { "a\($0)" })
+        for (writer, lines) in reports.enumerated() {
+            let observed = lines.first { $0.hasPrefix("observed ") }.map { Set($0.dropFirst("observed ".count).split(separator: ",").map(String.init)) }
+            #expect(observed == markers, "writer \(writer) observed \(observed.map { markers.subtracting($0).sorted() } ?? []) missing")
+        }
+    }
+}
+
+extension PostgresProcessTests {
+    /// Stores reading on demand, whose writes read before they take the write lock: four
+    /// processes' random writes over the same few ids commit while others read, and the
+    /// database still equals a SQLite store that ran the committed writes one after another
+    /// in commit order (each commit's number found in the log by its marker), and every
+    /// process's change stream reported every commit.
+    @Test func randomWritesOnDemandFromFourProcessesEqualASerialReplayInCommitOrder() throws {
+        guard let cluster = try PostgresDialectTests.cluster() else { return }
+        defer { cluster.stop() }
+        try #require(FileManager.default.isExecutableFile(atPath: Self.helper.path), "store-crash-helper was not built next to the tests")
+        let configuration = try PostgresStoreTests.database(cluster, "unlockedreplay")
+        let store = try Store(.postgres(configuration), schema: ChatModelsSchema.self)
+        let writers = 4, writes = 60, seed: UInt64 = 41
+        let inputs = (0..<writers).map { _ in Pipe() }
+        let children = try (0..<writers).map { writer in
+            try Self.start(["random-on-demand", cluster.socketFolder, "unlockedreplay", "\(writer)", "\(writes)", "\(seed)"], input: inputs[writer])
+        }
+        var reports = children.map { Self.lines($0.1, until: "ready") }
+        for input in inputs { input.fileHandleForWriting.write(Data("go\n".utf8)) }
+        for writer in 0..<writers { reports[writer] += Self.lines(children[writer].1, until: "done") }
+        try store.write { try Chat(id: "end").save(to: &$0) }
+        for (writer, (process, pipe)) in children.enumerated() {
+            reports[writer] += Self.output(pipe)
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0, "writer \(writer) failed: \(reports[writer].suffix(3))")
+        }
+
+        // Each marker's commit, from the log (a row each, or a set of ids).
+        let connection = try PostgresConnection(configuration)
+        defer { connection.close() }
+        var commits: [Int: (writer: Int, index: Int)] = [:]
+        for row in try connection.execute("""
+            SELECT l."commit", e.id FROM "schemagen:commits" l CROSS JOIN LATERAL unnest(coalesce(l.ids, ARRAY[l.id])) AS e(id) \
+            WHERE l.kind = 'row' AND l.name = 'Attachment'
+            """) {
+            guard case .integer(let number) = row[0], case .text(let text) = row[1], case .text(let id)? = ServerValueText.decode(text),
+                  id.hasPrefix("w") else { continue }
+            let parts = id.dropFirst().split(separator: "-").compactMap { Int($0) }
+            #expect(commits[Int(number)] == nil, "commit \(number) holds two markers")
+            commits[Int(number)] = (parts[0], parts[1])
+        }
+        var wrote = 0, failed: Set<[Int]> = [], unlocked = 0, retried = 0
+        for (writer, lines) in reports.enumerated() {
+            for line in lines {
+                let words = line.split(separator: " ", maxSplits: 3).map(String.init)
+                if words.first == "wrote", words.count == 2 { wrote += 1 }
+                if words.first == "failed", words.count == 4, let index = Int(words[2]) { failed.insert([writer, index]) }
+                if words.first == "unlocked", words.count == 3 {
+                    unlocked += Int(words[1]) ?? 0
+                    retried += Int(words[2]) ?? 0
+                }
+            }
+        }
+        #expect(wrote + failed.count == writers * writes, "a write neither committed nor failed")
+        #expect(commits.count == wrote, "\(wrote) writes reported, \(commits.count) markers logged")
+        #expect(!commits.values.contains { failed.contains([$0.writer, $0.index]) }, "a write that failed committed")
+        // The writes overlapped: most committed without the lock held while they read, and
+        // some found what they read changed.
+        #expect(unlocked - retried > writers * writes / 2 && retried > 0, "unlocked \(unlocked), retried \(retried)")
+
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pg-unlocked-replay-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("replay.store")
+        let replay = try Store(.file(file), schema: ChatModelsSchema.self, options: Store.Options(residency: .onDemand))
+        let planned = (0..<writers).map { writer in
+            var random = SplitMix64(seed: seed &+ UInt64(writer))
+            return (0..<writes).map { _ in RandomChatWrite.next(&random) }
+        }
+        for number in commits.keys.sorted() {
+            let (writer, index) = commits[number]!
+            let write = planned[writer][index]
+            #expect(throws: Never.self, "commit \(number): \(write)") {
+                try replay.write { context in
+                    try write.apply(&context)
+                    try Attachment(id: "w\(writer)-\(index)", kind: .file).save(to: &context)
+                }
+            }
+        }
+        try replay.write { try Chat(id: "end").save(to: &$0) }
+        replay.close()
+        let reopened = try Store(.postgres(configuration), schema: ChatModelsSchema.self, options: Store.Options(residency: .resident))
+        let replayed = try Store(.file(file), schema: ChatModelsSchema.self, options: Store.Options(residency: .resident))
+        #expect(try ChatGraphText.of(reopened.context) == ChatGraphText.of(replayed.context))
+
+        let markers = Set(commits.values.map { "w\($0.writer)-\($0.index)" })
         for (writer, lines) in reports.enumerated() {
             let observed = lines.first { $0.hasPrefix("observed ") }.map { Set($0.dropFirst("observed ".count).split(separator: ",").map(String.init)) }
             #expect(observed == markers, "writer \(writer) observed \(observed.map { markers.subtracting($0).sorted() } ?? []) missing")

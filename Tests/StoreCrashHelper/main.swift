@@ -27,6 +27,13 @@ import SchemaStorePostgres
 // "failed <last number seen> <write> <error>" for each write that threw. Then prints "done",
 // waits (up to 60 s) until its change stream reports chat "end" (which the test saves once
 // every writer is done), and prints "observed <marker ids>", every marker its observers saw.
+//
+// store-crash-helper random-on-demand <socket folder> <database> <writer> <writes> <seed>
+//
+// The same with a store reading on demand, whose writes read before the write lock: each
+// write saves marker attachment "w<writer>-<write>" without reading anything for it (so
+// that markers make writes collide no more than the writes do), and prints "wrote <write>"
+// or "failed -1 <write> <error>"; the test finds each marker's commit number in the log.
 let arguments = CommandLine.arguments
 
 func fail(_ message: String, code: Int32) -> Never {
@@ -92,8 +99,8 @@ final class ObservedMarkers: @unchecked Sendable {
     }
 }
 
-func randomWrites(_ location: Store.Location, writer: Int, count: Int, seed: UInt64) throws {
-    let store = try Store(location, schema: ChatModelsSchema.self)
+func randomWrites(_ location: Store.Location, writer: Int, count: Int, seed: UInt64, onDemand: Bool) throws {
+    let store = try Store(location, schema: ChatModelsSchema.self, options: Store.Options(residency: onDemand ? .onDemand : .resident))
     let observed = ObservedMarkers()
     let changes = store.changes()
     Task.detached {
@@ -108,6 +115,14 @@ func randomWrites(_ location: Store.Location, writer: Int, count: Int, seed: UIn
         let write = RandomChatWrite.next(&random)
         var seen = -1
         do {
+            if onDemand {
+                try store.write { context in
+                    try write.apply(&context)
+                    try Attachment(id: "w\(writer)-\(index)", kind: .file).save(to: &context)
+                }
+                FileHandle.standardOutput.write(Data("wrote \(index)\n".utf8))
+                continue
+            }
             try store.write { context in
                 seen = CommitMarker.last(in: context)
                 try write.apply(&context)
@@ -117,6 +132,10 @@ func randomWrites(_ location: Store.Location, writer: Int, count: Int, seed: UIn
         } catch {
             FileHandle.standardOutput.write(Data("failed \(seen) \(index) \(error)\n".utf8))
         }
+    }
+    if onDemand {
+        let statistics = store.onDemandStatistics
+        FileHandle.standardOutput.write(Data("unlocked \(statistics.writesReadingUnlocked) \(statistics.writesReadingUnlockedRetried)\n".utf8))
     }
     FileHandle.standardOutput.write(Data("done\n".utf8))
     guard let ids = observed.waitForEnd(timeout: 60) else { fail("never observed the end", code: 2) }
@@ -133,7 +152,10 @@ do {
         try increments(postgres(arguments[2], arguments[3]), writer: arguments[4], count: count, expected: expected)
     case "random" where arguments.count == 7:
         guard let writer = Int(arguments[4]), let count = Int(arguments[5]), let seed = UInt64(arguments[6]) else { fail("bad numbers", code: 64) }
-        try randomWrites(postgres(arguments[2], arguments[3]), writer: writer, count: count, seed: seed)
+        try randomWrites(postgres(arguments[2], arguments[3]), writer: writer, count: count, seed: seed, onDemand: false)
+    case "random-on-demand" where arguments.count == 7:
+        guard let writer = Int(arguments[4]), let count = Int(arguments[5]), let seed = UInt64(arguments[6]) else { fail("bad numbers", code: 64) }
+        try randomWrites(postgres(arguments[2], arguments[3]), writer: writer, count: count, seed: seed, onDemand: true)
     default:
         guard arguments.count == 4, let first = Int(arguments[2]), let count = Int(arguments[3]) else {
             fail("usage: store-crash-helper <store path> <first write> <writes>", code: 64)

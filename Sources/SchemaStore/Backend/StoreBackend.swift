@@ -48,6 +48,14 @@ protocol StoreBackend: AnyObject, Sendable {
     /// not refuse it. Nil when the database cannot do this (a file).
     func transactionNumberedOnServer(_ body: (any StoreTransaction) throws -> Void) throws -> Void?
 
+    /// Runs `body` in one write transaction whose reads go before it holds the write lock:
+    /// other writes commit meanwhile, and this one commits only if none of them changed what
+    /// it read (`reads()`, asked when it takes the lock), numbered as
+    /// ``transactionNumberedOnServer(_:)`` numbers it. Throws ``ReadsChanged`` (nothing
+    /// written) when one did, also when `body` threw on reads that changed. Nil when the
+    /// database cannot do this (a file: its writes read under the lock at no cost).
+    func transactionValidatingReads(_ reads: @escaping () -> WriteReadSet, _ body: (any StoreTransaction) throws -> Void) throws -> Void?
+
     /// Runs `body`, which only reads, in one read transaction: every read sees the same
     /// committed state, whatever other connections commit meanwhile. Inside ``transaction(_:)``
     /// it joins that transaction.
@@ -171,6 +179,11 @@ extension StoreTransaction {
 /// written; the store catches up and runs the write again.
 struct StaleWrite: Error {}
 
+/// A write that read before it took the write lock found, under it, that another commit had
+/// changed what it read (``StoreBackend/transactionValidatingReads(_:_:)``): nothing was
+/// written; the store runs it again.
+struct ReadsChanged: Error {}
+
 /// A write on demand assumed that reads of what it touched would find nothing (new
 /// entities), and one found rows: nothing was written; the store runs the write again,
 /// reading what it touches first.
@@ -189,6 +202,8 @@ extension StoreBackend {
     func transaction(expectingLastCommit commit: Int64, _ body: (any StoreTransaction) throws -> Void) throws -> Void? { nil }
 
     func transactionNumberedOnServer(_ body: (any StoreTransaction) throws -> Void) throws -> Void? { nil }
+
+    func transactionValidatingReads(_ reads: @escaping () -> WriteReadSet, _ body: (any StoreTransaction) throws -> Void) throws -> Void? { nil }
 
     /// One read per id: right where a read costs no round trip (SQLite).
     func rows(_ entity: any AnyEntityPersister, ids: [StoredValue]) throws -> [StoredValue: [StoredValue]] {

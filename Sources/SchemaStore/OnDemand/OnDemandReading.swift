@@ -279,6 +279,14 @@ final class OnDemandReading: @unchecked Sendable {
         }
     }
 
+    /// Counts a write that read before it took the write lock: whether what it read held.
+    func recordUnlockedReads(held: Bool) {
+        pool.withLock {
+            finished.writesReadingUnlocked += 1
+            if !held { finished.writesReadingUnlockedRetried += 1 }
+        }
+    }
+
     func recordWrite(statements: (count: Int, reads: Int)) {
         pool.withLock {
             finished.writes += 1
@@ -314,5 +322,7 @@ extension OnDemandStatistics {
         writeReads += other.writeReads
         writesAssumingNew += other.writesAssumingNew
         writesAssumingNewRetried += other.writesAssumingNewRetried
+        writesReadingUnlocked += other.writesReadingUnlocked
+        writesReadingUnlockedRetried += other.writesReadingUnlockedRetried
     }
 }

@@ -435,6 +435,10 @@ public struct OnDemandStatistics: Sendable, Hashable {
     /// ran again, reading first.
     public var writesAssumingNew = 0
     public var writesAssumingNewRetried = 0
+    /// Writes on a server that read before they took the write lock, and those of them that
+    /// found under it that another commit had changed what they read, and ran again.
+    public var writesReadingUnlocked = 0
+    public var writesReadingUnlockedRetried = 0
 
     mutating func record(_ loader: SubgraphLoader) {
         materializations += 1

@@ -2,8 +2,9 @@ import Foundation
 @_spi(SchemaStore) import SchemaRuntime
 
 /// What a write on a store reading on demand reads, through the writer's connection inside
-/// the write's transaction (so it sees the file as the write found it, and no other writer
-/// can change it meanwhile).
+/// the write's transaction: under the write lock, so that no other writer changes it
+/// meanwhile, or, on a server, before it (``recordsReads``), noting what it read for the
+/// commit to check that no other writer changed it since.
 ///
 /// As the write's ``ContextFaulter`` it loads the entities and link lists the write's saves,
 /// deletes and links touch, the first time they touch them; as its ``ContextReader`` it
@@ -34,8 +35,8 @@ final class OnDemandWrite: ContextFaulter, ContextReader, @unchecked Sendable {
     /// Per entity or link table, whether it held no rows when the write began, asked once: a
     /// write into an empty table (a first import) has no stored rows, links or unique
     /// holders to read there. The file does not change under the write until it commits (it
-    /// holds the write lock, and its own changes are written after its closure); forgotten
-    /// when it ends.
+    /// holds the write lock, or its commit checks that no other wrote there meanwhile, and
+    /// its own changes are written after its closure); forgotten when it ends.
     private var emptyTables: [String: Bool] = [:]
     /// Per entity table, the ids whose rows the write read and found missing (or whose
     /// table it found empty): their entities are new. Ids, not keys: a change the context
@@ -55,16 +56,23 @@ final class OnDemandWrite: ContextFaulter, ContextReader, @unchecked Sendable {
     private var assumedNewCount = 0
     /// Per entity table, the ids the write assumed new.
     private var assumedIDs: [ObjectIdentifier: Set<StoredValue>] = [:]
+    /// Whether the write reads before it holds the write lock, and notes what it reads
+    /// (``readSet``) for its commit to check that no other commit changed it meanwhile.
+    private let recordsReads: Bool
+    private var reads = WriteReadSet()
+    /// What the write read so far (only while ``recordsReads``).
+    var readSet: WriteReadSet { lock.withLock { reads } }
 
     /// How many ids one `IN (...)` list binds.
     private static let batchSize = SubgraphLoader.batchSize
 
-    init(layout: StoreLayout, links: LinkLookup, backend: any SnapshotConnection, assumesNew: Bool = false,
+    init(layout: StoreLayout, links: LinkLookup, backend: any SnapshotConnection, assumesNew: Bool = false, recordsReads: Bool = false,
          connect: @escaping () throws -> any SnapshotConnection) {
         self.layout = layout
         self.links = links
         self.backend = backend
         self.assumesNew = assumesNew
+        self.recordsReads = recordsReads
         self.connect = connect
     }
 
@@ -92,6 +100,7 @@ final class OnDemandWrite: ContextFaulter, ContextReader, @unchecked Sendable {
             if let archive = layout.archives[table] {
                 for key in keys {
                     countRead(statements: 1)
+                    noteRead([archive.idValue(key, in: context)], of: archive.entityName)
                     if let json = try backend.archive(name: archive.entityName, id: archive.idValue(key, in: context)) {
                         try archive.load(json, into: &context)
                     }
@@ -101,6 +110,7 @@ final class OnDemandWrite: ContextFaulter, ContextReader, @unchecked Sendable {
             guard let entity = layout.persisterByTable[table] else { return }
             let ids = keys.map { entity.idValue($0, in: context) }
             if try assumeNew(entity, ids: ids) { return }
+            noteRead(ids, of: entity.entityName)
             guard try !isEmpty(entity.tableName, column: entity.columns[0].name, reading: keys.count) else {
                 lock.withLock { absentIDs[table, default: []].formUnion(ids) }
                 return
@@ -121,6 +131,7 @@ final class OnDemandWrite: ContextFaulter, ContextReader, @unchecked Sendable {
                 for row in answers[0] { found.insert(row[1]) }
                 try loadRows(entity, answers[0], into: &context)
                 for (link, pairs) in zip(links, answers.dropFirst()) {
+                    noteLinksRead(from: link.source, of: batch, pairs: pairs)
                     try loadLinks(link.slot, from: link.source, pairs: pairs, owner: entity, into: &context)
                 }
             }
@@ -160,7 +171,8 @@ final class OnDemandWrite: ContextFaulter, ContextReader, @unchecked Sendable {
     }
 
     /// Whether the write read the row of the entity `id` of `table` and found none: the
-    /// entity is new (a write holds the write lock, so no other can add it meanwhile).
+    /// entity is new (a write holds the write lock, or checks under it that no other commit
+    /// named the entity since, so no other can add it meanwhile).
     func readAbsent(_ id: StoredValue, of table: ObjectIdentifier) -> Bool {
         lock.withLock { absentIDs[table]?.contains(id) ?? false }
     }
@@ -190,6 +202,14 @@ final class OnDemandWrite: ContextFaulter, ContextReader, @unchecked Sendable {
             var ids: [StoredValue] = []
             countRead(statements: 1)
             try backend.rows(select) { ids.append($0[0]) }
+            if recordsReads, !writeEnded {
+                // What holds the value now must be all that holds it at the commit: checked
+                // under the write lock, as assumed absences are; the holders' rows by id.
+                noteRead(ids, of: persister.entityName)
+                try backend.expectNoRows([ids.isEmpty ? select : SQLSelect(
+                    output: select.output, table: select.table,
+                    filter: .and([filter, .not(.oneOf(.column(persister.columns[0].name), ids))]))])
+            }
             return try persister.loadKeys(ids, into: &context)
         } ?? []
     }
@@ -278,6 +298,7 @@ final class OnDemandWrite: ContextFaulter, ContextReader, @unchecked Sendable {
         if let archive = layout.archives[table] {
             // Archives are kept as JSON: every one is read.
             countRead(statements: 1)
+            noteReadAll(of: archive.entityName)
             let ids = try backend.archiveIDs(name: archive.entityName)
             var keys = try ids.map { try archive.loadKey($0, into: &context) }
             context.readEntities(table, keys)
@@ -295,6 +316,7 @@ final class OnDemandWrite: ContextFaulter, ContextReader, @unchecked Sendable {
         }
         var ids: [StoredValue] = []
         countRead(statements: 1)
+        noteReadAll(of: entity.entityName)
         try backend.rows(SQLSelect(output: .columns([.column(entity.columns[0].name), .storageOrder()]), table: entity.tableName, filter: filter,
                                    order: [SQLOrderTerm(expression: .storageOrder(), descending: false)])) { values in
             ids.append(values[0])
@@ -316,6 +338,9 @@ final class OnDemandWrite: ContextFaulter, ContextReader, @unchecked Sendable {
     /// Reads every stored entity, link list and archive into `context`. O(file): for the
     /// queries in a write whose source names no rows SQL can select.
     private func readEverything(into context: inout Context) throws {
+        for name in layout.entities.map(\.entityName) + layout.links.map(\.name) + layout.archives.values.map(\.entityName) {
+            noteReadAll(of: name)
+        }
         for entity in layout.entities {
             var ids: [StoredValue] = []
             countRead(statements: 1)
@@ -392,6 +417,8 @@ final class OnDemandWrite: ContextFaulter, ContextReader, @unchecked Sendable {
         countRead(statements: 1)
         var pairs: [[StoredValue]] = []
         try backend.rows(select) { pairs.append($0) }
+        noteRead(ids, of: owner.entityName)
+        noteLinksRead(from: source, of: ids, pairs: pairs)
         try loadLinks(slot, from: source, pairs: pairs, owner: owner, into: &context)
     }
 
@@ -437,11 +464,37 @@ final class OnDemandWrite: ContextFaulter, ContextReader, @unchecked Sendable {
         guard !writeEnded else { return false }
         if let known = emptyTables[name] { return known }
         guard reading >= Self.emptinessWorthAsking else { return false }
+        noteReadAll(of: name)
         var empty = true
         countRead(statements: 1)
         try backend.rows(SQLSelect(output: .columns([.column(column)]), table: name, limit: 1)) { _ in empty = false }
         emptyTables[name] = empty
         return empty
+    }
+
+    /// Notes reads of `ids` under `name` (``readSet``).
+    private func noteRead(_ ids: [StoredValue], of name: String) {
+        guard recordsReads, !writeEnded else { return }
+        lock.withLock { reads.read(ids, of: name) }
+    }
+
+    private func noteReadAll(of name: String) {
+        guard recordsReads, !writeEnded else { return }
+        lock.withLock { reads.readAll(of: name) }
+    }
+
+    /// Notes a read of the links of `ids` from `source`, which answered `pairs` (each an
+    /// owner, of `ids`, and a target). The log names a link table's changes by the owners of
+    /// its rows: read backwards, those are the targets found, and an id that found none
+    /// could gain one under any owner (the whole table counts as read).
+    private func noteLinksRead(from source: LinkLookup.Source, of ids: [StoredValue], pairs: [[StoredValue]]) {
+        switch source {
+        case .stored(let link):
+            noteRead(ids, of: link.name)
+        case .inverse(let link):
+            noteRead(pairs.map { $0[1] }, of: link.name)
+            if Set(pairs.map { $0[0] }).count < Set(ids).count { noteReadAll(of: link.name) }
+        }
     }
 
     /// Counts a read of `statements` statements sent together.

@@ -91,6 +91,9 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
     /// Whether the write transaction assumed reads absent (``expectNoRows(_:)``): a division
     /// by zero that no other check explains is one of them found rows.
     private var assumedAbsent = false
+    /// In a write reading before the lock (``transactionValidatingReads(_:_:)``), what it
+    /// read and the checks its reads asked for.
+    private var validation: ReadValidation?
     /// Whether the commit log has the columns of sets of entries (``logHasSets()``).
     var logHasSetColumns = false
     /// Each table's upsert (``upsert(_:)``).
@@ -519,6 +522,16 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
         try writeTransaction(expecting: nil, numberedOnServer: true, body)
     }
 
+    /// A write whose reads go before the lock (``StoreBackend/transactionValidatingReads(_:_:)``):
+    /// `BEGIN` goes with its first read, which also reads the last commit; the lock waits
+    /// for its first write statement, and goes with a statement that checks that the log
+    /// names none of `reads()` after that commit (``ReadValidation``), then numbers the
+    /// commit as ``transactionNumberedOnServer(_:)`` does. So the lock is held while the
+    /// server runs the write's statements, never while this store reads or runs its closure.
+    func transactionValidatingReads(_ reads: @escaping () -> WriteReadSet, _ body: (any StoreTransaction) throws -> Void) throws -> Void? {
+        try writeTransaction(expecting: nil, numberedOnServer: true, validating: reads, body)
+    }
+
     /// The setting holding the number of the commit a transaction numbered on the server makes.
     static let commitSetting = "schemagen.commit"
     /// That number, in SQL.
@@ -528,7 +541,8 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
 
     /// A write transaction, its statements waiting to go with its first read or its commit;
     /// with `expected`, refused (``StaleWrite``) unless the last commit is still that one.
-    private func writeTransaction(expecting expected: Int64?, numberedOnServer: Bool = false, _ body: (any StoreTransaction) throws -> Void) throws {
+    private func writeTransaction(expecting expected: Int64?, numberedOnServer: Bool = false, validating reads: (() -> WriteReadSet)? = nil,
+                                  _ body: (any StoreTransaction) throws -> Void) throws {
         // A connection lost since the last transaction is replaced before this one starts.
         _ = try liveConnection()
         pending.resetIndexDeferral()
@@ -538,7 +552,10 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
         // made before it (READ COMMITTED takes a new snapshot per statement).
         // A write that reads nothing before its statements (its closure runs in memory, or
         // takes what it loads for new) sets its plans with the lock: one statement fewer.
-        if expected != nil || numberedOnServer {
+        if let reads {
+            // The lock comes with the write's statements (``lockValidatingReads()``).
+            validation = ReadValidation(reads: reads)
+        } else if expected != nil || numberedOnServer {
             pending.append(Self.lockPlanningGenerically, [.integer(Self.writeLock)])
             plannedOnce = true
         } else {
@@ -548,7 +565,7 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
             pending.append("SELECT 1 / (CASE WHEN \(Self.lastCommitQuery) = $1 THEN 1 ELSE 0 END)", [.integer(expected)])
         }
         if numberedOnServer {
-            numberingStep = pending.appendRead(Self.numberCommit, [])
+            if reads == nil { numberingStep = pending.appendRead(Self.numberCommit, []) }
             numbersOnServer = true
         }
         inTransaction = true
@@ -565,11 +582,22 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
             numbersOnServer = false
             assumedAbsent = false
             fingerprintCheck = nil
+            validation = nil
             fullTextChanges.removeAll()
             pending.resetIndexDeferral()
         }
         do {
-            try body(PostgreSQLTransaction(backend: self))
+            do {
+                try body(PostgreSQLTransaction(backend: self))
+            } catch {
+                // What the write read before the lock may have changed since, and be why it
+                // threw: it runs again then, and the error counts only if they held.
+                if validation?.lockQueued == false, readsHeld() == false { throw ReadsChanged() }
+                throw error
+            }
+            // A write that read and changed nothing still checks its reads: its closure's
+            // answer must come from one state.
+            if validation?.lockQueued == false { lockValidatingReads() }
             pending.append("COMMIT", [])
             try flush()
             if let number = loggedServerNumber ? serverNumber : numberedCommit { lastKnownCommit = number }
@@ -577,11 +605,16 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
             pending.removeAll()
             // The error may be another one than theirs: the batch in flight is answered first.
             try? finishSending()
-            let checkFailed = connection.serverCode(of: error) == Self.divisionByZero && (fingerprintCheck != nil || expected != nil || assumedAbsent)
+            let code = connection.serverCode(of: error)
+            let checkFailed = code == Self.divisionByZero && (fingerprintCheck != nil || expected != nil || assumedAbsent || validation != nil)
             guard checkFailed, connection.isConnected else {
                 if connection.isConnected { _ = try? connection.execute("ROLLBACK", []) }
                 // Another writer held the lock for longer than the timeout: nothing was written.
-                if connection.serverCode(of: error) == Self.lockNotAvailable { throw StoreError.locked(path: location) }
+                if code == Self.lockNotAvailable { throw StoreError.locked(path: location) }
+                // Reading before the lock, a write can meet a migration waiting for the
+                // tables it read while it waits for the lock the migration holds: the server
+                // ends one of them, and this one runs again (and finds the schema changed).
+                if validation != nil, code == Self.deadlockDetected { throw ReadsChanged() }
                 throw error
             }
             // One of the write's checks failed it, or another statement divided by zero: the
@@ -594,6 +627,8 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
             if let check = fingerprintCheck, recorded != check.expected { throw FingerprintChanged(recorded: recorded) }
             if case .integer(let last) = row[1] { lastKnownCommit = last }
             if let expected, row[1] != .integer(expected) { throw StaleWrite() }
+            // Under the lock, something the write read before it had changed.
+            if validation != nil { throw ReadsChanged() }
             // Neither the schema nor the last commit changed: a read the write assumed
             // absent found rows.
             if assumedAbsent { throw AssumedAbsentFound() }
@@ -603,6 +638,39 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
 
     /// PostgreSQL's code for a division by zero: the check of ``transaction(expectingLastCommit:_:)``.
     private static let divisionByZero = "22012"
+    /// PostgreSQL's code for a transaction ended to break a deadlock.
+    private static let deadlockDetected = "40P01"
+
+    /// Queues, before a write's first write statement, the lock of a write that read before
+    /// it (``transactionValidatingReads(_:_:)``), the check that nothing it read changed
+    /// since, which also numbers the commit, and the absences it relied on.
+    private func lockValidatingReads() {
+        guard var validation else { return }
+        validation.lockQueued = true
+        pending.append(Self.lockPlanningGenerically, [.integer(Self.writeLock)])
+        plannedOnce = true
+        let check = ReadValidation.check(fingerprint: fingerprintCheck.map(\.expected), since: lastCommitRead, reads: validation.reads())
+        numberingStep = pending.appendRead(check.sql, check.parameters)
+        for absence in validation.absences {
+            pending.append("SELECT 1 / (CASE WHEN \(absence.found) THEN 0 ELSE 1 END)", absence.parameters)
+        }
+        validation.absences = []
+        self.validation = validation
+    }
+
+    /// Whether what a write that read before the lock read still holds now (read without
+    /// the lock): its closure threw, and the error counts only then. Nil when that cannot
+    /// be told (the transaction failed).
+    private func readsHeld() -> Bool? {
+        guard let validation else { return true }
+        let reads = validation.reads()
+        guard !reads.isEmpty || !validation.absences.isEmpty else { return true }
+        let (unchanged, parameters) = ReadValidation.unchanged(since: lastCommitRead, reads: reads, firstParameter: 1)
+        var statements = [(sql: "SELECT CASE WHEN \(unchanged) THEN 1 ELSE 0 END", parameters: parameters)]
+        statements += validation.absences.map { ("SELECT CASE WHEN \($0.found) THEN 0 ELSE 1 END", $0.parameters) }
+        guard let answers = try? execute(each: statements) else { return nil }
+        return answers.allSatisfy { $0.first?.first == .integer(1) }
+    }
 
     /// In a write transaction, the last commit number read under the write lock: no other
     /// writer commits before this one, so its own number follows without another read.
@@ -787,6 +855,11 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
         var renderer = SQLRenderer(dialect)
         let found = selects.map { "EXISTS (\(renderer.render($0)))" }.joined(separator: " OR ")
         let check = "SELECT 1 / (CASE WHEN \(found) THEN 0 ELSE 1 END)"
+        if validation?.lockQueued == false {
+            // Before the lock, a check would hold for now only: it goes after the lock.
+            validation?.absences.append((found, renderer.bindings))
+            return
+        }
         guard inTransaction, snapshotCommit == nil else {
             if try execute("SELECT CASE WHEN \(found) THEN 1 ELSE 0 END", renderer.bindings).first?.first == .integer(1) { throw AssumedAbsentFound() }
             return
@@ -972,6 +1045,7 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
     /// statements before it sent ahead when they are due (the setting with them, so that
     /// the write's last batch holds one statement fewer).
     private func beforeQueueingWrite() throws {
+        if validation?.lockQueued == false { lockValidatingReads() }
         planOnce()
         try sendAhead()
     }

@@ -381,8 +381,10 @@ public final class Store: @unchecked Sendable {
     /// store heard of, and the commit goes in one round trip if no other store committed
     /// first; if one did, `body` runs once more, on the latest graph. On a server reading on
     /// demand, `body` may first run taking the entities it loads for new (``AssumeNewPolicy``),
-    /// and once more, reading them, if they were not. So it may run twice: keep it free of
-    /// effects outside the context.
+    /// and once more, reading them, if they were not; it reads before it takes the
+    /// database's write lock, and runs again when another store's commit changed what it
+    /// read meanwhile (up to ``unlockedAttempts`` times, then once more under the lock). So
+    /// it may run several times: keep it free of effects outside the context.
     @discardableResult
     public func write<Result>(_ body: (inout Context) throws -> Result) throws -> Result {
         try writeBlocking(body)
@@ -396,10 +398,13 @@ public final class Store: @unchecked Sendable {
             }
             var commit: Commit<Result>?
             if let onDemand, let file = backend as? any SnapshotConnection, readsOnDemand {
-                // On demand: the closure reads the file through the transaction, which no
-                // other store can change until it ends.
+                // On demand: the closure reads the file through the transaction. On a server,
+                // first as if what it loads were new (nothing read), then before the write
+                // lock (what it read checked under it); last, and on a file, under the lock
+                // from the start, so that no other store changes the file until it ends.
                 do {
                     commit = try writeOnDemandAssumingNew(body, file: file, reading: onDemand)
+                    if commit == nil { commit = try writeOnDemandReadingUnlocked(body, file: file, reading: onDemand) }
                     if commit == nil {
                         try backend.transaction { transaction in
                             commit = try runOnDemand(body, transaction: transaction, file: file, onDemand: onDemand)
@@ -522,6 +527,36 @@ public final class Store: @unchecked Sendable {
         if reading.assumedNew > 0 { onDemand.recordAssumption(held: true) }
         return commit
     }
+
+    /// On a server, a write on demand that reads before it takes the write lock
+    /// (``StoreBackend/transactionValidatingReads(_:_:)``): other stores commit while it reads
+    /// and runs its closure, and it commits only if none of them changed what it read. When
+    /// one did, nothing was written and it runs again, at most ``unlockedAttempts`` times in
+    /// all; nil then (it runs once more under the lock from the start, sure to commit), and
+    /// where the database cannot do this.
+    private func writeOnDemandReadingUnlocked<Result>(_ body: (inout Context) throws -> Result, file: any SnapshotConnection,
+                                                      reading onDemand: OnDemandReading) throws -> Commit<Result>? {
+        guard let backend, file.checksAssumedReads else { return nil }
+        for _ in 0..<Self.unlockedAttempts {
+            var commit: Commit<Result>?
+            let reading = OnDemandWrite(layout: layout, links: onDemand.links, backend: file, recordsReads: true, connect: onDemand.connect)
+            do {
+                guard try backend.transactionValidatingReads({ reading.readSet }, { transaction in
+                    commit = try runOnDemand(body, transaction: transaction, file: file, onDemand: onDemand, reading: reading)
+                }) != nil else { return nil }
+                onDemand.recordUnlockedReads(held: true)
+                return commit
+            } catch is ReadsChanged {
+                onDemand.recordUnlockedReads(held: false)
+            }
+        }
+        return nil
+    }
+
+    /// How many times a write on demand reads before the lock (``writeOnDemandReadingUnlocked(_:file:reading:)``)
+    /// before it reads under it: under contention on the same rows, the lock taken first
+    /// guarantees progress.
+    static let unlockedAttempts = 3
 
     /// Runs `body` on a context that reads the file on demand (``OnDemandWrite``) and writes
     /// its changes in `transaction`: the write reads and writes what it touches (through
