@@ -261,17 +261,30 @@ enum PostgresBenchmark {
 /// process is this executable again (`postgres-load-child`). Its stores are resident
 /// (every process follows the others' commits), or with `on-demand` read on demand (each
 /// read a `store.read` on a snapshot of the server).
+///
+/// - `updates`: each write edits the text of a random message it reads first (of the 1,000
+///   there at the start) instead.
+/// - `writes-only`: every operation is a write.
+/// - `tcp`: the processes reach the server over TCP on 127.0.0.1 instead of its socket.
+/// - `delay=<ms>`: over TCP, through a proxy that holds what goes either way for that long
+///   (``DelayProxy``: a network between them).
 enum PostgresLoadBenchmark {
+    struct MissingMessage: Error {}
+
     static let seconds = 3.0
     static let chats = 100
 
-    static func run(processCounts: [Int], residency: Store.Residency = .resident) throws {
-        guard let cluster = try TemporaryPostgresCluster.start() else {
+    static func run(processCounts: [Int], residency: Store.Residency = .resident, updates: Bool = false, writesOnly: Bool = false,
+                    overTCP: Bool = false, delay: TimeInterval? = nil) throws {
+        guard let cluster = try TemporaryPostgresCluster.start(loopbackPort: overTCP || delay != nil ? Int.random(in: 20_000..<30_000) : nil) else {
             print(TemporaryPostgresCluster.missingServer)
             return
         }
         defer { cluster.stop() }
-        print("PostgreSQL stores under load (\(residency == .resident ? "resident" : "on demand")): \(seconds) s per run, 4 reads per write")
+        let proxy = try delay.map { try DelayProxy(upstreamPort: cluster.port, delay: $0) }
+        if let delay { print("Over TCP through a proxy holding each chunk \(delay * 1000) ms either way") }
+        print("PostgreSQL stores under load (\(residency == .resident ? "resident" : "on demand")): \(seconds) s per run, "
+              + (writesOnly ? "only writes, each " : "4 reads per ") + (updates ? "an edit of a message" : "a new message"))
         for processes in processCounts {
             let name = "load\(processes)"
             let configuration = try cluster.createDatabase(name)
@@ -288,7 +301,8 @@ enum PostgresLoadBenchmark {
             let children = try (0..<processes).map { index -> (Process, Pipe) in
                 let process = Process()
                 process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-                process.arguments = ["postgres-load-child", cluster.socketFolder, name, "\(index)", residency == .resident ? "resident" : "on-demand"]
+                process.arguments = ["postgres-load-child", configuration.host, name, "\(index)", residency == .resident ? "resident" : "on-demand",
+                                     updates ? "updates" : "inserts", "\(proxy?.port ?? configuration.port)", writesOnly ? "writes-only" : "mixed"]
                 let pipe = Pipe()
                 process.standardOutput = pipe
                 try process.run()
@@ -316,8 +330,8 @@ enum PostgresLoadBenchmark {
     }
 
     /// One process of the load: prints `r <ms>` or `w <ms>` per operation.
-    static func child(socket: String, database: String, index: Int, residency: Store.Residency) throws {
-        let store = try Store(.postgres(PostgresConnection.Configuration(host: socket, database: database, user: "schemagen")),
+    static func child(host: String, port: Int, database: String, index: Int, residency: Store.Residency, updates: Bool, writesOnly: Bool) throws {
+        let store = try Store(.postgres(PostgresConnection.Configuration(host: host, port: port, database: database, user: "schemagen")),
                               schema: BenchModelsSchema.self, options: Store.Options(residency: residency))
         var random = SplitMix64(seed: UInt64(index + 1))
         var lines: [String] = []
@@ -325,12 +339,19 @@ enum PostgresLoadBenchmark {
         var written = 0
         while Date() < end {
             let chat = Int.random(in: 0..<chats, using: &random)
-            if Int.random(in: 0..<5, using: &random) == 0 {
+            if writesOnly || Int.random(in: 0..<5, using: &random) == 0 {
                 let id = 1_000_000 * (index + 1) + written
                 written += 1
+                let edited = chat * 10 + Int.random(in: 0..<10, using: &random)
                 let time = try OnDemandBenchmark.milliseconds {
                     try store.write { context in
-                        try Message(id: id, text: "from \(index)", timestamp: id, chat: .id(chat), author: .id(chat)).save(to: &context)
+                        guard updates else {
+                            return try Message(id: id, text: "from \(index)", timestamp: id, chat: .id(chat), author: .id(chat)).save(to: &context)
+                        }
+                        // Taken for new at first (AssumeNewPolicy), it is missing: the write runs again, reading it.
+                        guard var message = Message.query(edited, in: context).resolve() else { throw MissingMessage() }
+                        message.text = "edit \(id) of \(message.text.prefix(20))"
+                        try message.save(to: &context)
                     }
                 }
                 lines.append("w \(time)")

@@ -14,6 +14,10 @@ public final class TemporaryPostgresCluster {
     public let folder: URL
     public let binaries: URL
     public let user = "schemagen"
+    /// The server's port: its socket's name, and its TCP port on 127.0.0.1 when it listens there.
+    public let port: Int
+    /// Whether the server also listens on 127.0.0.1 (``start(loopbackPort:)``).
+    public let listensOnLoopback: Bool
     private let asPostgres: Bool
 
     public var socketFolder: String { folder.path }
@@ -33,10 +37,12 @@ public final class TemporaryPostgresCluster {
         return nil
     }
 
-    /// A started cluster, or nil when this machine has no PostgreSQL server programs.
-    public static func start() throws -> TemporaryPostgresCluster? {
+    /// A started cluster, or nil when this machine has no PostgreSQL server programs. With
+    /// `loopbackPort`, the server also listens on 127.0.0.1 at that port (benchmarks that
+    /// put a network's delay between client and server); else on its socket only.
+    public static func start(loopbackPort: Int? = nil) throws -> TemporaryPostgresCluster? {
         guard let binaries = serverBinaries() else { return nil }
-        let cluster = try TemporaryPostgresCluster(binaries: binaries)
+        let cluster = try TemporaryPostgresCluster(binaries: binaries, port: loopbackPort ?? 5432, listensOnLoopback: loopbackPort != nil)
         try cluster.run("initdb", ["-D", cluster.data, "-A", "trust", "-U", cluster.user, "-E", "UTF8", "--locale=C", "--no-sync"])
         try cluster.startServer()
         return cluster
@@ -45,7 +51,7 @@ public final class TemporaryPostgresCluster {
     /// Starts the server (again, after ``stopServer()``).
     public func startServer() throws {
         try run("pg_ctl", ["-D", data, "-w", "-s", "-l", folder.appendingPathComponent("server.log").path,
-                           "-o", "-k \(socketFolder) -c listen_addresses='' -c fsync=off", "start"])
+                           "-o", "-k \(socketFolder) -p \(port) -c listen_addresses='\(listensOnLoopback ? "127.0.0.1" : "")' -c fsync=off", "start"])
     }
 
     /// Stops the server at once, dropping every connection (the data stays).
@@ -53,8 +59,10 @@ public final class TemporaryPostgresCluster {
         try run("pg_ctl", ["-D", data, "-w", "-s", "-m", "fast", "stop"])
     }
 
-    private init(binaries: URL) throws {
+    private init(binaries: URL, port: Int, listensOnLoopback: Bool) throws {
         self.binaries = binaries
+        self.port = port
+        self.listensOnLoopback = listensOnLoopback
         // Short: a Unix socket path must fit in about 100 bytes.
         folder = URL(fileURLWithPath: "/tmp/pg-\(ProcessInfo.processInfo.processIdentifier)-\(UInt32.random(in: 0...UInt32.max))")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -63,7 +71,7 @@ public final class TemporaryPostgresCluster {
     }
 
     public func configuration(database: String = "postgres") -> PostgresConnection.Configuration {
-        PostgresConnection.Configuration(host: socketFolder, database: database, user: user)
+        PostgresConnection.Configuration(host: listensOnLoopback ? "127.0.0.1" : socketFolder, port: port, database: database, user: user)
     }
 
     /// A new, empty database on the cluster.

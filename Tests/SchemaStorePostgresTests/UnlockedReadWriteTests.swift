@@ -73,6 +73,20 @@ import Testing
         #expect(try other.read { User.query("u1", in: $0).resolve()?.name } == "Ann B.!")
     }
 
+    /// More commits meanwhile than the log keeps: what they changed cannot be told, so the
+    /// write runs again, though none of them touched what it read.
+    @Test func commitsPastWhatTheLogKeepsCountAsChangingEverything() throws {
+        guard let cluster = try PostgresDialectTests.cluster() else { return }
+        defer { cluster.stop() }
+        let (store, other, _) = try Self.stores(cluster, "unlockedpruned")
+        let commits = Int(CommitLog.retainedCommits + 2 * PostgreSQLBackend.pruneEvery)
+        let runs = try Self.renameU1(in: store) {
+            for index in 0..<commits { try other.write { try Attachment(id: "x\(index)").save(to: &$0) } }
+        }
+        #expect(runs == 2)
+        #expect(try other.read { User.query("u1", in: $0).resolve()?.name } == "Ann!")
+    }
+
     /// Commits to other rows, other lists and other tables change nothing the write read:
     /// it runs once.
     @Test func commitsToWhatTheWriteDidNotReadLetItCommitAtOnce() throws {

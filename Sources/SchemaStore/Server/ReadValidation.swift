@@ -46,7 +46,9 @@ struct ReadValidation {
     /// The condition that no commit after `since` names what `reads` holds, with its
     /// bindings, numbered from `firstParameter`: the log's entries after it (a row each, or
     /// sets of ids) are matched against the names read whole and the ids read by name; and
-    /// the log still holds every commit after it (``CommitLog/retainedCommits``). Without a
+    /// the log still holds every commit after it (``CommitLog/retainedCommits``: it holds the
+    /// one right after, or none came; asked by key, since the oldest entries are found past
+    /// the dead ones pruning left until a vacuum). Without a
     /// `since` (nothing read yet), false: everything counts as changed.
     static func unchanged(since: Int64?, reads: WriteReadSet, firstParameter first: Int) -> (condition: String, parameters: [StoredValue]) {
         guard let since else { return ("FALSE", []) }
@@ -58,7 +60,7 @@ struct ReadValidation {
             NOT EXISTS (SELECT 1 FROM \(log) l CROSS JOIN LATERAL unnest(coalesce(l.ids, ARRAY[l.id])) AS e(id) \
             WHERE l."commit" > $\(first) AND l."commit" <= (SELECT max("commit") FROM \(log)) \
             AND (l.name = ANY($\(first + 1)::text[]) OR (l.name, e.id) IN (SELECT * FROM unnest($\(first + 2)::text[], $\(first + 3)::text[])))) \
-            AND coalesce((SELECT min("commit") FROM \(log)), 0) <= $\(first) + 1
+            AND ($\(first) = \(PostgreSQLBackend.lastCommitQuery) OR EXISTS (SELECT 1 FROM \(log) WHERE "commit" = $\(first) + 1))
             """
         return (condition, [
             .integer(since),
