@@ -246,7 +246,7 @@ extension PostgresProcessTests {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let file = folder.appendingPathComponent("replay.store")
-        let replay = try Store(.file(file), schema: ChatModelsSchema.self, options: Store.Options(residency: .onDemand))
+        let replay = try Store(.file(file), schema: ChatModelsSchema.self, options: Store.Options(residency: .resident))
         let planned = (0..<writers).map { writer in
             var random = SplitMix64(seed: seed &+ UInt64(writer))
             return (0..<writes).map { _ in RandomChatWrite.next(&random) }

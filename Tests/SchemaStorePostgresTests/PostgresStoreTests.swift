@@ -28,6 +28,22 @@ import Testing
         #expect(Date().timeIntervalSince(start) < 10, "a write to a stopped server hung", sourceLocation: sourceLocation)
     }
 
+    /// An entity deleted and saved again in one write moves to the end of storage order on
+    /// PostgreSQL too, resident and on demand (`OnDemandDifferentialTests`), also once reopened.
+    @Test func anEntityDeletedAndSavedAgainMovesLast() throws {
+        guard let cluster = try PostgresDialectTests.cluster() else { return }
+        defer { cluster.stop() }
+        for residency in [Store.Residency.resident, .onDemand] {
+            let configuration = try Self.database(cluster, "savedagain\(residency)")
+            let store = try Store(.postgres(configuration), schema: ChatModelsSchema.self, options: Store.Options(residency: residency))
+            let (messages, chat) = try DeletedAndSavedAgain.write(to: store)
+            #expect(messages == DeletedAndSavedAgain.expected && chat == DeletedAndSavedAgain.expected, "\(residency)")
+            store.close()
+            let reopened = try Store(.postgres(configuration), schema: ChatModelsSchema.self, options: Store.Options(residency: residency))
+            #expect(try reopened.read(DeletedAndSavedAgain.messages) == DeletedAndSavedAgain.expected, "\(residency), reopened")
+        }
+    }
+
     /// The differential test: each random write goes to a SQLite file store and to a
     /// PostgreSQL store; both must succeed or fail alike and hold the same graph, also
     /// after the PostgreSQL store is opened again.

@@ -18,6 +18,22 @@ import Testing
         return folder.appendingPathComponent("store.sqlite")
     }
 
+    /// An entity deleted and saved again in one write moves to the end of storage order,
+    /// whichever way the store reads: a resident context gives its id a new key, a context
+    /// reading on demand keeps the key and its store stores the row anew. Also once reopened.
+    @Test func anEntityDeletedAndSavedAgainMovesLastOnDemandAsResident() throws {
+        for residency in [Store.Residency.resident, .onDemand] {
+            let url = try Self.temporaryFile()
+            defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
+            let store = try Store(.file(url), schema: ChatModelsSchema.self, options: .init(residency: residency))
+            let (messages, chat) = try DeletedAndSavedAgain.write(to: store)
+            #expect(messages == DeletedAndSavedAgain.expected && chat == DeletedAndSavedAgain.expected, "\(residency)")
+            store.close()
+            let reopened = try Store(.file(url), schema: ChatModelsSchema.self, options: .init(readOnly: true, residency: residency))
+            #expect(try reopened.read(DeletedAndSavedAgain.messages) == DeletedAndSavedAgain.expected, "\(residency), reopened")
+        }
+    }
+
     @Test(arguments: 0..<6)
     func onDemandAnswersAsResident(seed: UInt64) throws {
         var random = SplitMix64(seed: seed &* 7919 &+ 11)

@@ -43,7 +43,7 @@ extension Context {
         table.updateIndexes(key: key, old: old, new: new)
         if journal != nil { table.recordRowWrite(key, old: old) }
         if table.tracksUpdatedAt { table.setSavedAt(key, Date().timeIntervalSinceReferenceDate) }
-        record(.row(table: ObjectIdentifier(Entity.self), key: key))
+        record(.row(table: ObjectIdentifier(Entity.self), key: key, removed: false))
         return EntityKey(key)
     }
 
@@ -94,7 +94,7 @@ extension Context {
         writable.updateIndexes(key: key.rawValue, old: old, new: nil)
         if journal != nil { writable.recordRowWrite(key.rawValue, old: old) }
         writable.setSavedAt(key.rawValue, nil)
-        record(.row(table: ObjectIdentifier(Entity.self), key: key.rawValue))
+        record(.row(table: ObjectIdentifier(Entity.self), key: key.rawValue, removed: true))
         forgetIfUnused(ObjectIdentifier(Entity.self), key.rawValue)
         return true
     }

@@ -15,10 +15,11 @@ struct Journal: Sendable {
         /// `value` was removed from a to-many slot, at `index` of its storage.
         case removed(table: ObjectIdentifier, column: Int, key: Int32, value: Int32, index: Int, target: ObjectIdentifier)
         case replaced(table: ObjectIdentifier, column: Int, key: Int32, old: LinkList, target: ObjectIdentifier)
-        /// The row of `key` was written: the table's ``EntityTable/rowUndo`` holds what it replaced.
-        /// Typed and inline there, so a write allocates no undo closure (a million small
-        /// allocations freed at commit stalled the allocator for tens of milliseconds).
-        case row(table: ObjectIdentifier, key: Int32)
+        /// The row of `key` was written (or `removed`): the table's ``EntityTable/rowUndo``
+        /// holds what it replaced. Typed and inline there, so a write allocates no undo
+        /// closure (a million small allocations freed at commit stalled the allocator for
+        /// tens of milliseconds).
+        case row(table: ObjectIdentifier, key: Int32, removed: Bool)
         /// A new id was interned as the table's last key.
         case interned(table: ObjectIdentifier)
         /// The id of an unused key was forgotten.
@@ -211,7 +212,7 @@ extension Context {
                 let current = storage(table).toMany[column][Int(key)]
                 storage(table).toMany[column][Int(key)] = old
                 countReplacement(table, key, target, from: current, to: old)
-            case let .row(table, _):
+            case let .row(table, _, _):
                 storage(table).undoLastRowWrite()
             case let .interned(table):
                 storage(table).removeLastKey()

@@ -42,6 +42,10 @@ public struct ChangeSet: Sendable {
 
     /// Per table: the keys whose row was written or removed.
     public private(set) var rows: [ObjectIdentifier: Keys] = [:]
+    /// Per table: the keys of `rows` whose row the write removed at some point; those with a
+    /// row at its end were saved again after. A context that forgets no key (one reading on
+    /// demand) keeps an id's key through its delete; others give the id a new key.
+    public private(set) var removedRows: [ObjectIdentifier: Set<Int32>] = [:]
     /// Per to-one slot: the keys whose link was set or cleared.
     public private(set) var toOne: [Slot: Keys] = [:]
     /// Per to-many slot: the keys whose list changed, and how.
@@ -69,8 +73,9 @@ public struct ChangeSet: Sendable {
     init(_ journal: Journal) {
         for entry in journal.entries {
             switch entry {
-            case let .row(table, key):
+            case let .row(table, key, removed):
                 rows[table, default: Keys()].insert(key)
+                if removed { removedRows[table, default: []].insert(key) }
             case let .toOne(table, column, key, _, _):
                 toOne[Slot(table: table, slot: .toOne(column)), default: Keys()].insert(key)
             case let .appended(table, column, key, value, _):

@@ -18,6 +18,11 @@ struct ChangeWriter {
     /// removing (a statement per write, and one per thousand entities of a big one). Nil:
     /// every entity written may have a row and postings.
     var newRows: NewRows? = nil
+    /// Whether the write's context kept the key of an id it deleted (a context reading on
+    /// demand forgets no key): an entity deleted and saved again then has one key, whose
+    /// row is deleted and inserted again, so that it moves to the end of storage order as
+    /// an entity does that gets a new key.
+    var keepsDeletedKeys = false
 
     /// Tells the entities that had no row before a write.
     struct NewRows {
@@ -46,7 +51,14 @@ struct ChangeWriter {
                     try updateFullText(entity, key, inUserStore: overridden, present: &fullTextPresent, totals: &fullTextTotals)
                 } else if let values = try entity.rowValues(key, in: context) {
                     let isNew = isNew(key, of: entity)
-                    try transaction.upsertRow(entity, values, isNew: isNew)
+                    if keepsDeletedKeys, !isNew, changes.removedRows[table]?.contains(key) == true {
+                        // Deleted and saved again under one key: stored anew, last in storage
+                        // order, as where the id gets a new key (a resident store's).
+                        try transaction.deleteRow(entity, id: entity.idValue(key, in: context))
+                        try transaction.upsertRow(entity, values, isNew: true)
+                    } else {
+                        try transaction.upsertRow(entity, values, isNew: isNew)
+                    }
                     try updateFullText(entity, key, isNew: isNew, present: &fullTextPresent, totals: &fullTextTotals)
                 } else {
                     try transaction.deleteRow(entity, id: entity.idValue(key, in: context))

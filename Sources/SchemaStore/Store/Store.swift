@@ -598,7 +598,7 @@ public final class Store: @unchecked Sendable {
         // What the write read and found missing is new.
         let written = context
         let newRows = ChangeWriter.NewRows { entity, key in reading.readAbsent(entity.idValue(key, in: written), of: entity.table) }
-        try ChangeWriter(layout: layout, context: context, transaction: transaction, layers: layers, newRows: newRows).write(changes)
+        try ChangeWriter(layout: layout, context: context, transaction: transaction, layers: layers, newRows: newRows, keepsDeletedKeys: true).write(changes)
         if let layers { ChangeWriter.markPackSources(changes, layout: layout, layers: layers, in: &context) }
         let described = try CommitDescription(changeSet: changes, before: before, after: context, layout: layout)
         let number = try transaction.appendCommit(CommitLog.entries(of: changes, description: described, layout: layout, context: context))
