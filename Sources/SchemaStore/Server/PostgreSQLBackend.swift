@@ -673,7 +673,9 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
     }
 
     /// In a write transaction, the last commit number read under the write lock: no other
-    /// writer commits before this one, so its own number follows without another read.
+    /// writer commits before this one, so its own number follows without another read. In a
+    /// write reading before the lock, the last commit when it first read: the one its reads
+    /// are checked against (``lockValidatingReads()``).
     private var lastCommitRead: Int64?
 
     /// Starts a read-only snapshot (``SnapshotConnection/beginSnapshot()``): `BEGIN` and the
