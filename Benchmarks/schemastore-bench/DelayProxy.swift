@@ -1,8 +1,11 @@
 import Foundation
 #if canImport(Glibc)
 import Glibc
+/// A stream socket's type, which Glibc imports as an enum and Darwin as a number.
+private let streamSocket = Int32(SOCK_STREAM.rawValue)
 #elseif canImport(Darwin)
 import Darwin
+private let streamSocket = SOCK_STREAM
 #endif
 
 /// A TCP proxy on 127.0.0.1 that forwards each connection to `upstreamPort` and holds every
@@ -19,7 +22,7 @@ final class DelayProxy: @unchecked Sendable {
     init(upstreamPort: Int, delay: TimeInterval) throws {
         self.upstreamPort = upstreamPort
         self.delay = delay
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let listener = socket(AF_INET, streamSocket, 0)
         var yes: Int32 = 1
         setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
         var address = Self.loopback(port: 0)
@@ -34,6 +37,9 @@ final class DelayProxy: @unchecked Sendable {
 
     private static func loopback(port: Int) -> sockaddr_in {
         var address = sockaddr_in()
+        #if canImport(Darwin)
+        address.sin_len = UInt8(MemoryLayout<sockaddr_in>.size)
+        #endif
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = UInt16(port).bigEndian
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
@@ -44,7 +50,7 @@ final class DelayProxy: @unchecked Sendable {
         while true {
             let client = accept(listener, nil, nil)
             guard client >= 0 else { continue }
-            let upstream = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            let upstream = socket(AF_INET, streamSocket, 0)
             var address = Self.loopback(port: upstreamPort)
             let connected = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(upstream, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
             guard connected == 0 else {
