@@ -23,15 +23,17 @@ import Testing
         String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n").map(String.init)
     }
 
-    @Test func killedWritersLeaveAPrefixOfTheirCommits() throws {
+    @Test(arguments: [Store.Residency.resident, .onDemand])
+    func killedWritersLeaveAPrefixOfTheirCommits(residency: Store.Residency) throws {
         guard let cluster = try PostgresDialectTests.cluster() else { return }
         defer { cluster.stop() }
         try #require(FileManager.default.isExecutableFile(atPath: Self.helper.path), "store-crash-helper was not built next to the tests")
-        let configuration = try PostgresStoreTests.database(cluster, "killed")
+        let name = residency == .resident ? "killed" : "killedondemand"
+        let configuration = try PostgresStoreTests.database(cluster, name)
         var random = SplitMix64(seed: 11)
         var committed = 0, kills = 0
         for round in 0..<10 {
-            let (process, pipe) = try Self.start(["postgres", cluster.socketFolder, "killed", "\(committed)", "1000000"])
+            let (process, pipe) = try Self.start(["postgres", cluster.socketFolder, name, "\(committed)", "1000000", residency == .resident ? "resident" : "on-demand"])
             Thread.sleep(forTimeInterval: Double.random(in: 0.1...0.4, using: &random))
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
@@ -55,16 +57,19 @@ import Testing
     /// Four processes increment one counter at once, each read-modify-write in its own
     /// write: the total is every increment (none lost to a concurrent write), every
     /// message is there, and each process saw the final total through its own store.
-    @Test func fourProcessesWritingAtOnceLoseNothingAndSeeEachOther() throws {
+    @Test(arguments: [Store.Residency.resident, .onDemand])
+    func fourProcessesWritingAtOnceLoseNothingAndSeeEachOther(residency: Store.Residency) throws {
         guard let cluster = try PostgresDialectTests.cluster() else { return }
         defer { cluster.stop() }
         try #require(FileManager.default.isExecutableFile(atPath: Self.helper.path), "store-crash-helper was not built next to the tests")
-        let configuration = try PostgresStoreTests.database(cluster, "four")
+        let name = residency == .resident ? "four" : "fourondemand"
+        let configuration = try PostgresStoreTests.database(cluster, name)
         // Created first, so the children do not race to create the tables.
         try Store(.postgres(configuration), schema: ChatModelsSchema.self).close()
         let writers = 4, writes = 40
         let children = try (0..<writers).map { index in
-            try Self.start(["increment", cluster.socketFolder, "four", "w\(index)", "\(writes)", "\(writers * writes)"])
+            try Self.start(["increment", cluster.socketFolder, name, "w\(index)", "\(writes)", "\(writers * writes)",
+                            residency == .resident ? "resident" : "on-demand"])
         }
         for (index, (process, pipe)) in children.enumerated() {
             let lines = Self.output(pipe)

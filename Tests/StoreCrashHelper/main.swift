@@ -6,14 +6,14 @@ import SchemaStore
 import SchemaStorePostgres
 
 // store-crash-helper <store path> <first write> <writes>
-// store-crash-helper postgres <socket folder> <database> <first write> <writes>
+// store-crash-helper postgres <socket folder> <database> <first write> <writes> [on-demand]
 //
 // Commits numbered writes to a chat store, printing each number once its commit returned.
 // Write n saves message "m<n>" and sets chat "counter"'s title to "<n>", in one transaction:
 // after a kill, the store must hold messages m0..<k and title k - 1 for some k, never a part
 // of a write. The crash-safety tests kill this process at random moments.
 //
-// store-crash-helper increment <socket folder> <database> <writer> <writes> <expected total>
+// store-crash-helper increment <socket folder> <database> <writer> <writes> <expected total> [on-demand]
 //
 // Each write adds 1 to user "counter"'s age, read from the store, and saves message
 // "<writer>-<n>". Then waits (up to 30 s) until its store shows the age `expected total`,
@@ -41,12 +41,22 @@ func fail(_ message: String, code: Int32) -> Never {
     exit(code)
 }
 
+/// The residency an optional last argument names (`on-demand`, `resident`); nil (the
+/// store's default) without one.
+func residency(_ argument: String?) -> Store.Residency? {
+    switch argument {
+    case "on-demand": .onDemand
+    case "resident": .resident
+    default: nil
+    }
+}
+
 func postgres(_ socket: String, _ database: String) -> Store.Location {
     .postgres(PostgresConnection.Configuration(host: socket, database: database, user: "schemagen"))
 }
 
-func numberedWrites(_ location: Store.Location, first: Int, count: Int) throws {
-    let store = try Store(location, schema: ChatModelsSchema.self)
+func numberedWrites(_ location: Store.Location, first: Int, count: Int, residency: Store.Residency?) throws {
+    let store = try Store(location, schema: ChatModelsSchema.self, options: Store.Options(residency: residency))
     for number in first..<(first + count) {
         try store.write { context in
             try User(id: "writer", name: "Writer").save(to: &context)
@@ -58,8 +68,8 @@ func numberedWrites(_ location: Store.Location, first: Int, count: Int) throws {
     }
 }
 
-func increments(_ location: Store.Location, writer: String, count: Int, expected: Int) throws {
-    let store = try Store(location, schema: ChatModelsSchema.self)
+func increments(_ location: Store.Location, writer: String, count: Int, expected: Int, residency: Store.Residency?) throws {
+    let store = try Store(location, schema: ChatModelsSchema.self, options: Store.Options(residency: residency))
     for number in 0..<count {
         try store.write { context in
             var counter = context.find(User.self, id: "counter") ?? User(id: "counter", name: "Counter")
@@ -144,12 +154,13 @@ func randomWrites(_ location: Store.Location, writer: Int, count: Int, seed: UIn
 
 do {
     switch arguments.dropFirst().first {
-    case "postgres" where arguments.count == 6:
+    case "postgres" where arguments.count == 6 || arguments.count == 7:
         guard let first = Int(arguments[4]), let count = Int(arguments[5]) else { fail("bad numbers", code: 64) }
-        try numberedWrites(postgres(arguments[2], arguments[3]), first: first, count: count)
-    case "increment" where arguments.count == 7:
+        try numberedWrites(postgres(arguments[2], arguments[3]), first: first, count: count, residency: residency(arguments.dropFirst(6).first))
+    case "increment" where arguments.count == 7 || arguments.count == 8:
         guard let count = Int(arguments[5]), let expected = Int(arguments[6]) else { fail("bad numbers", code: 64) }
-        try increments(postgres(arguments[2], arguments[3]), writer: arguments[4], count: count, expected: expected)
+        try increments(postgres(arguments[2], arguments[3]), writer: arguments[4], count: count, expected: expected,
+                       residency: residency(arguments.dropFirst(7).first))
     case "random" where arguments.count == 7:
         guard let writer = Int(arguments[4]), let count = Int(arguments[5]), let seed = UInt64(arguments[6]) else { fail("bad numbers", code: 64) }
         try randomWrites(postgres(arguments[2], arguments[3]), writer: writer, count: count, seed: seed, onDemand: false)
@@ -160,7 +171,7 @@ do {
         guard arguments.count == 4, let first = Int(arguments[2]), let count = Int(arguments[3]) else {
             fail("usage: store-crash-helper <store path> <first write> <writes>", code: 64)
         }
-        try numberedWrites(.file(URL(fileURLWithPath: arguments[1])), first: first, count: count)
+        try numberedWrites(.file(URL(fileURLWithPath: arguments[1])), first: first, count: count, residency: nil)
     }
 } catch {
     fail("\(error)", code: 1)
