@@ -108,20 +108,7 @@ import Testing
         let configuration = try PostgresStoreTests.database(cluster, "replay")
         let store = try Store(.postgres(configuration), schema: ChatModelsSchema.self)
         let writers = 4, writes = 40, seed: UInt64 = 29
-        let inputs = (0..<writers).map { _ in Pipe() }
-        let children = try (0..<writers).map { writer in
-            try Self.start(["random", cluster.socketFolder, "replay", "\(writer)", "\(writes)", "\(seed)"], input: inputs[writer])
-        }
-        // All observing before anyone writes, then all at once.
-        var reports = children.map { Self.lines($0.1, until: "ready") }
-        for input in inputs { input.fileHandleForWriting.write(Data("go\n".utf8)) }
-        for writer in 0..<writers { reports[writer] += Self.lines(children[writer].1, until: "done") }
-        try store.write { try Chat(id: "end").save(to: &$0) }
-        for (writer, (process, pipe)) in children.enumerated() {
-            reports[writer] += Self.output(pipe)
-            process.waitUntilExit()
-            #expect(process.terminationStatus == 0, "writer \(writer) failed: \(reports[writer].suffix(3))")
-        }
+        let reports = try Self.runRandomWriters("random", cluster: cluster, database: "replay", writers: writers, writes: writes, seed: seed, ending: store)
 
         // What each writer reported: its commits' numbers, where its failed writes ran, and the markers it observed.
         var reported: [Int: (writer: Int, index: Int)] = [:]
@@ -146,15 +133,11 @@ import Testing
         }
 
         // The replay: one store, the same writes one at a time, in commit order.
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pg-replay-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try Self.replayFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let file = folder.appendingPathComponent("replay.store")
         let replay = try Store(.file(file), schema: ChatModelsSchema.self, options: Store.Options(residency: .resident))
-        let planned = (0..<writers).map { writer in
-            var random = SplitMix64(seed: seed &+ UInt64(writer))
-            return (0..<writes).map { _ in RandomChatWrite.next(&random) }
-        }
+        let planned = Self.plannedWrites(writers: writers, writes: writes, seed: seed)
         for number in 0...count {
             if number > 0, let (writer, index) = commits[number] {
                 let write = planned[writer][index]
@@ -179,15 +162,55 @@ import Testing
         #expect(failed.values.contains { $0.contains { $0.error.contains("email") } }, "no write collided on a unique email")
 
         // Every process's observers saw every commit (several may arrive as one change set).
-        let markers = Set((1..<(count + 1)).map { "a\($0)" })
+        Self.expectObserved(Set((1..<(count + 1)).map { "a\($0)" }), in: reports)
+    }
+}
+
+extension PostgresProcessTests {
+    /// Runs `writers` helper processes in `mode` (`random`, `random-on-demand`) on
+    /// `database`, all observing before any writes, then all at once; saves chat "end"
+    /// through `store` once they are done, which ends their observation. Each one's output.
+    static func runRandomWriters(_ mode: String, cluster: TemporaryPostgresCluster, database: String, writers: Int, writes: Int, seed: UInt64,
+                                 ending store: Store) throws -> [[String]] {
+        let inputs = (0..<writers).map { _ in Pipe() }
+        let children = try (0..<writers).map { writer in
+            try start([mode, cluster.socketFolder, database, "\(writer)", "\(writes)", "\(seed)"], input: inputs[writer])
+        }
+        var reports = children.map { lines($0.1, until: "ready") }
+        for input in inputs { input.fileHandleForWriting.write(Data("go\n".utf8)) }
+        for writer in 0..<writers { reports[writer] += lines(children[writer].1, until: "done") }
+        try store.write { try Chat(id: "end").save(to: &$0) }
+        for (writer, (process, pipe)) in children.enumerated() {
+            reports[writer] += output(pipe)
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0, "writer \(writer) failed: \(reports[writer].suffix(3))")
+        }
+        return reports
+    }
+
+    /// A new temporary folder for a replay's file.
+    static func replayFolder() throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pg-replay-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return folder
+    }
+
+    /// The writes each helper in `random` modes runs (`RandomChatWrite`, from seed + writer).
+    static func plannedWrites(writers: Int, writes: Int, seed: UInt64) -> [[RandomChatWrite]] {
+        (0..<writers).map { writer in
+            var random = SplitMix64(seed: seed &+ UInt64(writer))
+            return (0..<writes).map { _ in RandomChatWrite.next(&random) }
+        }
+    }
+
+    /// Expects each writer's report to say that its observers saw exactly `markers`.
+    static func expectObserved(_ markers: Set<String>, in reports: [[String]]) {
         for (writer, lines) in reports.enumerated() {
             let observed = lines.first { $0.hasPrefix("observed ") }.map { Set($0.dropFirst("observed ".count).split(separator: ",").map(String.init)) }
             #expect(observed == markers, "writer \(writer) observed \(observed.map { markers.subtracting($0).sorted() } ?? []) missing")
         }
     }
-}
 
-extension PostgresProcessTests {
     /// Stores reading on demand, whose writes read before they take the write lock: four
     /// processes' random writes over the same few ids commit while others read, and the
     /// database still equals a SQLite store that ran the committed writes one after another
@@ -200,19 +223,8 @@ extension PostgresProcessTests {
         let configuration = try PostgresStoreTests.database(cluster, "unlockedreplay")
         let store = try Store(.postgres(configuration), schema: ChatModelsSchema.self)
         let writers = 4, writes = 60, seed: UInt64 = 41
-        let inputs = (0..<writers).map { _ in Pipe() }
-        let children = try (0..<writers).map { writer in
-            try Self.start(["random-on-demand", cluster.socketFolder, "unlockedreplay", "\(writer)", "\(writes)", "\(seed)"], input: inputs[writer])
-        }
-        var reports = children.map { Self.lines($0.1, until: "ready") }
-        for input in inputs { input.fileHandleForWriting.write(Data("go\n".utf8)) }
-        for writer in 0..<writers { reports[writer] += Self.lines(children[writer].1, until: "done") }
-        try store.write { try Chat(id: "end").save(to: &$0) }
-        for (writer, (process, pipe)) in children.enumerated() {
-            reports[writer] += Self.output(pipe)
-            process.waitUntilExit()
-            #expect(process.terminationStatus == 0, "writer \(writer) failed: \(reports[writer].suffix(3))")
-        }
+        let reports = try Self.runRandomWriters("random-on-demand", cluster: cluster, database: "unlockedreplay", writers: writers, writes: writes,
+                                                seed: seed, ending: store)
 
         // Each marker's commit, from the log (a row each, or a set of ids).
         let connection = try PostgresConnection(configuration)
@@ -247,15 +259,11 @@ extension PostgresProcessTests {
         // some found what they read changed.
         #expect(unlocked - retried > writers * writes / 2 && retried > 0, "unlocked \(unlocked), retried \(retried)")
 
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pg-unlocked-replay-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try Self.replayFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let file = folder.appendingPathComponent("replay.store")
         let replay = try Store(.file(file), schema: ChatModelsSchema.self, options: Store.Options(residency: .resident))
-        let planned = (0..<writers).map { writer in
-            var random = SplitMix64(seed: seed &+ UInt64(writer))
-            return (0..<writes).map { _ in RandomChatWrite.next(&random) }
-        }
+        let planned = Self.plannedWrites(writers: writers, writes: writes, seed: seed)
         for number in commits.keys.sorted() {
             let (writer, index) = commits[number]!
             let write = planned[writer][index]
@@ -272,11 +280,7 @@ extension PostgresProcessTests {
         let replayed = try Store(.file(file), schema: ChatModelsSchema.self, options: Store.Options(residency: .resident))
         #expect(try ChatGraphText.of(reopened.context) == ChatGraphText.of(replayed.context))
 
-        let markers = Set(commits.values.map { "w\($0.writer)-\($0.index)" })
-        for (writer, lines) in reports.enumerated() {
-            let observed = lines.first { $0.hasPrefix("observed ") }.map { Set($0.dropFirst("observed ".count).split(separator: ",").map(String.init)) }
-            #expect(observed == markers, "writer \(writer) observed \(observed.map { markers.subtracting($0).sorted() } ?? []) missing")
-        }
+        Self.expectObserved(Set(commits.values.map { "w\($0.writer)-\($0.index)" }), in: reports)
     }
 }
 
