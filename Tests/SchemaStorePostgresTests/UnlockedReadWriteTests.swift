@@ -57,6 +57,62 @@ import Testing
         #expect(after.writesReadingUnlockedRetried - before.writesReadingUnlockedRetried == 1, "\(after)")
     }
 
+    /// A write of many new attachments asks whether their table is empty instead of reading
+    /// each (``OnDemandWrite``): another store's attachment meanwhile makes it run again,
+    /// and it updates that one rather than insert it twice.
+    @Test func aTableFoundEmptyThatAnotherCommitFilledIsReadAgain() throws {
+        guard let cluster = try PostgresDialectTests.cluster() else { return }
+        defer { cluster.stop() }
+        let (store, other, _) = try Self.stores(cluster, "unlockedempty")
+        // An update first: the writes after it read before they assume (AssumeNewPolicy).
+        _ = try Self.renameU1(in: store) {}
+        let before = store.onDemandStatistics
+        var runs = 0
+        try store.write { context in
+            runs += 1
+            try (0..<OnDemandWrite.emptinessWorthAsking * 2).map { Attachment(id: "a\($0)", kind: .file) }.save(to: &context)
+            // Found empty; then filled.
+            if runs == 1 { try other.write { try Attachment(id: "a5", kind: .video).save(to: &$0) } }
+        }
+        #expect(runs == 2)
+        #expect(store.onDemandStatistics.writesReadingUnlockedRetried - before.writesReadingUnlockedRetried == 1)
+        #expect(try other.read { Attachment.query("a5", in: $0).resolve()?.kind } == .file)
+        #expect(try other.read { Attachment.query(in: $0).count() } == OnDemandWrite.emptinessWorthAsking * 2)
+    }
+
+    /// Many new users into an empty table: the write asks once whether it is empty, and
+    /// then looks up neither their rows nor who holds their emails. Another store's user
+    /// meanwhile, with one of those emails, makes it run again and collide (a typed error).
+    @Test func aUniqueValueTakenInATableFoundEmptyIsFoundUnderTheLock() throws {
+        guard let cluster = try PostgresDialectTests.cluster() else { return }
+        defer { cluster.stop() }
+        let (store, configuration) = try AssumedNewWriteTests.store(cluster, "unlockedemptyunique")
+        let other = try Store(.postgres(configuration), schema: ChatModelsSchema.self, options: Store.Options(lockTimeout: 2, residency: .onDemand))
+        // Only the store's check stands between two users and one email.
+        let admin = try PostgresConnection(configuration)
+        defer { admin.close() }
+        _ = try admin.execute("ALTER TABLE \"User\" DROP CONSTRAINT \"User:unique:emailUnique\"")
+        // An update first: the writes after it read before they assume (AssumeNewPolicy).
+        try store.write { try Chat(id: "c1").save(to: &$0) }
+        try store.write { try Chat(id: "c1", title: "renamed").save(to: &$0) }
+        var runs = 0
+        let outcome = Result {
+            try store.write { context in
+                runs += 1
+                try (0..<OnDemandWrite.emptinessWorthAsking * 2).map { User(id: "u\($0)", name: "User", email: "e\($0)@x") }.save(to: &context)
+                // Found empty; then one of the emails taken.
+                if runs == 1 { try other.write { try User(id: "x", name: "Eve", email: "e5@x").save(to: &$0) } }
+            }
+        }
+        #expect(runs == 2)
+        guard case .failure(let error) = outcome else {
+            Issue.record("two users hold one email")
+            return
+        }
+        #expect(error is UniqueConstraintViolation, "\(error)")
+        #expect(try admin.execute("SELECT id FROM \"User\" ORDER BY id") == [[.text("x")]])
+    }
+
     /// A commit of many users logs their ids as one set (``CommitLog/setThreshold``): the
     /// one this write read is found in it.
     @Test func aReadChangedAmongManyIsFoundInItsSet() throws {

@@ -111,7 +111,7 @@ final class OnDemandWrite: ContextFaulter, ContextReader, @unchecked Sendable {
             let ids = keys.map { entity.idValue($0, in: context) }
             if try assumeNew(entity, ids: ids) { return }
             noteRead(ids, of: entity.entityName)
-            guard try !isEmpty(entity.tableName, column: entity.columns[0].name, reading: keys.count) else {
+            guard try !isEmpty(entity.tableName, column: entity.columns[0].name, loggedAs: entity.entityName, reading: keys.count) else {
                 lock.withLock { absentIDs[table, default: []].formUnion(ids) }
                 return
             }
@@ -189,7 +189,7 @@ final class OnDemandWrite: ContextFaulter, ContextReader, @unchecked Sendable {
     func uniqueHolders<Entity: EntityModelProtocol>(of entity: Entity, into context: inout Context) -> [Int32] {
         attempt {
             guard let persister = layout.persisterByTable[ObjectIdentifier(Entity.self)],
-                  try !isEmpty(persister.tableName, column: persister.columns[0].name, reading: 1) else { return [] }
+                  try !isEmpty(persister.tableName, column: persister.columns[0].name, loggedAs: persister.entityName, reading: 1) else { return [] }
             let filter = try persister.uniqueHolderFilter(of: entity)
             let select = SQLSelect(output: .columns([.column(persister.columns[0].name)]), table: persister.tableName, filter: filter)
             // An entity taken for new is taken to collide with none: checked with the
@@ -404,7 +404,7 @@ final class OnDemandWrite: ContextFaulter, ContextReader, @unchecked Sendable {
     /// false only for a table known to have been empty when the write began (``isEmpty``).
     private func mayHoldLinks(_ slot: LinkSlot, owner: any AnyEntityPersister, reading: Int) throws -> Bool {
         switch links.source(of: slot, in: owner.table) {
-        case .stored(let link)?, .inverse(let link)?: return try !isEmpty(link.name, column: "owner", reading: reading)
+        case .stored(let link)?, .inverse(let link)?: return try !isEmpty(link.name, column: "owner", loggedAs: link.name, reading: reading)
         case nil: return false
         }
     }
@@ -453,18 +453,19 @@ final class OnDemandWrite: ContextFaulter, ContextReader, @unchecked Sendable {
     static let emptinessWorthAsking = 64
 
     /// Whether the entity or link table `name` (over packs: the union) held no rows when the
-    /// write began; `column` is one of its columns. Only while the write runs: a context
+    /// write began; `column` is one of its columns, `logName` what the commit log calls it
+    /// (an entity's table may be named otherwise). Only while the write runs: a context
     /// that outlives it reads the committed file.
     ///
     /// Asked only when the write is about to read `reading` ids there, at least
     /// ``emptinessWorthAsking``: reading a few ids by key costs what asking does (a round
     /// trip on a server), so a small write would pay for the question on every table it
     /// touches and gain nothing. False (read them) when not asked.
-    private func isEmpty(_ name: String, column: String, reading: Int) throws -> Bool {
+    private func isEmpty(_ name: String, column: String, loggedAs logName: String, reading: Int) throws -> Bool {
         guard !writeEnded else { return false }
         if let known = emptyTables[name] { return known }
         guard reading >= Self.emptinessWorthAsking else { return false }
-        noteReadAll(of: name)
+        noteReadAll(of: logName)
         var empty = true
         countRead(statements: 1)
         try backend.rows(SQLSelect(output: .columns([.column(column)]), table: name, limit: 1)) { _ in empty = false }
