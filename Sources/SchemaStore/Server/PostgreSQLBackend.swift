@@ -597,7 +597,7 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
             }
             // A write that read and changed nothing still checks its reads: its closure's
             // answer must come from one state.
-            if validation?.lockQueued == false { lockValidatingReads() }
+            lockValidatingReads()
             pending.append("COMMIT", [])
             try flush()
             if let number = loggedServerNumber ? serverNumber : numberedCommit { lastKnownCommit = number }
@@ -643,16 +643,16 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
 
     /// Queues, before a write's first write statement, the lock of a write that read before
     /// it (``transactionValidatingReads(_:_:)``), the check that nothing it read changed
-    /// since, which also numbers the commit, and the absences it relied on.
+    /// since, which also numbers the commit, and the absences it relied on; once.
     private func lockValidatingReads() {
-        guard var validation else { return }
+        guard validation?.lockQueued == false, var validation else { return }
         validation.lockQueued = true
         pending.append(Self.lockPlanningGenerically, [.integer(Self.writeLock)])
         plannedOnce = true
         let check = ReadValidation.check(fingerprint: fingerprintCheck.map(\.expected), since: lastCommitRead, reads: validation.reads())
         numberingStep = pending.appendRead(check.sql, check.parameters)
         for absence in validation.absences {
-            pending.append("SELECT 1 / (CASE WHEN \(absence.found) THEN 0 ELSE 1 END)", absence.parameters)
+            pending.append(ReadValidation.failing(if: absence.found), absence.parameters)
         }
         validation.absences = []
         self.validation = validation
@@ -667,7 +667,7 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
         guard !reads.isEmpty || !validation.absences.isEmpty else { return true }
         let (unchanged, parameters) = ReadValidation.unchanged(since: lastCommitRead, reads: reads, firstParameter: 1)
         var statements = [(sql: "SELECT CASE WHEN \(unchanged) THEN 1 ELSE 0 END", parameters: parameters)]
-        statements += validation.absences.map { ("SELECT CASE WHEN \($0.found) THEN 0 ELSE 1 END", $0.parameters) }
+        statements += validation.absences.map { (ReadValidation.holding(unless: $0.found), $0.parameters) }
         guard let answers = try? execute(each: statements) else { return nil }
         return answers.allSatisfy { $0.first?.first == .integer(1) }
     }
@@ -856,7 +856,7 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
         guard !selects.isEmpty else { return }
         var renderer = SQLRenderer(dialect)
         let found = selects.map { "EXISTS (\(renderer.render($0)))" }.joined(separator: " OR ")
-        let check = "SELECT 1 / (CASE WHEN \(found) THEN 0 ELSE 1 END)"
+        let check = ReadValidation.failing(if: found)
         if validation?.lockQueued == false {
             // Before the lock, a check would hold for now only: it goes after the lock.
             validation?.absences.append((found, renderer.bindings))
@@ -1047,7 +1047,7 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
     /// statements before it sent ahead when they are due (the setting with them, so that
     /// the write's last batch holds one statement fewer).
     private func beforeQueueingWrite() throws {
-        if validation?.lockQueued == false { lockValidatingReads() }
+        lockValidatingReads()
         planOnce()
         try sendAhead()
     }

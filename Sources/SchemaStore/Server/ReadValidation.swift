@@ -19,6 +19,18 @@ struct ReadValidation {
     /// Whether the lock and the check went into the write's statements.
     var lockQueued = false
 
+    /// A statement that divides by zero, failing the transaction, when the SQL condition
+    /// `found` holds (an `EXISTS` of rows that must be absent).
+    static func failing(if found: String) -> String {
+        "SELECT 1 / (CASE WHEN \(found) THEN 0 ELSE 1 END)"
+    }
+
+    /// A statement answering 1 unless `found` holds, 0 if it does: ``failing(if:)``'s
+    /// check, asked without failing.
+    static func holding(unless found: String) -> String {
+        "SELECT CASE WHEN \(found) THEN 0 ELSE 1 END"
+    }
+
     /// The statement that goes right after the lock: divides by zero unless the recorded
     /// fingerprint is still `fingerprint` (when checked) and nothing read changed after
     /// commit `since`; answers the number it gives the commit (the last one's plus one),
