@@ -379,8 +379,9 @@ import Testing
     /// A write on a server runs its closure on the graph as of the last commit its store heard
     /// of, and commits in one round trip only if no other commit came first. Here another
     /// commit comes first unheard (made behind the stores' backs, so no notification): the
-    /// write is refused, the store loads that commit and runs the closure again, and a closure
-    /// that threw on the old graph (a unique email that commit freed) runs again too.
+    /// write is refused, the closure runs again on the latest state (read from the database,
+    /// `StaleResidentWriteTests`), the store's graph then holds that commit and its own, and
+    /// a closure that threw on the old graph (a unique email that commit freed) runs again too.
     @Test func aWriteThatAnotherCommitPrecededRunsAgainOnTheLatestGraph() throws {
         guard let cluster = try PostgresDialectTests.cluster() else { return }
         defer { cluster.stop() }

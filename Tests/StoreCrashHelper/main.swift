@@ -2,7 +2,7 @@ import ChatModels
 import ChatWorkloads
 import DeterministicRandom
 import Foundation
-import SchemaStore
+@_spi(SchemaStoreTesting) import SchemaStore
 import SchemaStorePostgres
 
 // store-crash-helper <store path> <first write> <writes>
@@ -28,12 +28,14 @@ import SchemaStorePostgres
 // waits (up to 60 s) until its change stream reports chat "end" (which the test saves once
 // every writer is done), and prints "observed <marker ids>", every marker its observers saw.
 //
-// store-crash-helper random-on-demand <socket folder> <database> <writer> <writes> <seed>
+// store-crash-helper random-logged <socket folder> <database> <writer> <writes> <seed> <residency>
 //
-// The same with a store reading on demand, whose writes read before the write lock: each
-// write saves marker attachment "w<writer>-<write>" without reading anything for it (so
-// that markers make writes collide no more than the writes do), and prints "wrote <write>"
-// or "failed -1 <write> <error>"; the test finds each marker's commit number in the log.
+// The same with writes that read before the write lock (on demand each, resident each that
+// found another store's commit first): each write saves marker attachment "w<writer>-<write>"
+// without reading anything for it (so that markers make writes collide no more than the
+// writes do), and prints "wrote <write>" or "failed -1 <write> <error>"; the test finds each
+// marker's commit number in the log. Before "done", prints "unlocked <runs> <changed>": how
+// many runs read before the lock, and how many of them found what they read changed.
 let arguments = CommandLine.arguments
 
 func fail(_ message: String, code: Int32) -> Never {
@@ -109,8 +111,8 @@ final class ObservedMarkers: @unchecked Sendable {
     }
 }
 
-func randomWrites(_ location: Store.Location, writer: Int, count: Int, seed: UInt64, onDemand: Bool) throws {
-    let store = try Store(location, schema: ChatModelsSchema.self, options: Store.Options(residency: onDemand ? .onDemand : .resident))
+func randomWrites(_ location: Store.Location, writer: Int, count: Int, seed: UInt64, residency: Store.Residency, logged: Bool) throws {
+    let store = try Store(location, schema: ChatModelsSchema.self, options: Store.Options(residency: residency))
     let observed = ObservedMarkers()
     let changes = store.changes()
     Task.detached {
@@ -125,7 +127,7 @@ func randomWrites(_ location: Store.Location, writer: Int, count: Int, seed: UIn
         let write = RandomChatWrite.next(&random)
         var seen = -1
         do {
-            if onDemand {
+            if logged {
                 try store.write { context in
                     try write.apply(&context)
                     try Attachment(id: "w\(writer)-\(index)", kind: .file).save(to: &context)
@@ -143,9 +145,10 @@ func randomWrites(_ location: Store.Location, writer: Int, count: Int, seed: UIn
             FileHandle.standardOutput.write(Data("failed \(seen) \(index) \(error)\n".utf8))
         }
     }
-    if onDemand {
-        let statistics = store.onDemandStatistics
-        FileHandle.standardOutput.write(Data("unlocked \(statistics.writesReadingUnlocked) \(statistics.writesReadingUnlockedRetried)\n".utf8))
+    if logged {
+        let statistics = store.onDemandStatistics, stale = store.staleWritesReadUnlocked
+        let (runs, changed) = store.readsOnDemand ? (statistics.writesReadingUnlocked, statistics.writesReadingUnlockedRetried) : stale
+        FileHandle.standardOutput.write(Data("unlocked \(runs) \(changed)\n".utf8))
     }
     FileHandle.standardOutput.write(Data("done\n".utf8))
     guard let ids = observed.waitForEnd(timeout: 60) else { fail("never observed the end", code: 2) }
@@ -163,10 +166,11 @@ do {
                        residency: residency(arguments.dropFirst(7).first))
     case "random" where arguments.count == 7:
         guard let writer = Int(arguments[4]), let count = Int(arguments[5]), let seed = UInt64(arguments[6]) else { fail("bad numbers", code: 64) }
-        try randomWrites(postgres(arguments[2], arguments[3]), writer: writer, count: count, seed: seed, onDemand: false)
-    case "random-on-demand" where arguments.count == 7:
-        guard let writer = Int(arguments[4]), let count = Int(arguments[5]), let seed = UInt64(arguments[6]) else { fail("bad numbers", code: 64) }
-        try randomWrites(postgres(arguments[2], arguments[3]), writer: writer, count: count, seed: seed, onDemand: true)
+        try randomWrites(postgres(arguments[2], arguments[3]), writer: writer, count: count, seed: seed, residency: .resident, logged: false)
+    case "random-logged" where arguments.count == 8:
+        guard let writer = Int(arguments[4]), let count = Int(arguments[5]), let seed = UInt64(arguments[6]),
+              let residency = residency(arguments[7]) else { fail("bad arguments", code: 64) }
+        try randomWrites(postgres(arguments[2], arguments[3]), writer: writer, count: count, seed: seed, residency: residency, logged: true)
     default:
         guard arguments.count == 4, let first = Int(arguments[2]), let count = Int(arguments[3]) else {
             fail("usage: store-crash-helper <store path> <first write> <writes>", code: 64)

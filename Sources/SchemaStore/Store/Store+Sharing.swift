@@ -267,6 +267,11 @@ extension Store {
     @_spi(SchemaStoreTesting)
     public var staleWriteRetries: Int { writeLock.withLock { optimisticRetries } }
 
+    /// Of a resident store's writes that ran again, the runs that read before the write lock,
+    /// and how many of those found what they read changed (and ran again).
+    @_spi(SchemaStoreTesting)
+    public var staleWritesReadUnlocked: (runs: Int, changed: Int) { writeLock.withLock { staleWritesReadingUnlocked } }
+
     /// Stops following other stores' commits in the background: they arrive only through
     /// ``refresh()`` and writes, so a test decides which commits a catch-up applies together.
     @_spi(SchemaStoreTesting)

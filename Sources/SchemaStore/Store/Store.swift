@@ -172,6 +172,9 @@ public final class Store: @unchecked Sendable {
     var isClosed = false
     /// Writes on a server that found another commit first and ran again; under `writeLock`.
     var optimisticRetries = 0
+    /// Of those, how many ran again reading before the write lock (``StaleWriteReading``),
+    /// and how many of those runs found what they read changed; under `writeLock`.
+    var staleWritesReadingUnlocked = (runs: 0, changed: 0)
     /// The thread running a write's closure, guarded by `stateLock`.
     private var writingThread: Thread?
     /// Queues async writers, so they wait for each other without blocking threads; only a
@@ -187,6 +190,9 @@ public final class Store: @unchecked Sendable {
     /// Whether `current` holds the whole graph (a resident store); false for a store reading
     /// on demand, whose `current` stays empty.
     let isResident: Bool
+    /// For a resident store on a server: how its writes run again reading the database when
+    /// another store committed first. Nil otherwise.
+    let staleWriteReading: StaleWriteReading?
 
     /// Opens the store at `location` for `schema`, loading its graph. A file written with an
     /// older schema is migrated first, in one transaction (see ``MigrationPolicy``);
@@ -267,6 +273,11 @@ public final class Store: @unchecked Sendable {
         self.isReadOnly = options.readOnly
         self.onDemand = onDemand
         isResident = onDemand == nil
+        if isResident, !options.readOnly, case .server = location, let connect = Self.snapshotConnections(location, options: options, union: nil) {
+            staleWriteReading = StaleWriteReading(links: LinkLookup(layout), connect: connect)
+        } else {
+            staleWriteReading = nil
+        }
         if isResident { startFollowingOtherStores() }
     }
 
@@ -407,7 +418,8 @@ public final class Store: @unchecked Sendable {
                     if commit == nil { commit = try writeOnDemandReadingUnlocked(body, file: file, reading: onDemand) }
                     if commit == nil {
                         try backend.transaction { transaction in
-                            commit = try runOnDemand(body, transaction: transaction, file: file, onDemand: onDemand)
+                            let reading = OnDemandWrite(layout: layout, links: onDemand.links, backend: file, connect: onDemand.connect)
+                            commit = try runOnDemand(body, transaction: transaction, file: file, onDemand: onDemand, reading: reading)
                         }
                     }
                 } catch let changed as FingerprintChanged {
@@ -420,8 +432,10 @@ public final class Store: @unchecked Sendable {
             }
             // On a server, first in one round trip: the closure runs on the graph as of the
             // last commit this store heard of, and the write commits only if no other came
-            // first. If one did, the write runs again as below, on the latest graph (once:
-            // under contention, retrying optimistically again would only lengthen the tail).
+            // first. If one did, the write runs again reading what it touches from the
+            // database before the write lock, and commits if no commit changed that meanwhile;
+            // last, as below, under the lock on the latest graph (retrying on the whole graph
+            // again would only lengthen the tail under contention: any commit makes it stale).
             if let sharing, isResident {
                 let expected = sharing.seenCommit
                 do {
@@ -438,6 +452,7 @@ public final class Store: @unchecked Sendable {
                     guard sharing.seenCommit != expected else { throw error }
                     optimisticRetries += 1
                 }
+                if let result = try writeStaleReadingUnlocked(body) { return result }
             }
             // The closure runs inside the database transaction, on the latest committed
             // graph: what other stores committed before is loaded first, and none can commit
@@ -553,26 +568,60 @@ public final class Store: @unchecked Sendable {
         return nil
     }
 
+    /// On a server, a resident store's write that found another store's commit first, run
+    /// again as a write on demand that reads before the write lock
+    /// (``writeOnDemandReadingUnlocked(_:file:reading:)``): its closure reads what it touches
+    /// from the database, not the graph in memory, which is behind. Once it committed, the
+    /// graph follows the log to its commit (the other stores' commits before it included),
+    /// and observers learn of them all from there. Nil when it did not commit that way
+    /// (what it read kept changing, at most ``unlockedAttempts`` runs), and where the
+    /// database or the store cannot (over packs).
+    private func writeStaleReadingUnlocked<Result>(_ body: (inout Context) throws -> Result) throws -> Result? {
+        guard let retry = staleWriteReading, let backend, let file = backend as? any SnapshotConnection, file.checksAssumedReads,
+              let sharing, stateLock.withLock({ layers }) == nil else { return nil }
+        for _ in 0..<Self.unlockedAttempts {
+            var commit: Commit<Result>?
+            let reading = OnDemandWrite(layout: layout, links: retry.links, backend: file, recordsReads: true, connect: retry.connect)
+            do {
+                guard try backend.transactionValidatingReads({ reading.readSet }, { transaction in
+                    commit = try runOnDemand(body, transaction: transaction, file: file, onDemand: nil, reading: reading)
+                }) != nil else { return nil }
+            } catch is ReadsChanged {
+                staleWritesReadingUnlocked.runs += 1
+                staleWritesReadingUnlocked.changed += 1
+                continue
+            } catch let changed as FingerprintChanged {
+                try checkSchemaUnchanged(sharing: sharing, recorded: changed.recorded, path: file.location)
+                throw changed
+            }
+            staleWritesReadingUnlocked.runs += 1
+            // Committed: a failure to catch up leaves the graph behind until the next check
+            // or write, which follow the log to this commit.
+            if commit?.changes.isEmpty == false { try? catchUpWithOtherStores() }
+            return commit!.result
+        }
+        return nil
+    }
+
     /// How many times a write on demand reads before the lock (``writeOnDemandReadingUnlocked(_:file:reading:)``)
     /// before it reads under it: under contention on the same rows, the lock taken first
     /// guarantees progress.
     static let unlockedAttempts = 3
 
-    /// Runs `body` on a context that reads the file on demand (``OnDemandWrite``) and writes
-    /// its changes in `transaction`: the write reads and writes what it touches (through
-    /// `reading`, by default one that reads before it assumes anything).
-    private func runOnDemand<Result>(_ body: (inout Context) throws -> Result, transaction: any StoreTransaction,
-                                     file: any SnapshotConnection, onDemand: OnDemandReading, reading: OnDemandWrite? = nil) throws -> Commit<Result> {
+    /// Runs `body` on a context that reads the file on demand (through `reading`) and writes
+    /// its changes in `transaction`: the write reads and writes what it touches. `onDemand`,
+    /// a store reading on demand's, counts its statements.
+    private func runOnDemand<Result>(_ body: (inout Context) throws -> Result, transaction: any StoreTransaction, file: any SnapshotConnection,
+                                     onDemand: OnDemandReading?, reading: OnDemandWrite) throws -> Commit<Result> {
         // Another version of the app migrated the file: this code's layout no longer fits it
         // (checked with the write's first statements: writeBlocking reports it).
         if let sharing {
             if let failure = sharing.failure { throw failure }
             try file.expectFingerprint(sharing.fingerprint)
         }
-        let reading = reading ?? OnDemandWrite(layout: layout, links: onDemand.links, backend: file, connect: onDemand.connect)
         defer {
             reading.endWrite()
-            onDemand.recordWrite(statements: reading.statements)
+            onDemand?.recordWrite(statements: reading.statements)
         }
         var context = Context(faulter: reading, reader: reading)
         let result: Result, changes: ChangeSet, before: Context

@@ -1,0 +1,154 @@
+import ChatModels
+import ChatWorkloads
+import Foundation
+import SchemaRuntime
+@_spi(SchemaStoreTesting) @testable import SchemaStore
+import SchemaStorePostgres
+import PostgresTestSupport
+import Testing
+
+/// A resident store's write that finds another store's commit first (its graph is behind)
+/// runs again reading what it touches from the database before the write lock, and commits
+/// if no commit changed that meanwhile (``StaleWriteReading``); its graph then follows the
+/// log to its commit. Each test makes the store's graph stale with another store's commit
+/// (the store follows in the background no more), and commits from inside the closure's
+/// later runs, which would wait for the lock until its timeout if the lock were held.
+@Suite(.serialized) struct StaleResidentWriteTests {
+    struct Missing: Error {}
+
+    /// A resident store that follows other stores' commits only when it writes, and another
+    /// store (on demand) on the same fresh, seeded database (`AssumedNewWriteTests.seed`).
+    static func stores(_ cluster: TemporaryPostgresCluster, _ name: String) throws -> (resident: Store, other: Store, PostgresConnection.Configuration) {
+        let (other, configuration) = try AssumedNewWriteTests.store(cluster, name)
+        try AssumedNewWriteTests.seed(other)
+        let resident = try Store(.postgres(configuration), schema: ChatModelsSchema.self, options: Store.Options(lockTimeout: 2, residency: .resident))
+        resident.stopFollowingInTheBackground()
+        return (resident, other, configuration)
+    }
+
+    /// Appends "!" to user u1's name in a write of `store`, calling `meanwhile(run)` in each
+    /// run (the first one on the graph in memory); returns how many runs there were.
+    static func exclaimU1(in store: Store, _ meanwhile: (Int) throws -> Void = { _ in }) throws -> Int {
+        var runs = 0
+        try store.write { context in
+            guard var user = User.query("u1", in: context).resolve() else { throw Missing() }
+            runs += 1
+            try meanwhile(runs)
+            user.name += "!"
+            try user.save(to: &context)
+        }
+        return runs
+    }
+
+    /// What `changes` reports until one satisfies `last`, or for `seconds` at most.
+    static func changes(_ changes: StoreObservation<StoreChanges>, within seconds: Double,
+                        until last: @escaping @Sendable (StoreChanges) -> Bool) async -> [StoreChanges] {
+        let collecting = Task {
+            var heard: [StoreChanges] = []
+            for await change in changes {
+                heard.append(change)
+                if last(change) { break }
+            }
+            return heard
+        }
+        let deadline = Task {
+            try await Task.sleep(for: .seconds(seconds))
+            collecting.cancel()
+        }
+        let heard = await collecting.value
+        deadline.cancel()
+        return heard
+    }
+
+    /// The second run reads u1 as the other store left it (no lost update) while that store
+    /// commits elsewhere, without waiting for the lock; the graph then holds both commits,
+    /// and the store's observers heard of both.
+    @Test func aStaleWriteReadsTheDatabaseAndItsGraphFollowsToItsCommit() async throws {
+        guard let cluster = try PostgresDialectTests.cluster() else { return }
+        defer { cluster.stop() }
+        let (store, other, configuration) = try Self.stores(cluster, "stalefollows")
+        let changes = store.changes()
+        try await other.write { try User(id: "u1", name: "Ann B.").save(to: &$0) }
+        let retries = store.staleWriteRetries
+        let runs = try Self.exclaimU1(in: store) { run in
+            if run == 2 { try other.write { try Attachment(id: "x1", kind: .video).save(to: &$0) } }
+        }
+        #expect(runs == 2)
+        #expect(store.staleWriteRetries - retries == 1)
+        #expect(store.staleWritesReadUnlocked == (runs: 1, changed: 0))
+        #expect(User.query("u1", in: store.context).resolve()?.name == "Ann B.!")
+        #expect(Attachment.query("x1", in: store.context).resolve()?.kind == .video)
+        #expect(try other.read { User.query("u1", in: $0).resolve()?.name } == "Ann B.!")
+        // Observers learn of the three commits (together: the graph followed them at once).
+        let heard = await Self.changes(changes, within: 10) { User.query("u1", in: $0.context).resolve()?.name == "Ann B.!" }
+        #expect(heard.count == 1)
+        #expect(heard.last?.changes(Attachment.self)?.inserted == ["x1"])
+        // The graph equals one loaded anew.
+        let reopened = try Store(.postgres(configuration), schema: ChatModelsSchema.self, options: Store.Options(residency: .resident))
+        #expect(try ChatGraphText.of(reopened.context) == ChatGraphText.of(store.context))
+    }
+
+    /// A commit changing what the second run read makes it run again; the third run reads
+    /// that commit's name.
+    @Test func aStaleWriteWhoseReadChangesMeanwhileRunsAgain() throws {
+        guard let cluster = try PostgresDialectTests.cluster() else { return }
+        defer { cluster.stop() }
+        let (store, other, _) = try Self.stores(cluster, "stalechanged")
+        try other.write { try User(id: "u1", name: "Ann B.").save(to: &$0) }
+        let runs = try Self.exclaimU1(in: store) { run in
+            if run == 2 { try other.write { try User(id: "u1", name: "Ann C.").save(to: &$0) } }
+        }
+        #expect(runs == 3)
+        #expect(store.staleWritesReadUnlocked == (runs: 2, changed: 1))
+        #expect(User.query("u1", in: store.context).resolve()?.name == "Ann C.!")
+        #expect(try other.read { User.query("u1", in: $0).resolve()?.name } == "Ann C.!")
+    }
+
+    /// Reads that change in every run without the lock: after ``Store/unlockedAttempts``
+    /// such runs, the write runs on its graph, caught up under the lock, and commits.
+    @Test func aStaleWriteThatKeepsLosingRunsOnItsGraphUnderTheLock() throws {
+        guard let cluster = try PostgresDialectTests.cluster() else { return }
+        defer { cluster.stop() }
+        let (store, other, _) = try Self.stores(cluster, "stalelosing")
+        try other.write { try User(id: "u1", name: "Ann 0").save(to: &$0) }
+        let runs = try Self.exclaimU1(in: store) { run in
+            if run >= 2, run <= Store.unlockedAttempts + 1 { try other.write { try User(id: "u1", name: "Ann \(run)").save(to: &$0) } }
+        }
+        #expect(runs == Store.unlockedAttempts + 2)
+        #expect(store.staleWritesReadUnlocked == (runs: Store.unlockedAttempts, changed: Store.unlockedAttempts))
+        let expected = "Ann \(Store.unlockedAttempts + 1)!"
+        #expect(User.query("u1", in: store.context).resolve()?.name == expected)
+        #expect(try other.read { User.query("u1", in: $0).resolve()?.name } == expected)
+    }
+
+    /// A closure that threw on its stale graph (an email taken there, freed since) commits
+    /// when it runs reading the database; one that throws there too throws that error, once
+    /// more only.
+    @Test func aClosureThatThrewOnItsStaleGraphCommitsWhereTheDatabaseAllows() throws {
+        guard let cluster = try PostgresDialectTests.cluster() else { return }
+        defer { cluster.stop() }
+        let (store, other, _) = try Self.stores(cluster, "stalethrew")
+        try store.write { try User(id: "u2", name: "Bob", email: "bob@x").save(to: &$0) }
+        try other.write { try User(id: "u2", name: "Bob", email: "robert@x").save(to: &$0) }
+        var runs = 0
+        try store.write { context in
+            runs += 1
+            try User(id: "u3", name: "Another Bob", email: "bob@x").save(to: &context)
+        }
+        #expect(runs == 2)
+        #expect(User.query("u3", in: store.context).resolve()?.email == "bob@x")
+        #expect(User.query("u2", in: store.context).resolve()?.email == "robert@x")
+
+        try other.write { try Chat(id: "c9").save(to: &$0) }
+        runs = 0
+        #expect(throws: UniqueConstraintViolation.self) {
+            try store.write { context in
+                runs += 1
+                try User(id: "u4", name: "Yet Another Bob", email: "bob@x").save(to: &context)
+            }
+        }
+        #expect(runs == 2)
+        #expect(User.query("u4", in: store.context).resolve() == nil)
+        #expect(Chat.query("c9", in: store.context).resolve() != nil)
+    }
+}
