@@ -88,6 +88,26 @@ import Testing
         #expect(try ChatGraphText.of(reopened.context) == ChatGraphText.of(store.context))
     }
 
+    /// A stale write that only creates entities takes them for new (``AssumeNewPolicy``): it
+    /// reads nothing, its commit checks they were, and the graph follows to it.
+    @Test func aStaleWriteOfNewEntitiesTakesThemForNew() throws {
+        guard let cluster = try PostgresDialectTests.cluster() else { return }
+        defer { cluster.stop() }
+        let (store, other, _) = try Self.stores(cluster, "stalenew")
+        try other.write { try Message(id: "m2", text: "second", author: .id("u1"), chat: .id("c1")).save(to: &$0) }
+        var runs = 0
+        try store.write { context in
+            runs += 1
+            try Message(id: "m3", text: "third", author: .id("u1"), chat: .id("c1")).save(to: &context)
+        }
+        #expect(runs == 2)
+        let statistics = store.staleWriteStatistics
+        #expect(statistics.writesAssumingNew == 1 && statistics.writesAssumingNewRetried == 0, "\(statistics)")
+        #expect(statistics.writesReadingUnlocked == 0)
+        #expect(Chat.query("c1", in: store.context).with(\.$messages).resolve()?.messages?.map(\.id) == ["m1", "m2", "m3"])
+        #expect(try other.read { Chat.query("c1", in: $0).with(\.$messages).resolve()?.messages?.map(\.id) } == ["m1", "m2", "m3"])
+    }
+
     /// A commit changing what the second run read makes it run again; the third run reads
     /// that commit's name.
     @Test func aStaleWriteWhoseReadChangesMeanwhileRunsAgain() throws {
@@ -122,8 +142,7 @@ import Testing
     }
 
     /// A closure that threw on its stale graph (an email taken there, freed since) commits
-    /// when it runs reading the database; one that throws there too throws that error, once
-    /// more only.
+    /// when it runs reading the database; one that throws there too throws that error.
     @Test func aClosureThatThrewOnItsStaleGraphCommitsWhereTheDatabaseAllows() throws {
         guard let cluster = try PostgresDialectTests.cluster() else { return }
         defer { cluster.stop() }
@@ -147,7 +166,9 @@ import Testing
                 try User(id: "u4", name: "Yet Another Bob", email: "bob@x").save(to: &context)
             }
         }
-        #expect(runs == 2)
+        // On its stale graph, taking u4 for new (the database's unique index refuses it), and
+        // reading what it touches.
+        #expect(runs == 3)
         #expect(User.query("u4", in: store.context).resolve() == nil)
         #expect(Chat.query("c9", in: store.context).resolve() != nil)
     }

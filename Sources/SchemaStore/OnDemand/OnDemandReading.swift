@@ -8,7 +8,7 @@ import Foundation
 /// the commits of every other connection, this store's writes included: O(1), no file read.
 /// Contexts taken between two commits share one snapshot (one connection, one read
 /// transaction); it ends when the last of them is gone.
-final class OnDemandReading: @unchecked Sendable {
+final class OnDemandReading: OnDemandWriting, @unchecked Sendable {
     private let path: String
     private let layout: StoreLayout
     /// Opens a read-only connection to the database.

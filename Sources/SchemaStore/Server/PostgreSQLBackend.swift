@@ -739,7 +739,10 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
 
     func readTransaction<Result>(_ body: () throws -> Result) throws -> Result {
         guard !inTransaction else { return try body() }
-        try execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        // A connection lost since the last transaction is replaced before this one starts;
+        // its BEGIN goes with its first read (one round trip fewer).
+        _ = try liveConnection()
+        pending.append("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", [])
         inTransaction = true
         defer { inTransaction = false }
         do {

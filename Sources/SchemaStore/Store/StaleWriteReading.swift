@@ -1,10 +1,51 @@
-/// What a resident store on a server needs to run a write again reading from the database,
-/// once its first run found another store's commit first (``Store/write(_:)``): the write
-/// then reads what it touches through SQL before it takes the write lock, as a write on
-/// demand does (``OnDemandWrite``), and commits if no other commit changed what it read.
-struct StaleWriteReading {
-    /// Where each relation slot's links are read from.
+import Foundation
+
+/// How a resident store on a server runs a write again once its first run found another
+/// store's commit first (``Store/write(_:)``): as a write on demand (``OnDemandWrite``), which
+/// takes what it loads for new while that holds (``AssumeNewPolicy``), else reads what it
+/// touches before it takes the write lock and commits if no other commit changed it. Its
+/// graph then follows the log to its commit.
+final class StaleWriteReading: OnDemandWriting, @unchecked Sendable {
     let links: LinkLookup
-    /// Opens a read-only connection, for a context that outlives the write.
     let connect: () throws -> any SnapshotConnection
+    /// Under `lock`.
+    private var assumeNew = AssumeNewPolicy()
+    private var counted = OnDemandStatistics()
+    private let lock = NSLock()
+
+    init(links: LinkLookup, connect: @escaping () throws -> any SnapshotConnection) {
+        self.links = links
+        self.connect = connect
+    }
+
+    /// What these writes did: ``OnDemandStatistics/writesAssumingNew``,
+    /// ``OnDemandStatistics/writesReadingUnlocked`` and their retries, and their statements.
+    var statistics: OnDemandStatistics { lock.withLock { counted } }
+
+    func writeAssumesNew() -> Bool {
+        lock.withLock { assumeNew.assumes() }
+    }
+
+    func recordAssumption(held: Bool) {
+        lock.withLock {
+            assumeNew.record(held: held)
+            counted.writesAssumingNew += 1
+            if !held { counted.writesAssumingNewRetried += 1 }
+        }
+    }
+
+    func recordUnlockedReads(held: Bool) {
+        lock.withLock {
+            counted.writesReadingUnlocked += 1
+            if !held { counted.writesReadingUnlockedRetried += 1 }
+        }
+    }
+
+    func recordWrite(statements: (count: Int, reads: Int)) {
+        lock.withLock {
+            counted.writes += 1
+            counted.writeStatements += statements.count
+            counted.writeReads += statements.reads
+        }
+    }
 }

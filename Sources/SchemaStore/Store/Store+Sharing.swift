@@ -143,6 +143,18 @@ extension Store {
         sharing.seenCounter = backend.countsOwnCommits ? max(counter, sharing.seenCommit) : counter
     }
 
+    /// After this store's own commit made without its graph (a stale write that ran reading
+    /// the database): follows the log to that commit and past it. Skips what a catch-up asks
+    /// first (the last commit, known to be past the graph's; the schema, checked by the
+    /// commit under the write lock).
+    func followToOwnCommit() throws {
+        guard let sharing, let backend, isResident, backend.countsOwnCommits else { return }
+        try backend.readTransaction {
+            if try !followLog(sharing: sharing, backend: backend) { try reload(sharing: sharing, backend: backend) }
+        }
+        sharing.seenCounter = sharing.seenCommit
+    }
+
     /// Throws ``StoreError/schemaChangedElsewhere(path:)``, and keeps throwing it, when the
     /// fingerprint the file records now (`recorded`) is not the one it had when the store
     /// opened: another version of the app migrated it, and this code's layout no longer fits.
@@ -267,10 +279,19 @@ extension Store {
     @_spi(SchemaStoreTesting)
     public var staleWriteRetries: Int { writeLock.withLock { optimisticRetries } }
 
+    /// What a resident store's writes that ran again reading the database did
+    /// (``StaleWriteReading``): writes that took what they loaded for new, runs that read
+    /// before the write lock, and how many of each ran again.
+    @_spi(SchemaStoreTesting)
+    public var staleWriteStatistics: OnDemandStatistics { staleWriteReading?.statistics ?? OnDemandStatistics() }
+
     /// Of a resident store's writes that ran again, the runs that read before the write lock,
     /// and how many of those found what they read changed (and ran again).
     @_spi(SchemaStoreTesting)
-    public var staleWritesReadUnlocked: (runs: Int, changed: Int) { writeLock.withLock { staleWritesReadingUnlocked } }
+    public var staleWritesReadUnlocked: (runs: Int, changed: Int) {
+        let statistics = staleWriteStatistics
+        return (statistics.writesReadingUnlocked, statistics.writesReadingUnlockedRetried)
+    }
 
     /// Stops following other stores' commits in the background: they arrive only through
     /// ``refresh()`` and writes, so a test decides which commits a catch-up applies together.

@@ -172,9 +172,6 @@ public final class Store: @unchecked Sendable {
     var isClosed = false
     /// Writes on a server that found another commit first and ran again; under `writeLock`.
     var optimisticRetries = 0
-    /// Of those, how many ran again reading before the write lock (``StaleWriteReading``),
-    /// and how many of those runs found what they read changed; under `writeLock`.
-    var staleWritesReadingUnlocked = (runs: 0, changed: 0)
     /// The thread running a write's closure, guarded by `stateLock`.
     private var writingThread: Thread?
     /// Queues async writers, so they wait for each other without blocking threads; only a
@@ -452,7 +449,7 @@ public final class Store: @unchecked Sendable {
                     guard sharing.seenCommit != expected else { throw error }
                     optimisticRetries += 1
                 }
-                if let result = try writeStaleReadingUnlocked(body) { return result }
+                if let result = try writeStaleReadingTheDatabase(body) { return result }
             }
             // The closure runs inside the database transaction, on the latest committed
             // graph: what other stores committed before is loaded first, and none can commit
@@ -521,7 +518,7 @@ public final class Store: @unchecked Sendable {
     /// (not assumed, or found otherwise, or the closure threw on what it assumed): nothing
     /// was written, and the write runs reading first.
     private func writeOnDemandAssumingNew<Result>(_ body: (inout Context) throws -> Result, file: any SnapshotConnection,
-                                                  reading onDemand: OnDemandReading) throws -> Commit<Result>? {
+                                                  reading onDemand: any OnDemandWriting) throws -> Commit<Result>? {
         guard let backend, file.checksAssumedReads, onDemand.writeAssumesNew() else { return nil }
         var commit: Commit<Result>?
         let reading = OnDemandWrite(layout: layout, links: onDemand.links, backend: file, assumesNew: true, connect: onDemand.connect)
@@ -550,7 +547,7 @@ public final class Store: @unchecked Sendable {
     /// all; nil then (it runs once more under the lock from the start, sure to commit), and
     /// where the database cannot do this.
     private func writeOnDemandReadingUnlocked<Result>(_ body: (inout Context) throws -> Result, file: any SnapshotConnection,
-                                                      reading onDemand: OnDemandReading) throws -> Commit<Result>? {
+                                                      reading onDemand: any OnDemandWriting) throws -> Commit<Result>? {
         guard let backend, file.checksAssumedReads else { return nil }
         for _ in 0..<Self.unlockedAttempts {
             var commit: Commit<Result>?
@@ -569,38 +566,29 @@ public final class Store: @unchecked Sendable {
     }
 
     /// On a server, a resident store's write that found another store's commit first, run
-    /// again as a write on demand that reads before the write lock
-    /// (``writeOnDemandReadingUnlocked(_:file:reading:)``): its closure reads what it touches
-    /// from the database, not the graph in memory, which is behind. Once it committed, the
-    /// graph follows the log to its commit (the other stores' commits before it included),
-    /// and observers learn of them all from there. Nil when it did not commit that way
-    /// (what it read kept changing, at most ``unlockedAttempts`` runs), and where the
-    /// database or the store cannot (over packs).
-    private func writeStaleReadingUnlocked<Result>(_ body: (inout Context) throws -> Result) throws -> Result? {
+    /// again as a write on demand (``StaleWriteReading``): its closure reads what it touches
+    /// from the database, not the graph in memory, which is behind. It takes what it loads for
+    /// new while that holds (``writeOnDemandAssumingNew(_:file:reading:)``), else reads before
+    /// the write lock (``writeOnDemandReadingUnlocked(_:file:reading:)``). Once it committed,
+    /// the graph follows the log to its commit (the other stores' commits before it
+    /// included), and observers learn of them all from there. Nil when it did not commit that
+    /// way (what it read kept changing), and where the database or the store cannot (over packs).
+    private func writeStaleReadingTheDatabase<Result>(_ body: (inout Context) throws -> Result) throws -> Result? {
         guard let retry = staleWriteReading, let backend, let file = backend as? any SnapshotConnection, file.checksAssumedReads,
               let sharing, stateLock.withLock({ layers }) == nil else { return nil }
-        for _ in 0..<Self.unlockedAttempts {
-            var commit: Commit<Result>?
-            let reading = OnDemandWrite(layout: layout, links: retry.links, backend: file, recordsReads: true, connect: retry.connect)
-            do {
-                guard try backend.transactionValidatingReads({ reading.readSet }, { transaction in
-                    commit = try runOnDemand(body, transaction: transaction, file: file, onDemand: nil, reading: reading)
-                }) != nil else { return nil }
-            } catch is ReadsChanged {
-                staleWritesReadingUnlocked.runs += 1
-                staleWritesReadingUnlocked.changed += 1
-                continue
-            } catch let changed as FingerprintChanged {
-                try checkSchemaUnchanged(sharing: sharing, recorded: changed.recorded, path: file.location)
-                throw changed
-            }
-            staleWritesReadingUnlocked.runs += 1
-            // Committed: a failure to catch up leaves the graph behind until the next check
-            // or write, which follow the log to this commit.
-            if commit?.changes.isEmpty == false { try? catchUpWithOtherStores() }
-            return commit!.result
+        var commit: Commit<Result>?
+        do {
+            commit = try writeOnDemandAssumingNew(body, file: file, reading: retry)
+            if commit == nil { commit = try writeOnDemandReadingUnlocked(body, file: file, reading: retry) }
+        } catch let changed as FingerprintChanged {
+            try checkSchemaUnchanged(sharing: sharing, recorded: changed.recorded, path: file.location)
+            throw changed
         }
-        return nil
+        guard let commit else { return nil }
+        // Committed: a failure to follow leaves the graph behind until the next check or
+        // write, which follow the log to this commit.
+        if !commit.changes.isEmpty { try? followToOwnCommit() }
+        return commit.result
     }
 
     /// How many times a write on demand reads before the lock (``writeOnDemandReadingUnlocked(_:file:reading:)``)
@@ -609,10 +597,10 @@ public final class Store: @unchecked Sendable {
     static let unlockedAttempts = 3
 
     /// Runs `body` on a context that reads the file on demand (through `reading`) and writes
-    /// its changes in `transaction`: the write reads and writes what it touches. `onDemand`,
-    /// a store reading on demand's, counts its statements.
+    /// its changes in `transaction`: the write reads and writes what it touches. `onDemand`
+    /// counts its statements.
     private func runOnDemand<Result>(_ body: (inout Context) throws -> Result, transaction: any StoreTransaction, file: any SnapshotConnection,
-                                     onDemand: OnDemandReading?, reading: OnDemandWrite) throws -> Commit<Result> {
+                                     onDemand: any OnDemandWriting, reading: OnDemandWrite) throws -> Commit<Result> {
         // Another version of the app migrated the file: this code's layout no longer fits it
         // (checked with the write's first statements: writeBlocking reports it).
         if let sharing {
@@ -621,7 +609,7 @@ public final class Store: @unchecked Sendable {
         }
         defer {
             reading.endWrite()
-            onDemand?.recordWrite(statements: reading.statements)
+            onDemand.recordWrite(statements: reading.statements)
         }
         var context = Context(faulter: reading, reader: reading)
         let result: Result, changes: ChangeSet, before: Context
