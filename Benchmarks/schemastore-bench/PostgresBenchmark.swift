@@ -264,6 +264,7 @@ enum PostgresBenchmark {
 ///
 /// - `updates`: each write edits the text of a random message it reads first (of the 1,000
 ///   there at the start) instead.
+/// - `hot`: each write edits the same message (a hot row: every write collides).
 /// - `writes-only`: every operation is a write.
 /// - `tcp`: the processes reach the server over TCP on 127.0.0.1 instead of its socket.
 /// - `delay=<ms>`: over TCP, through a proxy that holds what goes either way for that long
@@ -274,7 +275,7 @@ enum PostgresLoadBenchmark {
     static let seconds = 3.0
     static let chats = 100
 
-    static func run(processCounts: [Int], residency: Store.Residency = .resident, updates: Bool = false, writesOnly: Bool = false,
+    static func run(processCounts: [Int], residency: Store.Residency = .resident, updates: Bool = false, hot: Bool = false, writesOnly: Bool = false,
                     overTCP: Bool = false, delay: TimeInterval? = nil) throws {
         guard let cluster = try TemporaryPostgresCluster.start(loopbackPort: overTCP || delay != nil ? Int.random(in: 20_000..<30_000) : nil) else {
             print(TemporaryPostgresCluster.missingServer)
@@ -284,7 +285,7 @@ enum PostgresLoadBenchmark {
         let proxy = try delay.map { try DelayProxy(upstreamPort: cluster.port, delay: $0) }
         if let delay { print("Over TCP through a proxy holding each chunk \(delay * 1000) ms either way") }
         print("PostgreSQL stores under load (\(residency == .resident ? "resident" : "on demand")): \(seconds) s per run, "
-              + (writesOnly ? "only writes, each " : "4 reads per ") + (updates ? "an edit of a message" : "a new message"))
+              + (writesOnly ? "only writes, each " : "4 reads per ") + (hot ? "an edit of the same message" : updates ? "an edit of a message" : "a new message"))
         for processes in processCounts {
             let name = "load\(processes)"
             let configuration = try cluster.createDatabase(name)
@@ -302,7 +303,7 @@ enum PostgresLoadBenchmark {
                 let process = Process()
                 process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
                 process.arguments = ["postgres-load-child", configuration.host, name, "\(index)", residency == .resident ? "resident" : "on-demand",
-                                     updates ? "updates" : "inserts", "\(proxy?.port ?? configuration.port)", writesOnly ? "writes-only" : "mixed"]
+                                     hot ? "hot" : updates ? "updates" : "inserts", "\(proxy?.port ?? configuration.port)", writesOnly ? "writes-only" : "mixed"]
                 let pipe = Pipe()
                 process.standardOutput = pipe
                 try process.run()
@@ -335,7 +336,7 @@ enum PostgresLoadBenchmark {
     }
 
     /// One process of the load: prints `r <ms>` or `w <ms>` per operation.
-    static func child(host: String, port: Int, database: String, index: Int, residency: Store.Residency, updates: Bool, writesOnly: Bool) throws {
+    static func child(host: String, port: Int, database: String, index: Int, residency: Store.Residency, updates: Bool, hot: Bool, writesOnly: Bool) throws {
         let store = try Store(.postgres(PostgresConnection.Configuration(host: host, port: port, database: database, user: "schemagen")),
                               schema: BenchModelsSchema.self, options: Store.Options(residency: residency))
         var random = SplitMix64(seed: UInt64(index + 1))
@@ -347,7 +348,7 @@ enum PostgresLoadBenchmark {
             if writesOnly || Int.random(in: 0..<5, using: &random) == 0 {
                 let id = 1_000_000 * (index + 1) + written
                 written += 1
-                let edited = chat * 10 + Int.random(in: 0..<10, using: &random)
+                let edited = hot ? 0 : chat * 10 + Int.random(in: 0..<10, using: &random)
                 let time = try OnDemandBenchmark.milliseconds {
                     try store.write { context in
                         guard updates else {

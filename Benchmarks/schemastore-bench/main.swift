@@ -84,7 +84,8 @@ if CommandLine.arguments.dropFirst().first == "postgres-load" {
     let counts = CommandLine.arguments.dropFirst(2).compactMap { Int($0) }
     try PostgresLoadBenchmark.run(processCounts: counts.isEmpty ? [1, 2, 4] : counts,
                                   residency: CommandLine.arguments.contains("on-demand") ? .onDemand : .resident,
-                                  updates: CommandLine.arguments.contains("updates"), writesOnly: CommandLine.arguments.contains("writes-only"), overTCP: CommandLine.arguments.contains("tcp"),
+                                  updates: CommandLine.arguments.contains("updates") || CommandLine.arguments.contains("hot"),
+                                  hot: CommandLine.arguments.contains("hot"), writesOnly: CommandLine.arguments.contains("writes-only"), overTCP: CommandLine.arguments.contains("tcp"),
                                   delay: CommandLine.arguments.first { $0.hasPrefix("delay=") }.flatMap { Double($0.dropFirst("delay=".count)) }.map { $0 / 1000 })
     exit(0)
 }
@@ -92,7 +93,7 @@ if CommandLine.arguments.dropFirst().first == "postgres-load-child" {
     let arguments = CommandLine.arguments
     try PostgresLoadBenchmark.child(host: arguments[2], port: Int(arguments[7]) ?? 5432, database: arguments[3], index: Int(arguments[4]) ?? 0,
                                     residency: arguments[5] == "on-demand" ? .onDemand : .resident,
-                                    updates: arguments[6] == "updates", writesOnly: arguments[8] == "writes-only")
+                                    updates: arguments[6] != "inserts", hot: arguments[6] == "hot", writesOnly: arguments[8] == "writes-only")
     exit(0)
 }
 if CommandLine.arguments.dropFirst().first == "postgres-profile" {

@@ -7,7 +7,7 @@ import PostgresTestSupport
 import Testing
 
 /// A write on demand on a server that assumes the entities it loads are new
-/// (``AssumeNewPolicy``): one round trip when they are, and the same outcome as a write
+/// (``WriteAttemptPolicy``): one round trip when they are, and the same outcome as a write
 /// that reads first when they are not, whatever made the assumption wrong.
 @Suite(.serialized) struct AssumedNewWriteTests {
     /// A store reading on demand on a fresh database of `cluster`, and the database.

@@ -88,7 +88,7 @@ import Testing
         #expect(try ChatGraphText.of(reopened.context) == ChatGraphText.of(store.context))
     }
 
-    /// A stale write that only creates entities takes them for new (``AssumeNewPolicy``): it
+    /// A stale write that only creates entities takes them for new (``WriteAttemptPolicy``): it
     /// reads nothing, its commit checks they were, and the graph follows to it.
     @Test func aStaleWriteOfNewEntitiesTakesThemForNew() throws {
         guard let cluster = try PostgresDialectTests.cluster() else { return }
@@ -139,6 +139,17 @@ import Testing
         let expected = "Ann \(Store.unlockedAttempts + 1)!"
         #expect(User.query("u1", in: store.context).resolve()?.name == expected)
         #expect(try other.read { User.query("u1", in: $0).resolve()?.name } == expected)
+
+        // A hot row: the next stale writes take the lock first (WriteAttemptPolicy), then
+        // one reads before it again.
+        for _ in 0..<WriteAttemptPolicy.shortestBackoff {
+            try other.write { try Attachment(id: "x\(UUID())").save(to: &$0) }
+            #expect(try Self.exclaimU1(in: store) == 2)
+        }
+        #expect(store.staleWritesReadUnlocked.runs == Store.unlockedAttempts)
+        try other.write { try Attachment(id: "x\(UUID())").save(to: &$0) }
+        #expect(try Self.exclaimU1(in: store) == 2)
+        #expect(store.staleWritesReadUnlocked.runs == Store.unlockedAttempts + 1)
     }
 
     /// A closure that threw on its stale graph (an email taken there, freed since) commits

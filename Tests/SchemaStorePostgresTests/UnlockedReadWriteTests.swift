@@ -64,7 +64,7 @@ import Testing
         guard let cluster = try PostgresDialectTests.cluster() else { return }
         defer { cluster.stop() }
         let (store, other, _) = try Self.stores(cluster, "unlockedempty")
-        // An update first: the writes after it read before they assume (AssumeNewPolicy).
+        // An update first: the writes after it read before they assume (WriteAttemptPolicy).
         _ = try Self.renameU1(in: store) {}
         let before = store.onDemandStatistics
         var runs = 0
@@ -92,7 +92,7 @@ import Testing
         let admin = try PostgresConnection(configuration)
         defer { admin.close() }
         _ = try admin.execute("ALTER TABLE \"User\" DROP CONSTRAINT \"User:unique:emailUnique\"")
-        // An update first: the writes after it read before they assume (AssumeNewPolicy).
+        // An update first: the writes after it read before they assume (WriteAttemptPolicy).
         try store.write { try Chat(id: "c1").save(to: &$0) }
         try store.write { try Chat(id: "c1", title: "renamed").save(to: &$0) }
         var runs = 0
@@ -263,5 +263,13 @@ import Testing
         }
         #expect(runs == Store.unlockedAttempts + 1)
         #expect(try other.read { User.query("u1", in: $0).resolve()?.name } == "Ann \(Store.unlockedAttempts)!")
+
+        // A hot row: the next writes take the lock first (WriteAttemptPolicy), then one
+        // tries reading before it again.
+        let before = store.onDemandStatistics.writesReadingUnlocked
+        for _ in 0..<WriteAttemptPolicy.shortestBackoff { _ = try Self.renameU1(in: store) {} }
+        #expect(store.onDemandStatistics.writesReadingUnlocked == before)
+        _ = try Self.renameU1(in: store) {}
+        #expect(store.onDemandStatistics.writesReadingUnlocked == before + 1)
     }
 }

@@ -15,6 +15,8 @@ final class OnDemandReading: OnDemandWriting, @unchecked Sendable {
     let connect: () throws -> any SnapshotConnection
     /// Where each relation slot's links are read from (shared with the store's writes).
     let links: LinkLookup
+    /// What the store's writes count and learn.
+    let writes = OnDemandWrites()
     private let probe: any SnapshotConnection
     /// Guards `snapshot`, `version` and `isClosed`.
     private let lock = NSLock()
@@ -48,8 +50,6 @@ final class OnDemandReading: OnDemandWriting, @unchecked Sendable {
     private var generation = 0
     /// What the snapshots did, summed as they end (see ``Store/onDemandStatistics``).
     private var finished = OnDemandStatistics()
-    /// Whether writes assume what they load is new (``writeAssumesNew()``).
-    private var assumeNew = AssumeNewPolicy()
     /// The rows the last snapshot to end read (at most ``cachedRows``), for the next snapshot
     /// of the same commit and connection generation: a file that did not change answers a new
     /// `read` from them as the snapshot that read them would. Under `pool`.
@@ -264,42 +264,12 @@ final class OnDemandReading: OnDemandWriting, @unchecked Sendable {
     /// How many connections the snapshots hold or keep idle.
     var connectionCount: Int { pool.withLock { openConnections } }
 
-    /// Adds what a write did to reach what it touched.
-    /// Whether the next write assumes the entities it loads are new (``AssumeNewPolicy``).
-    func writeAssumesNew() -> Bool {
-        pool.withLock { assumeNew.assumes() }
-    }
-
-    /// Counts a write that assumed the entities it loaded were new: whether that held.
-    func recordAssumption(held: Bool) {
-        pool.withLock {
-            assumeNew.record(held: held)
-            finished.writesAssumingNew += 1
-            if !held { finished.writesAssumingNewRetried += 1 }
-        }
-    }
-
-    /// Counts a write that read before it took the write lock: whether what it read held.
-    func recordUnlockedReads(held: Bool) {
-        pool.withLock {
-            finished.writesReadingUnlocked += 1
-            if !held { finished.writesReadingUnlockedRetried += 1 }
-        }
-    }
-
-    func recordWrite(statements: (count: Int, reads: Int)) {
-        pool.withLock {
-            finished.writes += 1
-            finished.writeStatements += statements.count
-            finished.writeReads += statements.reads
-        }
-    }
-
     /// What the snapshots taken so far did.
     var statistics: OnDemandStatistics {
         let live = lock.withLock { snapshot }
         var total = pool.withLock { finished }
         if let live { total.add(live.statistics) }
+        total.add(writes.statistics)
         return total
     }
 

@@ -283,7 +283,7 @@ extension Store {
     /// (``StaleWriteReading``): writes that took what they loaded for new, runs that read
     /// before the write lock, and how many of each ran again.
     @_spi(SchemaStoreTesting)
-    public var staleWriteStatistics: OnDemandStatistics { staleWriteReading?.statistics ?? OnDemandStatistics() }
+    public var staleWriteStatistics: OnDemandStatistics { staleWriteReading?.writes.statistics ?? OnDemandStatistics() }
 
     /// Of a resident store's writes that ran again, the runs that read before the write lock,
     /// and how many of those found what they read changed (and ran again).

@@ -388,7 +388,7 @@ public final class Store: @unchecked Sendable {
     /// On a server (resident), `body` first runs on the graph as of the last commit this
     /// store heard of, and the commit goes in one round trip if no other store committed
     /// first; if one did, `body` runs once more, on the latest graph. On a server reading on
-    /// demand, `body` may first run taking the entities it loads for new (``AssumeNewPolicy``),
+    /// demand, `body` may first run taking the entities it loads for new (``WriteAttemptPolicy``),
     /// and once more, reading them, if they were not; it reads before it takes the
     /// database's write lock, and runs again when another store's commit changed what it
     /// read meanwhile (up to ``unlockedAttempts`` times, then once more under the lock). So
@@ -512,14 +512,14 @@ public final class Store: @unchecked Sendable {
     }
 
     /// On a server, a write on demand that assumes the entities it loads are new
-    /// (``AssumeNewPolicy``): it reads nothing before its commit, whose statements check that
+    /// (``WriteAttemptPolicy``): it reads nothing before its commit, whose statements check that
     /// they were; the server numbers the commit, so other stores' commits before it do not
     /// matter unless they made what it assumed missing. Nil when it did not commit that way
     /// (not assumed, or found otherwise, or the closure threw on what it assumed): nothing
     /// was written, and the write runs reading first.
     private func writeOnDemandAssumingNew<Result>(_ body: (inout Context) throws -> Result, file: any SnapshotConnection,
                                                   reading onDemand: any OnDemandWriting) throws -> Commit<Result>? {
-        guard let backend, file.checksAssumedReads, onDemand.writeAssumesNew() else { return nil }
+        guard let backend, file.checksAssumedReads, onDemand.writes.assumeNew() else { return nil }
         var commit: Commit<Result>?
         let reading = OnDemandWrite(layout: layout, links: onDemand.links, backend: file, assumesNew: true, connect: onDemand.connect)
         do {
@@ -527,16 +527,16 @@ public final class Store: @unchecked Sendable {
                 commit = try runOnDemand(body, transaction: transaction, file: file, onDemand: onDemand, reading: reading)
             }) != nil else { return nil }
         } catch is AssumedAbsentFound {
-            onDemand.recordAssumption(held: false)
+            onDemand.writes.recordAssumption(held: false)
             return nil
         } catch let error where reading.assumedNew > 0 && !(error is FingerprintChanged) {
             // Thrown on entities taken for new that may exist (by the closure, or by a
             // constraint of the database at the commit): the answer of the run that reads
             // them counts.
-            onDemand.recordAssumption(held: false)
+            onDemand.writes.recordAssumption(held: false)
             return nil
         }
-        if reading.assumedNew > 0 { onDemand.recordAssumption(held: true) }
+        if reading.assumedNew > 0 { onDemand.writes.recordAssumption(held: true) }
         return commit
     }
 
@@ -548,7 +548,7 @@ public final class Store: @unchecked Sendable {
     /// where the database cannot do this.
     private func writeOnDemandReadingUnlocked<Result>(_ body: (inout Context) throws -> Result, file: any SnapshotConnection,
                                                       reading onDemand: any OnDemandWriting) throws -> Commit<Result>? {
-        guard let backend, file.checksAssumedReads else { return nil }
+        guard let backend, file.checksAssumedReads, onDemand.writes.readUnlocked() else { return nil }
         for _ in 0..<Self.unlockedAttempts {
             var commit: Commit<Result>?
             let reading = OnDemandWrite(layout: layout, links: onDemand.links, backend: file, recordsReads: true, connect: onDemand.connect)
@@ -556,12 +556,16 @@ public final class Store: @unchecked Sendable {
                 guard try backend.transactionValidatingReads({ reading.readSet }, { transaction in
                     commit = try runOnDemand(body, transaction: transaction, file: file, onDemand: onDemand, reading: reading)
                 }) != nil else { return nil }
-                onDemand.recordUnlockedReads(held: true)
+                onDemand.writes.recordUnlockedRun(held: true)
+                onDemand.writes.recordUnlockedWrite(committed: true)
                 return commit
             } catch is ReadsChanged {
-                onDemand.recordUnlockedReads(held: false)
+                onDemand.writes.recordUnlockedRun(held: false)
             }
         }
+        // What it reads keeps changing (a hot row): the next writes take the lock first
+        // (``WriteAttemptPolicy``).
+        onDemand.writes.recordUnlockedWrite(committed: false)
         return nil
     }
 
@@ -609,7 +613,7 @@ public final class Store: @unchecked Sendable {
         }
         defer {
             reading.endWrite()
-            onDemand.recordWrite(statements: reading.statements)
+            onDemand.writes.recordStatements(reading.statements)
         }
         var context = Context(faulter: reading, reader: reading)
         let result: Result, changes: ChangeSet, before: Context
