@@ -265,11 +265,17 @@ import Testing
         #expect(try other.read { User.query("u1", in: $0).resolve()?.name } == "Ann \(Store.unlockedAttempts)!")
 
         // A hot row: the next writes take the lock first (WriteAttemptPolicy), then one
-        // tries reading before it again.
+        // probes with one run reading before it: here its read changed too, and it takes
+        // the lock. The next probe comes twice as many writes later, and commits.
         let before = store.onDemandStatistics.writesReadingUnlocked
         for _ in 0..<WriteAttemptPolicy.shortestBackoff { _ = try Self.renameU1(in: store) {} }
         #expect(store.onDemandStatistics.writesReadingUnlocked == before)
-        _ = try Self.renameU1(in: store) {}
+        let probe = try Self.renameU1(in: store) { try other.write { try User(id: "u1", name: "Ann again").save(to: &$0) } }
+        #expect(probe == 2)
         #expect(store.onDemandStatistics.writesReadingUnlocked == before + 1)
+        for _ in 0..<WriteAttemptPolicy.shortestBackoff * 2 { _ = try Self.renameU1(in: store) {} }
+        #expect(try Self.renameU1(in: store) {} == 1)
+        #expect(store.onDemandStatistics.writesReadingUnlocked == before + 2)
+        #expect(store.onDemandStatistics.writesReadingUnlockedRetried == Store.unlockedAttempts + 1)
     }
 }

@@ -58,7 +58,7 @@ struct WriteAttemptPolicyTests {
                 modelSkipped = modelBackoff
                 modelBackoff = min(modelBackoff * 2, WriteAttemptPolicy.longestBackoff)
             }
-            #expect(policy.backoff == modelBackoff && policy.skipped == modelSkipped)
+            #expect(policy.backoff == modelBackoff && policy.skipped == modelSkipped && policy.lastFailed == !held)
         }
     }
 }

@@ -28,9 +28,11 @@ final class OnDemandWrites: @unchecked Sendable {
         }
     }
 
-    /// Whether the next write reads before it takes the write lock.
-    func readUnlocked() -> Bool {
-        lock.withLock { readUnlockedPolicy.tries() }
+    /// How many runs the next write makes reading before it takes the write lock: none
+    /// while it backs off, one to probe after a write whose runs all found their reads
+    /// changed (a hot row wastes one run, not `runs`), else `runs`.
+    func runsReadingUnlocked(_ runs: Int) -> Int {
+        lock.withLock { readUnlockedPolicy.tries() ? (readUnlockedPolicy.lastFailed ? 1 : runs) : 0 }
     }
 
     /// Counts a run of a write that read before it took the write lock: whether what it

@@ -14,7 +14,8 @@
 /// After an attempt that failed, the next ``shortestBackoff`` writes do not try, twice as
 /// many after each failure that follows (at most ``longestBackoff``), half as many again
 /// after each attempt that held. A store whose attempts mostly hold tries nearly always; one
-/// whose attempts mostly fail pays a failure once in up to ``longestBackoff`` writes.
+/// whose attempts mostly fail pays a failure once in up to ``longestBackoff`` writes (and the
+/// attempt after a failure, a probe, may be made cheaper: ``lastFailed``).
 struct WriteAttemptPolicy: Sendable, Hashable {
     static let shortestBackoff = 4
     static let longestBackoff = 256
@@ -23,6 +24,8 @@ struct WriteAttemptPolicy: Sendable, Hashable {
     private(set) var skipped = 0
     /// How many writes do not try after the next attempt that fails.
     private(set) var backoff = shortestBackoff
+    /// Whether the last attempt failed: the next one probes whether it would hold now.
+    private(set) var lastFailed = false
 
     /// Whether the next write tries.
     mutating func tries() -> Bool {
@@ -35,6 +38,7 @@ struct WriteAttemptPolicy: Sendable, Hashable {
 
     /// Counts a write that tried: whether its attempt held.
     mutating func record(held: Bool) {
+        lastFailed = !held
         if held {
             backoff = max(backoff / 2, Self.shortestBackoff)
         } else {

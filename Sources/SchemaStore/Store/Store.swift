@@ -544,12 +544,14 @@ public final class Store: @unchecked Sendable {
     /// (``StoreBackend/transactionValidatingReads(_:_:)``): other stores commit while it reads
     /// and runs its closure, and it commits only if none of them changed what it read. When
     /// one did, nothing was written and it runs again, at most ``unlockedAttempts`` times in
-    /// all; nil then (it runs once more under the lock from the start, sure to commit), and
-    /// where the database cannot do this.
+    /// all (once to probe after a write whose runs all lost, none while the store backs off
+    /// from a hot row: ``WriteAttemptPolicy``); nil then (it runs once more under the lock
+    /// from the start, sure to commit), and where the database cannot do this.
     private func writeOnDemandReadingUnlocked<Result>(_ body: (inout Context) throws -> Result, file: any SnapshotConnection,
                                                       reading onDemand: any OnDemandWriting) throws -> Commit<Result>? {
-        guard let backend, file.checksAssumedReads, onDemand.writes.readUnlocked() else { return nil }
-        for _ in 0..<Self.unlockedAttempts {
+        guard let backend, file.checksAssumedReads else { return nil }
+        let runs = onDemand.writes.runsReadingUnlocked(Self.unlockedAttempts)
+        for _ in 0..<runs {
             var commit: Commit<Result>?
             let reading = OnDemandWrite(layout: layout, links: onDemand.links, backend: file, recordsReads: true, connect: onDemand.connect)
             do {
@@ -565,7 +567,7 @@ public final class Store: @unchecked Sendable {
         }
         // What it reads keeps changing (a hot row): the next writes take the lock first
         // (``WriteAttemptPolicy``).
-        onDemand.writes.recordUnlockedWrite(committed: false)
+        if runs > 0 { onDemand.writes.recordUnlockedWrite(committed: false) }
         return nil
     }
 
