@@ -387,7 +387,9 @@ public final class Store: @unchecked Sendable {
     ///
     /// On a server (resident), `body` first runs on the graph as of the last commit this
     /// store heard of, and the commit goes in one round trip if no other store committed
-    /// first; if one did, `body` runs once more, on the latest graph. On a server reading on
+    /// first; if one did, `body` runs again as on a store reading on demand (below), on a
+    /// context that reads the database, and then on the latest graph if what it read kept
+    /// changing; the graph then holds the commit. On a server reading on
     /// demand, `body` may first run taking the entities it loads for new (``WriteAttemptPolicy``),
     /// and once more, reading them, if they were not; it reads before it takes the
     /// database's write lock, and runs again when another store's commit changed what it
