@@ -257,9 +257,11 @@ extension PostgresProcessTests {
         #expect(wrote + failed.count == writers * writes, "a write neither committed nor failed")
         #expect(commits.count == wrote, "\(wrote) writes reported, \(commits.count) markers logged")
         #expect(!commits.values.contains { failed.contains([$0.writer, $0.index]) }, "a write that failed committed")
-        // The writes overlapped: some found what they read changed. On demand most committed
-        // without the lock held while they read; resident, those that found their graph stale.
-        let held = residency == .onDemand ? writers * writes / 2 : writers * writes / 10
+        // The writes overlapped: some found what they read changed. On demand many committed
+        // without the lock held while they read (122-174 of 240 in five runs; writes that
+        // kept losing sent the next ones to the lock, WriteAttemptPolicy); resident, those
+        // that found their graph stale (83-122).
+        let held = residency == .onDemand ? writers * writes / 4 : writers * writes / 10
         #expect(unlocked - retried > held && retried > 0, "unlocked \(unlocked), retried \(retried)")
 
         let folder = try Self.replayFolder()
