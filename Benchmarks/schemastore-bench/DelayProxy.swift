@@ -22,6 +22,9 @@ final class DelayProxy: @unchecked Sendable {
     init(upstreamPort: Int, delay: TimeInterval) throws {
         self.upstreamPort = upstreamPort
         self.delay = delay
+        // A chunk sent to a side that has closed (a client that ended without reading its
+        // last answer) fails that write, instead of the signal ending the whole benchmark.
+        signal(SIGPIPE, SIG_IGN)
         let listener = socket(AF_INET, streamSocket, 0)
         var yes: Int32 = 1
         setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))

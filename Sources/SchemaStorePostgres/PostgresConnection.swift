@@ -428,8 +428,11 @@ public final class PostgresConnection: @unchecked Sendable {
     /// The payloads of the notifications that arrived, without waiting: those that came
     /// with the answers of statements run before, and, with `readingSocket`, those the server
     /// sent since, while the connection was idle (wait for ``socketDescriptor`` to be
-    /// readable first).
+    /// readable first). Without `readingSocket`, statements sent without waiting stay
+    /// unanswered (their answers are read by the connection's next use, or once the socket
+    /// is readable).
     public func receivedNotifications(readingSocket: Bool) throws -> [String] {
+        if !readingSocket, unansweredPipelines > 0, ahead.isEmpty, let handle { return Self.notifications(handle) }
         let handle = try readyHandle()
         if readingSocket, PQconsumeInput(handle) != 1 { throw lost(Self.message(PQerrorMessage(handle))) }
         return Self.notifications(handle)

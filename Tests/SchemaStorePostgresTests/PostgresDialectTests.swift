@@ -164,6 +164,29 @@ import Testing
         #expect(try other.execute("SELECT count(*) FROM pg_stat_activity WHERE state LIKE 'idle in transaction%'") == [[.integer(0)]])
     }
 
+    /// Asking what notifications came without reading the socket does not wait for a
+    /// statement sent without waiting (a read transaction's `COMMIT`), and loses none: one
+    /// sent meanwhile comes with the connection's next use.
+    @Test func notificationsReceivedDoNotWaitForAStatementSentWithoutWaiting() throws {
+        guard let cluster = try Self.cluster() else { return }
+        defer { cluster.stop() }
+        let connection = try PostgresConnection(cluster.configuration())
+        let other = try PostgresConnection(cluster.configuration())
+        try connection.listen("heard")
+        try other.execute("NOTIFY heard, '1'")
+        #expect(try connection.execute("SELECT 1") == [[.integer(1)]])
+        connection.sendWithoutWaiting("SELECT pg_sleep(2)")
+        let start = Date()
+        #expect(try connection.receivedNotifications(readingSocket: false) == ["1"])
+        #expect(Date().timeIntervalSince(start) < 1, "waited for the statement's answer")
+        try other.execute("NOTIFY heard, '2'")
+        #expect(try connection.execute("SELECT 2") == [[.integer(2)]])
+        #expect(Date().timeIntervalSince(start) >= 1.5, "the statement sent without waiting did not run first")
+        var heard = try connection.receivedNotifications(readingSocket: false)
+        if heard.isEmpty { heard = try connection.waitForNotifications(timeout: 5) }
+        #expect(heard == ["2"])
+    }
+
     /// Names whose order and equality only Swift's string comparison gets right: composed and
     /// decomposed accents are equal, case and accents order by scalar.
     static let names = ["Émile", "E\u{301}mile", "émile", "Emile", "zoé", "Zoe", "zoe\u{301}", "a", "B", "", "ß", "ss", "Ångström", "~"]

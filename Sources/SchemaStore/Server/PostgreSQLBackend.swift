@@ -747,7 +747,12 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
         defer { inTransaction = false }
         do {
             let result = try body()
-            try execute("COMMIT")
+            // Nothing to wait for (it only read): the connection's next use reads the answer.
+            if pending.isEmpty, sending == nil, connection.isConnected {
+                connection.sendWithoutWaiting("COMMIT")
+            } else {
+                try execute("COMMIT")
+            }
             return result
         } catch {
             if connection.isConnected { _ = try? execute("ROLLBACK") }
