@@ -7,7 +7,7 @@ import Foundation
 /// A thread sleeping on the socket is woken by the server's send: the server pays for the
 /// wake-up (an eighth of its time in a single write, under `perf`) and the thread then
 /// waits to be scheduled. Polling avoids both: a single resident write took 0.21 ms instead
-/// of 0.26 (docs/PostgreSQL.md). Polling while the server is slow (a write waiting for
+/// of 0.26 (docs/PostgreSQL-figures.md). Polling while the server is slow (a write waiting for
 /// another process's lock, a long query) would only take a core from the server, so
 /// ``AnswerWaitPolicy`` decides from the connection's recent waits whether and how long to
 /// poll, and the poll yields the core between reads, so that a thread ready to run (the

@@ -1040,7 +1040,7 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
     /// Sends a write's first statements ahead of the rest of its batch, once per batch when
     /// ``aheadStatements`` are complete: the server begins the transaction and takes the
     /// lock while this thread spells the rest, instead of starting when all of it comes.
-    /// A single write takes about 12% less time (docs/PostgreSQL.md). Their answers come
+    /// A single write takes about 12% less time (docs/PostgreSQL-figures.md). Their answers come
     /// first in the batch's (``ServerConnection/sendAhead(_:)``).
     private func sendAhead() throws {
         guard inTransaction, sentAhead == 0, sending == nil, pending.completeCount >= Self.aheadStatements,
