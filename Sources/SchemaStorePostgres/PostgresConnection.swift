@@ -121,17 +121,7 @@ public final class PostgresConnection: @unchecked Sendable {
     /// statements sent without waiting); throws for a closed connection.
     private func readyHandle() throws -> OpaquePointer {
         guard let handle else { throw lost("the connection is closed") }
-        // Statements sent ahead of a batch that never came (their write failed before it):
-        // their answers are not wanted, only read.
-        if !ahead.isEmpty {
-            ahead = []
-            guard PQpipelineSync(handle) == 1 else {
-                let failure = lost(Self.message(PQerrorMessage(handle)))
-                close()
-                throw failure
-            }
-            unansweredPipelines += 1
-        }
+        try discardSentAhead(handle)
         if unansweredPipelines > 0 {
             try readUnanswered(handle)
             PQexitPipelineMode(handle)
@@ -291,6 +281,27 @@ public final class PostgresConnection: @unchecked Sendable {
             throw failure
         }
         return true
+    }
+
+    /// Ends the statements sent ahead of a batch that will not come (their write failed
+    /// before it): their pipeline is closed on its own, and its answers, not wanted, are read
+    /// with the next use. A statement sent next never joins it, so that a failure among
+    /// them (or the aborted transaction they ran in) cannot take that statement down with
+    /// it: the `ROLLBACK` of the failed write.
+    public func discardSentAhead() throws {
+        guard let handle else { return }
+        try discardSentAhead(handle)
+    }
+
+    private func discardSentAhead(_ handle: OpaquePointer) throws {
+        guard !ahead.isEmpty else { return }
+        ahead = []
+        guard PQpipelineSync(handle) == 1 else {
+            let failure = lost(Self.message(PQerrorMessage(handle)))
+            close()
+            throw failure
+        }
+        unansweredPipelines += 1
     }
 
     /// Ends the pipeline of statements sent ahead and reads their answers; throws their failure.

@@ -19,6 +19,8 @@ private final class StoreConnection: ServerConnection {
         try connection.sendAhead(statements)
     }
 
+    func discardSentAhead() throws { try connection.discardSentAhead() }
+
     func copy(_ sql: String, rows: [UInt8]) throws { try connection.copy(sql, rows: rows) }
 
     func sendWithoutWaiting(_ sql: String) { connection.sendWithoutWaiting(sql) }

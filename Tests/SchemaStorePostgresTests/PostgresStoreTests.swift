@@ -47,7 +47,7 @@ import Testing
     /// The differential test: each random write goes to a SQLite file store and to a
     /// PostgreSQL store; both must succeed or fail alike and hold the same graph, also
     /// after the PostgreSQL store is opened again.
-    @Test(arguments: [(1, .onDemand), (2, .onDemand), (3, .resident)] as [(UInt64, Store.Residency)])
+    @Test(arguments: SoakSeeds.cases([(1, .onDemand), (2, .onDemand), (3, .resident)], variants: [Store.Residency.onDemand, .resident]))
     func aPostgreSQLStoreHoldsWhatASQLiteStoreHoldsAfterEveryWrite(seed: UInt64, residency: Store.Residency) throws {
         guard let cluster = try PostgresDialectTests.cluster() else { return }
         defer { cluster.stop() }
@@ -555,7 +555,7 @@ import Testing
     /// come from postings every writer keeps (filled from the rows when the tables are made),
     /// and the ranking equals a resident store's, ties included, through inserts, updates and
     /// deletes. Nothing reads the whole graph.
-    @Test(arguments: [1, 2] as [UInt64])
+    @Test(arguments: SoakSeeds.seeds([1, 2, 1_000]))
     func rankedMatchesOnDemandEqualAResidentStores(seed: UInt64) throws {
         guard let cluster = try PostgresDialectTests.cluster() else { return }
         defer { cluster.stop() }

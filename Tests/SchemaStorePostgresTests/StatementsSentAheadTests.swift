@@ -91,6 +91,36 @@ import Testing
         #expect(try Self.count(connection) == 1)
     }
 
+    /// A batch behind statements sent ahead joins their pipeline, so a failure among them
+    /// skips it too; once they are given up (``PostgresConnection/discardSentAhead()``, what
+    /// a failed write does), the next batch runs on its own: its `ROLLBACK` ends the aborted
+    /// transaction, and the connection works on.
+    @Test func aBatchAfterStatementsSentAheadAreGivenUpRunsOnItsOwn() throws {
+        guard let cluster = try PostgresDialectTests.cluster() else { return }
+        defer { cluster.stop() }
+        let connection = try PostgresConnection(cluster.configuration())
+        try connection.execute("CREATE TABLE rows (n bigint PRIMARY KEY)")
+        let failing: [Statement] = [("BEGIN", []), ("INSERT INTO rows (n) VALUES (1)", []), ("SELECT 1 / 0", [])]
+        let after: [Statement] = [("SELECT set_config('application_name', 'x', true)", [])]
+        // Joined: the statements sent after the failure, and the batch's ROLLBACK, are skipped.
+        #expect(try connection.sendAhead(failing))
+        #expect(try connection.sendAhead(after))
+        #expect { try connection.executeEach([("ROLLBACK", []), ("SELECT 1", [])]) } throws: { Self.state($0) == "22012" }
+        #expect { try connection.executeEach([("SELECT 1", [])]) } throws: { Self.state($0) == "25P02" }
+        try connection.execute("ROLLBACK")
+        // Given up first: the ROLLBACK runs, then the rest.
+        for discardedTwice in [false, true] {
+            #expect(try connection.sendAhead(failing))
+            #expect(try connection.sendAhead(after))
+            try connection.discardSentAhead()
+            if discardedTwice { try connection.discardSentAhead() }
+            let answers = try connection.executeEach([("ROLLBACK", []), ("SELECT count(*) FROM rows", [])])
+            #expect(answers == [[], [[.integer(0)]]])
+        }
+        try connection.execute("INSERT INTO rows (n) VALUES (7)")
+        #expect(try Self.count(connection) == 1)
+    }
+
     /// A `COPY` behind statements sent ahead runs after them, and fails with their failure
     /// instead of running.
     @Test func aCopyBehindStatementsSentAheadRunsAfterThemOrFailsWithThem() throws {

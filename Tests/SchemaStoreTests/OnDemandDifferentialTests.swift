@@ -34,7 +34,7 @@ import Testing
         }
     }
 
-    @Test(arguments: 0..<6)
+    @Test(arguments: SoakSeeds.seeds(Array(0..<6)))
     func onDemandAnswersAsResident(seed: UInt64) throws {
         var random = SplitMix64(seed: seed &* 7919 &+ 11)
         let url = try Self.temporaryFile()
@@ -76,7 +76,7 @@ import Testing
     /// two files fed the same writes, one written on demand, the other by a resident store
     /// reopened before each write (so both order ties by storage); each write runs random
     /// steps, then random queries on its own context, and the answers must agree.
-    @Test(arguments: 0..<4)
+    @Test(arguments: SoakSeeds.seeds(Array(0..<4)))
     func queriesInAWriteSeeItsChanges(seed: UInt64) throws {
         var random = SplitMix64(seed: seed &* 104_729 &+ 3)
         let onDemandURL = try Self.temporaryFile(), residentURL = try Self.temporaryFile()

@@ -1,4 +1,5 @@
 import ChatModels
+import ChatWorkloads
 import DeterministicRandom
 import Foundation
 import SchemaRuntime
@@ -11,7 +12,7 @@ import Testing
 /// and replaced link slots read back exactly); the packs' files never change; and reverting
 /// a whole pack brings every one of its entities back as the pack has it.
 @Suite struct PackModelBasedTests {
-    @Test(arguments: [11, 12, 13] as [UInt64], [Store.Residency.resident, .onDemand])
+    @Test(arguments: SoakSeeds.seeds([11, 12, 13]), [Store.Residency.resident, .onDemand])
     func unifiedViewMatchesTheReference(seed: UInt64, residency: Store.Residency) throws {
         var random = SplitMix64(seed: seed)
         let fixture = try PackFixtures.Installed()

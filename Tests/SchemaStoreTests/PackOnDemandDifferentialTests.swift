@@ -16,7 +16,7 @@ import Testing
 ///   wrote (the same overrides, tombstones and replaced slots, read back);
 /// - the packs' files never change.
 @Suite struct PackOnDemandDifferentialTests {
-    @Test(arguments: [21, 22, 23, 24] as [UInt64])
+    @Test(arguments: SoakSeeds.seeds([21, 22, 23, 24]))
     func onDemandUnionAnswersAsResident(seed: UInt64) throws {
         var random = SplitMix64(seed: seed)
         let fixture = try PackFixtures.Installed()

@@ -605,6 +605,10 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
             pending.removeAll()
             // The error may be another one than theirs: the batch in flight is answered first.
             try? finishSending()
+            // Statements sent ahead of a batch that now never goes (the closure threw, or a
+            // read in it failed on a check sent ahead) must not take the ROLLBACK below down
+            // with them: behind a failed statement, the rest of a pipeline is skipped.
+            try? connection.discardSentAhead()
             let code = connection.serverCode(of: error)
             let checkFailed = code == Self.divisionByZero && (fingerprintCheck != nil || expected != nil || assumedAbsent || validation != nil)
             guard checkFailed, connection.isConnected else {

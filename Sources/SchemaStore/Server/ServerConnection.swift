@@ -24,6 +24,10 @@ public protocol ServerConnection: AnyObject {
     /// them and whose answers follow theirs. Returns false when it sent nothing (the store
     /// then sends them with the batch).
     func sendAhead(_ statements: [(sql: String, parameters: [StoredValue])]) throws -> Bool
+    /// Gives up the statements sent ahead (``sendAhead(_:)``) whose batch will not come: the
+    /// write failed. Their answers are dropped, and the next statements go on their own,
+    /// never behind them (where a failure of theirs would skip those too).
+    func discardSentAhead() throws
     /// Runs `COPY table (columns) FROM STDIN` statement `sql`, streaming `rows` (in COPY's
     /// text format, ``ServerCopyRows``) to it: how many rows go fastest.
     func copy(_ sql: String, rows: [UInt8]) throws
@@ -55,6 +59,9 @@ extension ServerConnection {
 
     /// Sends nothing ahead: the statements go with the batch.
     public func sendAhead(_ statements: [(sql: String, parameters: [StoredValue])]) throws -> Bool { false }
+
+    /// Nothing was sent ahead.
+    public func discardSentAhead() throws {}
 
     /// Runs statements as ``executeEach(_:)`` does; returns the last one's rows.
     @discardableResult
