@@ -222,5 +222,14 @@ import Testing
         #expect(throws: RequiredRelationViolation.self) { try archived.restore(in: &context) }
         #expect(try Snapshot(context) == before)
         #expect(context.find(Deleted<Message>.self, id: "m") != nil)
+        // Inside a write's transaction too, where required links are checked at its end:
+        // the restore throws at once, and the write, which catches it, goes on and commits.
+        try context.transaction { context in
+            #expect(throws: RequiredRelationViolation.self) { try archived.restore(in: &context) }
+            try User(id: "u2", name: "after").save(to: &context)
+        }
+        #expect(context.find(Message.self, id: "m") == nil)
+        #expect(context.find(Deleted<Message>.self, id: "m") != nil)
+        #expect(context.find(User.self, id: "u2") != nil)
     }
 }

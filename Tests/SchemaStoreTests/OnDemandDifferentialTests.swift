@@ -96,9 +96,16 @@ import Testing
             let resident = try Store(.file(residentURL), schema: ChatModelsSchema.self, options: .init(residency: .resident))
             // The reference: a file opens on demand unless told otherwise.
             #expect(!resident.readsOnDemand)
-            let expected = try resident.write(write)
+            // A write may throw at its end (a required link its steps left empty): then on
+            // both sides, with the same error, and neither commits.
+            let expectedResult = Result { try resident.write(write) }
             resident.close()
-            let actual = try onDemand.write(write)
+            let actualResult = Result { try onDemand.write(write) }
+            guard case .success(let expected) = expectedResult, case .success(let actual) = actualResult else {
+                #expect(String(describing: actualResult) == String(describing: expectedResult), "seed \(seed) round \(round): \(steps.map(\.name))")
+                compared += queries.count
+                continue
+            }
             // Save times of this write's saves are each store's own clock: not compared.
             for (query, (actual, expected)) in zip(queries, zip(actual, expected)) where actual != expected && !query.name.hasPrefix("save times") {
                 Issue.record("seed \(seed) round \(round): \(query.name) after \(steps.map(\.name))\n  on demand: \(actual.prefix(400))\n  resident:  \(expected.prefix(400))")

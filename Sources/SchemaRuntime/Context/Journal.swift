@@ -139,6 +139,13 @@ extension Context {
         if journal != nil { journal!.requiredLinkChecks.append(RequiredLinkCheck(table: table, key: key, column: column, removed: removed)) }
     }
 
+    /// The violation of a required relation of the stored entity `id`, in the current state,
+    /// whatever the end of the transaction would find; nil when it is not stored.
+    func requiredLinkViolation<Entity: EntityModelProtocol>(of id: Entity.ID, _ type: Entity.Type) -> RequiredRelationViolation? {
+        guard let key = storedKey(of: id, type), let table = tables[ObjectIdentifier(type)] else { return nil }
+        return table.requiredLinkViolation(key.rawValue, column: nil, removed: -1, in: self)
+    }
+
     /// The first recorded check that fails in the current state. O(checks × required relations).
     ///
     /// An entity may be checked more than once in a write (saved new, then unlinked by a

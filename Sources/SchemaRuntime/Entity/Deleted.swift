@@ -68,6 +68,10 @@ public struct Deleted<Entity: EntityModelProtocol>: EntityModelProtocol {
             var restored = entity
             for relation in Entity.relations { relation.keepStoredTargets(&restored, context, true) }
             try restored.save(to: &context)
+            // A required relation whose target was deleted since is empty now. The write
+            // would throw at its end (required links are checked then); the restore throws
+            // here instead, so that a caller can catch it and go on.
+            if let violation = context.requiredLinkViolation(of: id, Entity.self) { throw violation }
             try delete(from: &context)
         }
     }
