@@ -41,6 +41,9 @@ struct PackDiff {
         for (entity, baseKey) in entities {
             let key = try entity.loadKey(entity.idValue(baseKey, in: base), into: &context)
             try entity.restoreRow(key, in: &context, from: baseKey, in: base)
+            // The pack's again, as loading marks it: the lists below keep the user's own
+            // entities, and this one is not (on demand, restored here, it had no source).
+            entity.setSource(entity.source(of: baseKey, in: base), of: key, in: &context)
             keys.append(key)
         }
         for ((entity, baseKey), key) in zip(entities, keys) {
@@ -51,7 +54,10 @@ struct PackDiff {
                 guard isStored || !targets.isEmpty else { continue }
                 if isStored, relation.slot.cardinality == .toMany {
                     let packTargets = Set(targets)
-                    for current in context.targetKeys(entity.table, relation.slot, of: key) where target.source(of: current, in: context) == .user {
+                    // The user's own entities it links to, stored: a pack entity the user
+                    // deleted has no row (on demand, nor a source: it is hidden), and goes.
+                    for current in context.targetKeys(entity.table, relation.slot, of: key)
+                    where target.source(of: current, in: context) == .user && target.hasRow(current, in: context) {
                         let id = target.idValue(current, in: context)
                         if !packTargets.contains(id) { targets.append(id) }
                     }
