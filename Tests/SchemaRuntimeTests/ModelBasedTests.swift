@@ -8,7 +8,7 @@ import Testing
 /// deliberately naive model: sets of stored ids and sets of links.
 @Suite struct ModelBasedTests {
     /// 60 seeds × 120 steps in CI (about 7,200 operations, each followed by every check).
-    @Test(arguments: 0..<60)
+    @Test(arguments: SoakSeeds.seeds(Array(0..<60)))
     func randomOperationsMatchTheReferenceModel(seed: UInt64) throws {
         var random = SplitMix64(seed: seed)
         var context = Context()

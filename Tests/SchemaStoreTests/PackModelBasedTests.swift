@@ -1,5 +1,4 @@
 import ChatModels
-import ChatWorkloads
 import DeterministicRandom
 import Foundation
 import SchemaRuntime

@@ -120,7 +120,7 @@ import Testing
 
     /// Both residencies: a store reading on demand writes through a context that reads the
     /// file as the writes touch it, and must end up with the same graph.
-    @Test(arguments: [1, 2, 3] as [UInt64], [Store.Residency.resident, .onDemand])
+    @Test(arguments: SoakSeeds.seeds([1, 2, 3]), [Store.Residency.resident, .onDemand])
     func storeMatchesTheInMemoryReference(seed: UInt64, residency: Store.Residency) throws {
         var random = SplitMix64(seed: seed)
         let folder = try TemporaryFolder()
@@ -154,7 +154,7 @@ import Testing
     /// Writes of several steps each over few ids, on a store reading on demand: each write
     /// reads the file as its steps touch it, so a later step must find what an earlier one
     /// of the same write changed (a list it appended to, an entity it deleted or moved).
-    @Test(arguments: [1, 2, 3, 4] as [UInt64])
+    @Test(arguments: SoakSeeds.seeds([1, 2, 3, 4]))
     func onDemandWritesOfManyStepsMatchTheReference(seed: UInt64) throws {
         var random = SplitMix64(seed: seed &+ 100)
         let folder = try TemporaryFolder()

@@ -2,7 +2,7 @@ import Foundation
 
 /// The seeds a randomized suite runs: its own few, which CI runs every time, and with
 /// `SCHEMAGEN_SOAK_SEEDS=N` in the environment N more (from 1,000 on), for a longer hunt
-/// on a developer's machine (`SCHEMAGEN_SOAK_SEEDS=50 swift test --filter Differential`).
+/// on a developer's machine (`SCHEMAGEN_SOAK_SEEDS=50 swift test --filter ModelBased`).
 /// A failing soak seed is then added to the suite's own, so that CI keeps it.
 public enum SoakSeeds {
     /// How many more seeds the environment asks for (0 without `SCHEMAGEN_SOAK_SEEDS`).
