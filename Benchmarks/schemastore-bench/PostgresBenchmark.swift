@@ -309,14 +309,14 @@ enum PostgresLoadBenchmark {
                 try process.run()
                 return (process, pipe)
             }
-            var reads: [Double] = [], writes: [Double] = [], retries = [0, 0, 0, 0, 0]
+            var reads: [Double] = [], writes: [Double] = [], retries = [0, 0, 0, 0, 0, 0]
             for (process, pipe) in children {
                 let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
                 process.waitUntilExit()
                 for line in output.split(separator: "\n") {
                     let parts = line.split(separator: " ")
-                    if parts.first == "stale", parts.count == 6 {
-                        for index in 0..<5 { retries[index] += Int(parts[index + 1]) ?? 0 }
+                    if parts.first == "stale", parts.count == 7 {
+                        for index in 0..<6 { retries[index] += Int(parts[index + 1]) ?? 0 }
                         continue
                     }
                     guard parts.count == 2, let value = Double(parts[1]) else { continue }
@@ -331,7 +331,7 @@ enum PostgresLoadBenchmark {
             let throughput = Double(reads.count + writes.count) / seconds
             print("\(processes) process(es): \(Int(throughput)) ops/s; reads p50 \(percentile(reads, 0.5)) ms, p99 \(percentile(reads, 0.99)) ms; "
                   + "writes p50 \(percentile(writes, 0.5)) ms, p99 \(percentile(writes, 0.99)) ms (\(reads.count) reads, \(writes.count) writes)"
-                  + (residency == .resident ? "; \(retries[0]) stale, \(retries[1]) runs reading before the lock, \(retries[2]) of them again; caught up \(retries[3]) times from the log, \(retries[4]) by loading the graph" : ""))
+                  + (residency == .resident ? "; \(retries[5]) started on the database, \(retries[0]) stale, \(retries[1]) runs reading before the lock, \(retries[2]) of them again; caught up \(retries[3]) times from the log, \(retries[4]) by loading the graph" : ""))
         }
     }
 
@@ -372,7 +372,7 @@ enum PostgresLoadBenchmark {
             }
         }
         let (runs, changed) = store.staleWritesReadUnlocked
-        lines.append("stale \(store.staleWriteRetries) \(runs) \(changed) \(store.catchUps.followed) \(store.catchUps.reloaded)")
+        lines.append("stale \(store.staleWriteRetries) \(runs) \(changed) \(store.catchUps.followed) \(store.catchUps.reloaded) \(store.graphRunsSkipped)")
         print(lines.joined(separator: "\n"))
     }
 }

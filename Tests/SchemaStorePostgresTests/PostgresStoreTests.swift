@@ -417,7 +417,8 @@ import Testing
             #expect(runs == 1 + store.staleWriteRetries - retries)
             #expect(User.query("u1", in: store.context).resolve()?.age == 10 * (round + 1) + 1)
         }
-        #expect(store.staleWriteRetries >= 2)
+        // After a stale run on the graph, the next writes start on the database (StaleWriteReading).
+        #expect(store.staleWriteRetries >= 1 && store.staleWriteRetries + store.graphRunsSkipped >= 2)
 
         try commitBehindTheStoresBack("email = 'ada@y'")
         try store.write { try User(id: "u2", name: "Grace", email: "ada@x").save(to: &$0) }

@@ -141,14 +141,19 @@ import Testing
         #expect(try other.read { User.query("u1", in: $0).resolve()?.name } == expected)
 
         // A hot row: the next stale writes take the lock first (WriteAttemptPolicy), then
-        // one reads before it again.
+        // one reads before it again. They still run on the graph first: on the database
+        // they take the lock first, and their run on the graph may commit in one round trip.
         for _ in 0..<WriteAttemptPolicy.shortestBackoff {
             try other.write { try Attachment(id: "x\(UUID())").save(to: &$0) }
             #expect(try Self.exclaimU1(in: store) == 2)
         }
         #expect(store.staleWritesReadUnlocked.runs == Store.unlockedAttempts)
+        #expect(store.graphRunsSkipped == 0)
+        // The write that reads before the lock again skips the graph: its last run there
+        // that the policy chose (the first write's) was stale.
         try other.write { try Attachment(id: "x\(UUID())").save(to: &$0) }
-        #expect(try Self.exclaimU1(in: store) == 2)
+        #expect(try Self.exclaimU1(in: store) == 1)
+        #expect(store.graphRunsSkipped == 1)
         #expect(store.staleWritesReadUnlocked.runs == Store.unlockedAttempts + 1)
     }
 
@@ -177,10 +182,56 @@ import Testing
                 try User(id: "u4", name: "Yet Another Bob", email: "bob@x").save(to: &context)
             }
         }
-        // On its stale graph, taking u4 for new (the database's unique index refuses it), and
-        // reading what it touches.
-        #expect(runs == 3)
+        // Not on its graph (its last run there was stale: ``StaleWriteReading``), but taking
+        // u4 for new (the database's unique index refuses it), then reading what it touches.
+        #expect(store.graphRunsSkipped == 1)
+        #expect(runs == 2)
         #expect(User.query("u4", in: store.context).resolve() == nil)
-        #expect(Chat.query("c9", in: store.context).resolve() != nil)
+        #expect(try other.read { User.query("u4", in: $0).resolve() } == nil)
+        // The graph follows the other store's commit at the next write.
+        try store.write { try Chat(id: "c10").save(to: &$0) }
+        #expect(Set(Chat.query(in: store.context).resolve().map(\.id)) == ["c1", "c9", "c10"])
+    }
+
+    /// While other stores commit before most of its writes, a resident store's writes start
+    /// on the database, skipping their run on the graph (stale, so wasted); they try the
+    /// graph again after a while, backing off twice as long each time it was stale; once
+    /// it holds, they run on the graph first again.
+    @Test func writesWhoseRunsOnTheGraphKeepBeingStaleStartOnTheDatabase() throws {
+        guard let cluster = try PostgresDialectTests.cluster() else { return }
+        defer { cluster.stop() }
+        let (store, other, _) = try Self.stores(cluster, "stalestart")
+        var written = 0
+        /// Saves a new attachment in a write of `store`, after another store's commit when
+        /// `behind`; returns the runs of the closure.
+        func write(behind: Bool) throws -> Int {
+            if behind { try other.write { try Chat(id: "c\(UUID())").save(to: &$0) } }
+            written += 1
+            var runs = 0
+            try store.write { context in
+                runs += 1
+                try Attachment(id: "a\(written)").save(to: &context)
+            }
+            return runs
+        }
+        let backoff = WriteAttemptPolicy.shortestBackoff
+        // Stale on the graph, then committed on the database (taken for new).
+        #expect(try write(behind: true) == 2)
+        #expect(store.staleWriteRetries == 1)
+        for _ in 0..<backoff { #expect(try write(behind: true) == 1) }
+        #expect(store.graphRunsSkipped == backoff)
+        // The graph tried again: stale again, so twice as many start on the database.
+        #expect(try write(behind: true) == 2)
+        for _ in 0..<2 * backoff { #expect(try write(behind: true) == 1) }
+        #expect(store.graphRunsSkipped == 3 * backoff)
+        #expect(store.staleWriteRetries == 2)
+        // The others stop: the next try on the graph holds, and so do the writes after it.
+        for _ in 0..<3 { #expect(try write(behind: false) == 1) }
+        #expect(store.graphRunsSkipped == 3 * backoff)
+        #expect(store.staleWriteRetries == 2)
+        // Every write's commit, in the graph and in the database.
+        let ids = Set((1...written).map { "a\($0)" })
+        #expect(Set(Attachment.query(in: store.context).resolve().map(\.id)) == ids)
+        #expect(try other.read { Set(Attachment.query(in: $0).resolve().map(\.id)) } == ids)
     }
 }

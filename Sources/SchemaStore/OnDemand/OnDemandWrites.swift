@@ -19,6 +19,12 @@ final class OnDemandWrites: @unchecked Sendable {
         lock.withLock { assumeNewPolicy.tries() }
     }
 
+    /// Whether the next write would try one of the cheaper ways (not only the lock first),
+    /// asked without counting it as a write.
+    var wouldTryWithoutTheLock: Bool {
+        lock.withLock { assumeNewPolicy.wouldTry || readUnlockedPolicy.wouldTry }
+    }
+
     /// Counts a write that assumed the entities it loaded were new: whether that held.
     func recordAssumption(held: Bool) {
         lock.withLock {

@@ -36,6 +36,9 @@ struct WriteAttemptPolicy: Sendable, Hashable {
         return true
     }
 
+    /// Whether the next write would try, asked without counting it as a write.
+    var wouldTry: Bool { skipped == 0 }
+
     /// Counts a write that tried: whether its attempt held.
     mutating func record(held: Bool) {
         lastFailed = !held

@@ -279,6 +279,12 @@ extension Store {
     @_spi(SchemaStoreTesting)
     public var staleWriteRetries: Int { writeLock.withLock { optimisticRetries } }
 
+    /// How many of a resident store's writes on a server skipped their first run on the graph,
+    /// starting to read the database at once: other stores had committed first to most of the
+    /// runs on the graph before them (``StaleWriteReading``).
+    @_spi(SchemaStoreTesting)
+    public var graphRunsSkipped: Int { staleWriteReading?.graphRunsSkipped ?? 0 }
+
     /// What a resident store's writes that ran again reading the database did
     /// (``StaleWriteReading``): writes that took what they loaded for new, runs that read
     /// before the write lock, and how many of each ran again.

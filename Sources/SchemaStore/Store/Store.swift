@@ -389,7 +389,9 @@ public final class Store: @unchecked Sendable {
     /// store heard of, and the commit goes in one round trip if no other store committed
     /// first; if one did, `body` runs again as on a store reading on demand (below), on a
     /// context that reads the database, and then on the latest graph if what it read kept
-    /// changing; the graph then holds the commit. On a server reading on
+    /// changing; the graph then holds the commit. While other stores commit first to most
+    /// of its runs on the graph, a write starts on the database, trying the graph again
+    /// now and then. On a server reading on
     /// demand, `body` may first run taking the entities it loads for new (``WriteAttemptPolicy``),
     /// and once more, reading them, if they were not; it reads before it takes the
     /// database's write lock, and runs again when another store's commit changed what it
@@ -436,20 +438,28 @@ public final class Store: @unchecked Sendable {
             // last, as below, under the lock on the latest graph (retrying on the whole graph
             // again would only lengthen the tail under contention: any commit makes it stale).
             if let sharing, isResident {
-                let expected = sharing.seenCommit
-                do {
-                    if try backend.transaction(expectingLastCommit: expected, { commit = try run(body, transaction: $0) }) != nil {
-                        return finish(commit!)
+                // While other stores commit between most of this store's writes, the run on
+                // the graph is mostly wasted: the write then starts reading the database.
+                let stale = staleWriteReadingApplies ? staleWriteReading : nil
+                if stale?.runsOnGraphFirst() ?? true {
+                    let expected = sharing.seenCommit
+                    do {
+                        if try backend.transaction(expectingLastCommit: expected, { commit = try run(body, transaction: $0) }) != nil {
+                            stale?.recordRunOnGraph(held: true)
+                            return finish(commit!)
+                        }
+                    } catch is StaleWrite {
+                        optimisticRetries += 1
+                        stale?.recordRunOnGraph(held: false)
+                    } catch {
+                        // The closure may have thrown on a graph behind other stores' commits (a
+                        // unique key another store has since freed): thrown only if it was the
+                        // latest, else run again below.
+                        try catchUpWithOtherStores()
+                        guard sharing.seenCommit != expected else { throw error }
+                        optimisticRetries += 1
+                        stale?.recordRunOnGraph(held: false)
                     }
-                } catch is StaleWrite {
-                    optimisticRetries += 1
-                } catch {
-                    // The closure may have thrown on a graph behind other stores' commits (a
-                    // unique key another store has since freed): thrown only if it was the
-                    // latest, else run again below.
-                    try catchUpWithOtherStores()
-                    guard sharing.seenCommit != expected else { throw error }
-                    optimisticRetries += 1
                 }
                 if let result = try writeStaleReadingTheDatabase(body) { return result }
             }
@@ -582,8 +592,8 @@ public final class Store: @unchecked Sendable {
     /// included), and observers learn of them all from there. Nil when it did not commit that
     /// way (what it read kept changing), and where the database or the store cannot (over packs).
     private func writeStaleReadingTheDatabase<Result>(_ body: (inout Context) throws -> Result) throws -> Result? {
-        guard let retry = staleWriteReading, let backend, let file = backend as? any SnapshotConnection, file.checksAssumedReads,
-              let sharing, stateLock.withLock({ layers }) == nil else { return nil }
+        guard staleWriteReadingApplies, let retry = staleWriteReading, let file = backend as? any SnapshotConnection,
+              let sharing else { return nil }
         var commit: Commit<Result>?
         do {
             commit = try writeOnDemandAssumingNew(body, file: file, reading: retry)
@@ -597,6 +607,14 @@ public final class Store: @unchecked Sendable {
         // write, which follow the log to this commit.
         if !commit.changes.isEmpty { try? followToOwnCommit() }
         return commit.result
+    }
+
+    /// Whether a resident store's write can run again reading the database
+    /// (``writeStaleReadingTheDatabase(_:)``): on a server, not over packs.
+    private var staleWriteReadingApplies: Bool {
+        guard staleWriteReading != nil, let file = backend as? any SnapshotConnection, file.checksAssumedReads,
+              sharing != nil else { return false }
+        return stateLock.withLock { layers } == nil
     }
 
     /// How many times a write on demand reads before the lock (``writeOnDemandReadingUnlocked(_:file:reading:)``)
