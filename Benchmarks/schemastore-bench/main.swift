@@ -101,11 +101,12 @@ if CommandLine.arguments.dropFirst().first == "postgres-profile" {
     try PostgresProfile.run(messages: numbers.first ?? 100_000, writes: numbers.dropFirst().first ?? 2000)
     exit(0)
 }
-// `schemastore-bench postgres-single [messages] [rounds]`: single writes beside the observed
-// hand-written floor, alternated round by round (PostgresSingleWriteBenchmark.swift).
+// `schemastore-bench postgres-single [messages] [rounds] [tcp]`: single writes beside the
+// observed hand-written floor, alternated round by round (PostgresSingleWriteBenchmark.swift).
 if CommandLine.arguments.dropFirst().first == "postgres-single" {
     let numbers = CommandLine.arguments.dropFirst(2).compactMap { Int($0) }
-    try PostgresSingleWriteBenchmark.run(messages: numbers.first ?? 10_000, rounds: numbers.dropFirst().first ?? 20)
+    try PostgresSingleWriteBenchmark.run(messages: numbers.first ?? 10_000, rounds: numbers.dropFirst().first ?? 20,
+                                         overTCP: CommandLine.arguments.contains("tcp"))
     exit(0)
 }
 if CommandLine.arguments.dropFirst().first == "postgres" {
