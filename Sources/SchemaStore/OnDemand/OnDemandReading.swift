@@ -127,21 +127,34 @@ final class OnDemandReading: OnDemandWriting, @unchecked Sendable {
         let (connection, generation) = try takeConnection(waiting: true)
         return try lock.withLock {
             let snapshot: OnDemandSnapshot
+            // On a server, the snapshot is taken with its first read, which checks the
+            // fingerprint too (one round trip fewer for the scope).
+            let firstRead: (fingerprint: String?, schemaChanged: @Sendable () -> Void) = (fingerprint, { [weak self] in self?.noteSchemaChanged() })
             do {
                 snapshot = try OnDemandSnapshot(backend: connection, layout: layout, links: links, failures: failures,
-                                                cachedRows: cachedRows, resuming: keptRows(generation: generation)) { [weak self] connection, statistics, rows in
+                                                cachedRows: cachedRows, resuming: keptRows(generation: generation),
+                                                firstRead: firstRead) { [weak self] connection, statistics, rows in
                     self?.recycle(connection, statistics, rows, generation: generation)
                 }
             } catch {
                 connectionClosed()
                 throw error
             }
-            if try snapshot.recordedFingerprint() != fingerprint {
+            if !snapshot.awaitsFirstRead, try snapshot.recordedFingerprint() != fingerprint {
                 schemaChanged = true
                 self.snapshot = nil
                 return Context()
             }
             return Context(reader: snapshot)
+        }
+    }
+
+    /// Another store migrated the database, found by a snapshot's first read: later contexts
+    /// are empty, as when found here.
+    private func noteSchemaChanged() {
+        lock.withLock {
+            schemaChanged = true
+            snapshot = nil
         }
     }
 
@@ -286,6 +299,7 @@ extension OnDemandStatistics {
         statements += other.statements
         counts += other.counts
         wholeGraphReads += other.wholeGraphReads
+        roundTrips += other.roundTrips
         fullTextReads += other.fullTextReads
         writes += other.writes
         writeStatements += other.writeStatements

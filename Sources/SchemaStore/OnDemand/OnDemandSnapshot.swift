@@ -49,8 +49,28 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
     /// Otherwise, who hears of failed reads that then answer empty
     /// (``Store/ContextReadFailure/answerEmpty(report:)``); nil stops the process.
     private let reportFailure: (@Sendable (any Error) -> Void)?
-    /// The commit the snapshot sees, when the database logs commits.
-    private let commit: Int64?
+    /// The commit the snapshot sees, when the database logs commits (for a snapshot taken
+    /// with its first read, known once that read was answered).
+    private var commit: Int64?
+    /// For a snapshot taken with its first read, until that read was answered: what it may
+    /// start from, and what it checks then (``tookFirstAnswer()``). Under `lock`.
+    private var firstRead: FirstRead?
+    /// Whether the database holds another schema than the store's, found by the snapshot's
+    /// first read: every query answers empty, as a context taken after another store
+    /// migrated the database does. Under `lock`.
+    private var answersEmpty = false
+    /// The connection's round trips before the snapshot began (``OnDemandStatistics/roundTrips``).
+    private let roundTripsBefore: Int
+
+    /// What a snapshot taken with its first read checks once that read was answered.
+    struct FirstRead {
+        /// What earlier snapshots read; the one of the same commit is started from.
+        let kept: [KeptRows]
+        /// The fingerprint the store opened with.
+        let fingerprint: String?
+        /// Told when the database records another one (a migration by another store).
+        let schemaChanged: @Sendable () -> Void
+    }
     /// The last `cache` of this snapshot, readable without `lock` (``keptRows``); under
     /// `publishing`.
     private var published: KeptRows?
@@ -59,9 +79,17 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
     /// A snapshot on `backend` (a read-only connection, not in a transaction), which `end`
     /// gets back when the snapshot ends. It starts from the first of `kept`, what earlier
     /// snapshots read, that saw the same commit.
+    ///
+    /// With `firstRead` (the store's fingerprint, and whom to tell when the database records
+    /// another), a server takes the snapshot with its first read, in that read's round trip
+    /// (``SnapshotConnection/beginSnapshotWithFirstRead()``): one round trip fewer for a
+    /// `read` scope. Its commit is known, and the fingerprint checked, once that read was
+    /// answered; until then it starts from no kept rows (its first read runs in SQL, as it
+    /// would have had to read the commit anyway). ``awaitsFirstRead`` says whether it did so.
     init(backend: any SnapshotConnection, layout: StoreLayout, links: LinkLookup, failures: ReadFailures? = nil,
          reportFailure: (@Sendable (any Error) -> Void)? = nil, cachedRows: Int = 0,
-         resuming kept: [KeptRows] = [], end: @escaping @Sendable (any SnapshotConnection, OnDemandStatistics, KeptRows?) -> Void) throws {
+         resuming kept: [KeptRows] = [], firstRead: (fingerprint: String?, schemaChanged: @Sendable () -> Void)? = nil,
+         end: @escaping @Sendable (any SnapshotConnection, OnDemandStatistics, KeptRows?) -> Void) throws {
         self.layout = layout
         self.links = links
         self.cachedRows = cachedRows
@@ -69,18 +97,49 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
         self.failures = failures
         self.reportFailure = reportFailure
         self.end = end
+        roundTripsBefore = backend.roundTrips
         do {
-            try backend.beginSnapshot()
+            if firstRead != nil { try backend.beginSnapshotWithFirstRead() } else { try backend.beginSnapshot() }
         } catch {
             backend.close()
             throw error
+        }
+        if let firstRead, backend.snapshotAwaitsFirstRead {
+            self.firstRead = FirstRead(kept: kept, fingerprint: firstRead.fingerprint, schemaChanged: firstRead.schemaChanged)
+            return
         }
         commit = backend.snapshotCommit
         if let match = kept.first(where: { $0.commit == commit }) { (cache, counts) = (match.cache, match.counts) }
     }
 
+    /// Whether the snapshot waits for its first read to be taken (``init(backend:layout:links:failures:reportFailure:cachedRows:resuming:firstRead:end:)``).
+    var awaitsFirstRead: Bool { lock.withLock { firstRead != nil } }
+
+    /// For a snapshot taken with its first read, once that read was answered: its commit,
+    /// the kept rows of that commit (when they hold more than the first read left), and
+    /// whether the database still records the store's fingerprint; if not, every query
+    /// answers empty from this one on, and the store is told. True while it holds. Called
+    /// holding `lock`.
+    private func tookFirstAnswer() throws -> Bool {
+        guard let first = firstRead, !backend.snapshotAwaitsFirstRead else { return true }
+        firstRead = nil
+        commit = backend.snapshotCommit
+        guard try backend.currentFingerprint() == first.fingerprint else {
+            answersEmpty = true
+            first.schemaChanged()
+            return false
+        }
+        if let match = first.kept.first(where: { $0.commit == commit }), match.cache.rows >= cache.rows {
+            cache = match.cache
+            counts.merge(match.counts) { mine, _ in mine }
+        }
+        publish()
+        return true
+    }
+
     deinit {
         backend.endSnapshot()
+        counters.roundTrips += backend.roundTrips - roundTripsBefore
         end(backend, counters, commit.map { KeptRows(commit: $0, cache: cache, counts: counts) })
     }
 
@@ -386,10 +445,22 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
     /// `fallback`: nobody sees it, or it is the empty answer reported.
     private func reading<Result>(else fallback: @autoclosure () -> Result, _ body: () throws -> Result) -> Result {
         let outcome: Swift.Result<Result, any Error> = lock.withLock {
+            guard !answersEmpty else { return .success(fallback()) }
             do {
                 do {
-                    return .success(try body())
+                    let result = try body()
+                    return .success(try tookFirstAnswer() ? result : fallback())
                 } catch {
+                    if firstRead != nil, backend.snapshotAwaitsFirstRead {
+                        // The first read failed, and the snapshot's BEGIN with it (a
+                        // connection the server dropped while idle, or a table another
+                        // store's migration changed): taken again on its own, which opens a
+                        // new connection if needed and reads the fingerprint first.
+                        backend.endSnapshot()
+                        try backend.beginSnapshot()
+                        guard try tookFirstAnswer() else { return .success(fallback()) }
+                        return .success(try body())
+                    }
                     // The same state on a new connection (a server's, lost while nothing
                     // was committed): the read runs again there.
                     guard try backend.resumeSnapshot() else { throw error }
@@ -424,6 +495,9 @@ public struct OnDemandStatistics: Sendable, Hashable {
     public var counts = 0
     /// Queries SQL could not narrow, answered on the whole graph (read once per snapshot).
     public var wholeGraphReads = 0
+    /// Round trips to a server the snapshots made, taking their state and reading (0 for a
+    /// file). A snapshot taken with its first read makes one fewer.
+    public var roundTrips = 0
     /// Writes that ran on demand, and the SQL statements they ran to read what they touched.
     public var writes = 0
     public var writeStatements = 0

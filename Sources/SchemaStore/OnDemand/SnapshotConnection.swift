@@ -14,6 +14,14 @@ protocol SnapshotConnection: StoreBackend {
     /// Starts a read transaction that sees the database as it is now until ``endSnapshot()``,
     /// whatever other connections commit meanwhile.
     func beginSnapshot() throws
+    /// ``beginSnapshot()``, where the database can take the snapshot with its first read
+    /// instead (a server: in that read's round trip); until that read was answered,
+    /// ``snapshotAwaitsFirstRead`` is true and ``snapshotCommit`` nil.
+    func beginSnapshotWithFirstRead() throws
+    /// Whether the snapshot was begun with its first read and that read was not answered yet.
+    var snapshotAwaitsFirstRead: Bool { get }
+    /// How many times the connection waited for a server's answers so far (0 for a file).
+    var roundTrips: Int { get }
     func endSnapshot()
     /// The number of the last commit in the ``CommitLog`` as the snapshot sees it (0 for
     /// none yet), read by ``beginSnapshot()``; nil where the database keeps no log. Two
@@ -54,6 +62,9 @@ protocol SnapshotConnection: StoreBackend {
 }
 
 extension SnapshotConnection {
+    func beginSnapshotWithFirstRead() throws { try beginSnapshot() }
+    var snapshotAwaitsFirstRead: Bool { false }
+    var roundTrips: Int { 0 }
     func resumeSnapshot() throws -> Bool { false }
     var snapshotCommit: Int64? { nil }
     var packUnion: PackUnion? { nil }

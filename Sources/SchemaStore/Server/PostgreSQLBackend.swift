@@ -49,8 +49,18 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
     private var inTransaction = false
     /// In a snapshot, the fingerprint its first query read (nil outside one).
     private(set) var snapshotFingerprint: String??
-    /// In a snapshot, the last commit it holds (0 for none; nil outside one).
+    /// In a snapshot, the last commit it holds (0 for none; nil outside one, and in one
+    /// begun with its first read until that read was answered).
     private(set) var snapshotCommit: Int64?
+    /// In a snapshot begun with its first read (``beginSnapshotWithFirstRead()``), until that
+    /// read was answered: the place among the next batch's answers of the answer holding
+    /// the snapshot's fingerprint and last commit.
+    private var snapshotStep: Int?
+    /// How many times this backend waited for the server's answers to reads and to what
+    /// went with them (``SnapshotConnection/roundTrips``).
+    private(set) var roundTrips = 0
+    /// Whether a snapshot is open: its state read, or waiting to be with its first read.
+    private var inSnapshot: Bool { snapshotCommit != nil || snapshotStep != nil }
     /// Whether the snapshot's connection was lost and the state it read cannot be read again:
     /// its reads fail until it ends.
     private var snapshotLost = false
@@ -152,6 +162,7 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
         // Indexes that wait for the write's end (IndexDeferral) are made first: these
         // statements may use them (an upsert's conflict clause needs its key).
         if pending.hasDeferredIndexes { pending.restoreDeferredIndexes() }
+        roundTrips += 1
         if !pending.isEmpty || sentAhead > 0 {
             // The pending writes and these statements in one round trip.
             let steps = pending.steps() + statements.map { ServerBatchStep.statement(sql: $0.sql, parameters: $0.parameters) }
@@ -255,6 +266,11 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
         if let check, let row = answers[check].first, row.count == 2, case .integer(let last) = row[1] {
             lastCommitRead = last
             lastKnownCommit = last
+        }
+        // The state of a snapshot begun with this batch's first read.
+        if let step = snapshotStep {
+            snapshotStep = nil
+            readSnapshotState(answers[step].first ?? [])
         }
         // The number the server gave the commit (the statement's last column).
         if let step = numberingStep {
@@ -690,10 +706,11 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
     /// read another state.
     func beginSnapshot() throws {
         let statements: [(String, [StoredValue])] = [
-            ("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", []),
-            ("SELECT (\(Self.fingerprintQuery)), (SELECT max(\"commit\") FROM \(Self.commitLogTable))", [.text(StoreMetadataKey.fingerprint)]),
+            (Self.beginSnapshotStatement, []),
+            (Self.snapshotStateQuery, [.text(StoreMetadataKey.fingerprint)]),
         ]
         let rows: [[StoredValue]]
+        roundTrips += 1
         do {
             rows = try liveConnection().executeBatch(statements)
         } catch where !connection.isConnected {
@@ -701,7 +718,31 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
             rows = try liveConnection().executeBatch(statements)
         }
         inTransaction = true
-        let values = rows.first ?? []
+        readSnapshotState(rows.first ?? [])
+    }
+
+    /// Starts a read-only snapshot whose `BEGIN` and state (``snapshotStateQuery``) go with
+    /// its first read, in that read's round trip: one round trip fewer per snapshot, the
+    /// state known once that read was answered (``snapshotAwaitsFirstRead``). A snapshot
+    /// ended before it read sends nothing. Its first read fails (and no later one runs) when
+    /// the connection was lost while idle: the reader then begins again with
+    /// ``beginSnapshot()``, which opens a new one.
+    func beginSnapshotWithFirstRead() throws {
+        _ = try liveConnection()
+        pending.append(Self.beginSnapshotStatement, [])
+        snapshotStep = pending.appendRead(Self.snapshotStateQuery, [.text(StoreMetadataKey.fingerprint)])
+        inTransaction = true
+    }
+
+    var snapshotAwaitsFirstRead: Bool { snapshotStep != nil }
+
+    private static let beginSnapshotStatement = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
+    /// A snapshot's first query, which takes its snapshot: the recorded fingerprint and the
+    /// last commit it holds.
+    private static let snapshotStateQuery = "SELECT (\(fingerprintQuery)), (SELECT max(\"commit\") FROM \(commitLogTable))"
+
+    /// Keeps a snapshot's state, as ``snapshotStateQuery`` answered it.
+    private func readSnapshotState(_ values: [StoredValue]) {
         if case .text(let fingerprint)? = values.first { snapshotFingerprint = .some(fingerprint) } else { snapshotFingerprint = .some(nil) }
         if values.count > 1, case .integer(let commit) = values[1] { snapshotCommit = commit } else { snapshotCommit = 0 }
     }
@@ -729,9 +770,12 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
 
     func endSnapshot() {
         snapshotLost = false
-        // Nothing to wait for: the next use of the connection (the next snapshot's BEGIN)
-        // reads the answer. A connection already lost took its transaction with it.
-        if pending.isEmpty, sending == nil {
+        if snapshotStep != nil, !pending.isEmpty {
+            // Begun with a first read that never came: nothing was sent.
+            pending.removeAll()
+        } else if pending.isEmpty, sending == nil {
+            // Nothing to wait for: the next use of the connection (the next snapshot's BEGIN)
+            // reads the answer. A connection already lost took its transaction with it.
             if connection.isConnected { connection.sendWithoutWaiting("ROLLBACK") }
         } else {
             _ = try? execute("ROLLBACK")
@@ -739,6 +783,7 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
         inTransaction = false
         snapshotFingerprint = nil
         snapshotCommit = nil
+        snapshotStep = nil
     }
 
     func readTransaction<Result>(_ body: () throws -> Result) throws -> Result {
@@ -841,7 +886,7 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
     /// tells it from another failure by reading the fingerprint. The check reads the last
     /// commit too (``lastCommitRead``).
     func expectFingerprint(_ expected: String?) throws {
-        guard inTransaction, fingerprintCheck == nil, snapshotCommit == nil else { return try checkFingerprintNow(expected) }
+        guard inTransaction, fingerprintCheck == nil, !inSnapshot else { return try checkFingerprintNow(expected) }
         let parameters = [.text(StoreMetadataKey.fingerprint), expected.map(StoredValue.text) ?? .null]
         let lastCommit = Self.lastCommitQuery
         // The statement numbering the commit, just before: one statement does both.
@@ -874,7 +919,7 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
             validation?.absences.append((found, renderer.bindings))
             return
         }
-        guard inTransaction, snapshotCommit == nil else {
+        guard inTransaction, !inSnapshot else {
             if try execute("SELECT CASE WHEN \(found) THEN 1 ELSE 0 END", renderer.bindings).first?.first == .integer(1) { throw AssumedAbsentFound() }
             return
         }

@@ -1,0 +1,82 @@
+import ChatModels
+import Foundation
+import SchemaRuntime
+@_spi(SchemaStoreTesting) @testable import SchemaStore
+import SchemaStorePostgres
+import PostgresTestSupport
+import Testing
+
+/// A `read` scope of a store reading a server on demand takes its snapshot with its first
+/// query, in that query's round trip (``OnDemandSnapshot``, `firstRead`): the `BEGIN` and
+/// the snapshot's state (fingerprint, last commit) go with it, and are checked once answered.
+@Suite(.serialized) struct SnapshotFirstReadTests {
+    /// A store on demand, seeded (`AssumedNewWriteTests.seed`), and its database.
+    static func seeded(_ cluster: TemporaryPostgresCluster, _ name: String) throws -> (Store, PostgresConnection.Configuration) {
+        let (store, configuration) = try AssumedNewWriteTests.store(cluster, name)
+        try AssumedNewWriteTests.seed(store)
+        return (store, configuration)
+    }
+
+    /// One round trip for a scope of one query after every commit (two before), and the
+    /// scope still sees one state: a commit made after its first query is not seen by the
+    /// second.
+    @Test func aReadScopeTakesItsSnapshotWithItsFirstQuery() throws {
+        guard let cluster = try PostgresDialectTests.cluster() else { return }
+        defer { cluster.stop() }
+        let (store, configuration) = try Self.seeded(cluster, "firstread")
+        let other = try Store(.postgres(configuration), schema: ChatModelsSchema.self, options: Store.Options(residency: .onDemand))
+        for round in 1...3 {
+            try other.write { try User(id: "u1", name: "Ann \(round)").save(to: &$0) }
+            let before = store.onDemandStatistics.roundTrips
+            let name = try store.read { User.query("u1", in: $0).resolve()?.name }
+            #expect(name == "Ann \(round)")
+            #expect(store.onDemandStatistics.roundTrips - before == 1)
+        }
+        let before = store.onDemandStatistics.roundTrips
+        let names = try store.read { context in
+            let first = User.query("u1", in: context).resolve()?.name
+            try other.write { try User(id: "u1", name: "Ann 4").save(to: &$0) }
+            return [first, Chat.query("c1", in: context).resolve()?.title, User.query(in: context).resolve().first?.name]
+        }
+        #expect(names == ["Ann 3", "general", "Ann 3"])
+        #expect(store.onDemandStatistics.roundTrips - before == 3)
+        #expect(try store.read { User.query("u1", in: $0).resolve()?.name } == "Ann 4")
+    }
+
+    /// Another store's migration (the recorded fingerprint changed) found by a scope's first
+    /// query: the scope answers empty, as every context after it, and writes throw.
+    @Test func aReadScopeFindingAnotherSchemaAnswersEmpty() throws {
+        guard let cluster = try PostgresDialectTests.cluster() else { return }
+        defer { cluster.stop() }
+        let (store, configuration) = try Self.seeded(cluster, "firstreadmigrated")
+        #expect(try store.read { User.query(in: $0).resolve().map(\.id) } == ["u1"])
+        let admin = try PostgresConnection(configuration)
+        defer { admin.close() }
+        try admin.execute("UPDATE \(PostgreSQLBackend.metaTable) SET value = 'another' WHERE key = $1", [.text(StoreMetadataKey.fingerprint)])
+        let answers = try store.read { context in
+            (User.query(in: context).resolve().map(\.id), Chat.query("c1", in: context).resolve()?.title)
+        }
+        #expect(answers.0.isEmpty && answers.1 == nil)
+        #expect(try store.read { User.query(in: $0).resolve().count } == 0)
+        #expect(User.query(in: store.context).resolve().isEmpty)
+        #expect(throws: StoreError.self) { try store.write { try User(id: "u2", name: "Bo").save(to: &$0) } }
+    }
+
+    /// A scope whose connection the server dropped while it was idle: the first query fails
+    /// with the `BEGIN` it carried, and the scope takes its snapshot again on a new one.
+    @Test func aReadScopeOnAConnectionTheServerDroppedGoesOnOnANewOne() throws {
+        guard let cluster = try PostgresDialectTests.cluster() else { return }
+        defer { cluster.stop() }
+        let (store, configuration) = try Self.seeded(cluster, "firstreaddropped")
+        #expect(try store.read { User.query("u1", in: $0).resolve()?.name } == "Ann")
+        let admin = try PostgresConnection(configuration)
+        defer { admin.close() }
+        try admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()", [.text("firstreaddropped")])
+        for _ in 0..<2 {
+            let answers = try store.read { context in
+                (User.query("u1", in: context).resolve()?.name, Message.query(in: context).resolve().map(\.id))
+            }
+            #expect(answers.0 == "Ann" && answers.1 == ["m1"])
+        }
+    }
+}
