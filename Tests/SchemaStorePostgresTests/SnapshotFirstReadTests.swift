@@ -79,4 +79,31 @@ import Testing
             #expect(answers.0 == "Ann" && answers.1 == ["m1"])
         }
     }
+
+    /// The snapshot `store.context` shares between commits is taken with its first query
+    /// too (after the store's first), and finds another schema there.
+    @Test func contextsOfTheStoreTakeTheirSnapshotWithTheirFirstQuery() throws {
+        guard let cluster = try PostgresDialectTests.cluster() else { return }
+        defer { cluster.stop() }
+        let (store, configuration) = try Self.seeded(cluster, "firstreadcontext")
+        for round in 1...3 {
+            try store.write { try User(id: "u1", name: "Ann \(round)").save(to: &$0) }
+            let before = store.onDemandStatistics.roundTrips
+            let context = store.context
+            #expect(User.query("u1", in: context).resolve()?.name == "Ann \(round)")
+            #expect(Chat.query("c1", in: context).resolve()?.title == "general")
+            #expect(store.onDemandStatistics.roundTrips - before == 2)
+        }
+        let admin = try PostgresConnection(configuration)
+        defer { admin.close() }
+        try admin.execute("UPDATE \(PostgreSQLBackend.metaTable) SET value = 'another' WHERE key = $1", [.text(StoreMetadataKey.fingerprint)])
+        // The commit log tells the store's probe that the database changed.
+        try admin.execute("""
+            INSERT INTO "\(CommitLog.table)" ("commit", kind, name, id) \
+            SELECT coalesce(max("commit"), 0) + 1, 'row', 'User', 't:u1' FROM "\(CommitLog.table)"
+            """)
+        #expect(User.query(in: store.context).resolve().isEmpty)
+        #expect(Chat.query(in: store.context).resolve().isEmpty)
+        #expect(try store.read { User.query(in: $0).resolve().count } == 0)
+    }
 }

@@ -175,9 +175,13 @@ final class OnDemandReading: OnDemandWriting, @unchecked Sendable {
         // this snapshot, so these are few.
         let (connection, generation) = try takeConnection(waiting: false)
         let next: OnDemandSnapshot
+        // On a server, taken with its first query, which checks the fingerprint too; not the
+        // first snapshot, which reads the fingerprint the store opens with.
+        let firstRead: (fingerprint: String?, schemaChanged: @Sendable () -> Void)? =
+            version == nil ? nil : (fingerprint, { [weak self] in self?.noteSchemaChanged() })
         do {
             next = try OnDemandSnapshot(backend: connection, layout: layout, links: links, reportFailure: reportFailure, cachedRows: cachedRows,
-                                        resuming: keptRows(generation: generation)) { [weak self] connection, statistics, rows in
+                                        resuming: keptRows(generation: generation), firstRead: firstRead) { [weak self] connection, statistics, rows in
                 self?.recycle(connection, statistics, rows, generation: generation)
             }
         } catch {
@@ -185,7 +189,7 @@ final class OnDemandReading: OnDemandWriting, @unchecked Sendable {
             throw error
         }
         // Another store migrated the file since it opened (the first snapshot records what it had).
-        if version != nil, try next.recordedFingerprint() != fingerprint {
+        if version != nil, !next.awaitsFirstRead, try next.recordedFingerprint() != fingerprint {
             schemaChanged = true
             snapshot = nil
             return nil

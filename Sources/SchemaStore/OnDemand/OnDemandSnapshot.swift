@@ -32,7 +32,13 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
     private static let countedLimit = 256
     /// What the snapshot did, for tests and ``Store/onDemandStatistics``; under `lock`.
     private var counters = OnDemandStatistics()
-    var statistics: OnDemandStatistics { lock.withLock { counters } }
+    var statistics: OnDemandStatistics {
+        lock.withLock {
+            var counted = counters
+            counted.roundTrips += backend.roundTrips - roundTripsBefore
+            return counted
+        }
+    }
 
     /// What a snapshot leaves for the next one: the rows its queries read, and the commit
     /// they are the rows of. A snapshot of the same commit starts from them.
