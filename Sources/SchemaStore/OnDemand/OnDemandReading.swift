@@ -54,6 +54,9 @@ final class OnDemandReading: OnDemandWriting, @unchecked Sendable {
     /// of the same commit and connection generation: a file that did not change answers a new
     /// `read` from them as the snapshot that read them would. Under `pool`.
     private var kept: (rows: OnDemandSnapshot.KeptRows, generation: Int)?
+    /// Whether a snapshot taken with its first read starts from kept rows
+    /// (``firstReadTerms(kept:)``). Under `pool`.
+    private var keptRowsPolicy = WriteAttemptPolicy()
     /// The schema fingerprint the file recorded when the store opened.
     private var fingerprint: String?
     /// Whether another store has since migrated the file to another schema: this code's
@@ -129,11 +132,11 @@ final class OnDemandReading: OnDemandWriting, @unchecked Sendable {
             let snapshot: OnDemandSnapshot
             // On a server, the snapshot is taken with its first read, which checks the
             // fingerprint too (one round trip fewer for the scope).
-            let firstRead: (fingerprint: String?, schemaChanged: @Sendable () -> Void) = (fingerprint, { [weak self] in self?.noteSchemaChanged() })
+            let kept = keptRows(generation: generation)
             do {
                 snapshot = try OnDemandSnapshot(backend: connection, layout: layout, links: links, failures: failures,
-                                                cachedRows: cachedRows, resuming: keptRows(generation: generation),
-                                                firstRead: firstRead) { [weak self] connection, statistics, rows in
+                                                cachedRows: cachedRows, resuming: kept,
+                                                firstRead: firstReadTerms(kept: kept)) { [weak self] connection, statistics, rows in
                     self?.recycle(connection, statistics, rows, generation: generation)
                 }
             } catch {
@@ -147,6 +150,22 @@ final class OnDemandReading: OnDemandWriting, @unchecked Sendable {
             }
             return Context(reader: snapshot)
         }
+    }
+
+    /// What a snapshot taken with its first read is given: it starts from the kept rows
+    /// (`kept`, the newest) unless they were of another commit than their snapshot's of late
+    /// (``WriteAttemptPolicy``, as for writes: after one that was, the next 4 snapshots
+    /// start from none, twice as many after each later one). Starting from none costs a
+    /// read the kept rows would have answered; from stale ones, a read run again.
+    private func firstReadTerms(kept: [OnDemandSnapshot.KeptRows]) -> OnDemandSnapshot.FirstReadTerms {
+        let starts = !kept.isEmpty && pool.withLock { keptRowsPolicy.tries() }
+        return OnDemandSnapshot.FirstReadTerms(fingerprint: fingerprint, startsFromKeptRows: starts,
+                                               schemaChanged: { [weak self] in self?.noteSchemaChanged() },
+                                               keptRowsHeld: { [weak self] held in self?.recordKeptRows(held: held) })
+    }
+
+    private func recordKeptRows(held: Bool) {
+        pool.withLock { keptRowsPolicy.record(held: held) }
     }
 
     /// Another store migrated the database, found by a snapshot's first read: later contexts
@@ -177,11 +196,10 @@ final class OnDemandReading: OnDemandWriting, @unchecked Sendable {
         let next: OnDemandSnapshot
         // On a server, taken with its first query, which checks the fingerprint too; not the
         // first snapshot, which reads the fingerprint the store opens with.
-        let firstRead: (fingerprint: String?, schemaChanged: @Sendable () -> Void)? =
-            version == nil ? nil : (fingerprint, { [weak self] in self?.noteSchemaChanged() })
+        let kept = keptRows(generation: generation)
         do {
             next = try OnDemandSnapshot(backend: connection, layout: layout, links: links, reportFailure: reportFailure, cachedRows: cachedRows,
-                                        resuming: keptRows(generation: generation), firstRead: firstRead) { [weak self] connection, statistics, rows in
+                                        resuming: kept, firstRead: version == nil ? nil : firstReadTerms(kept: kept)) { [weak self] connection, statistics, rows in
                 self?.recycle(connection, statistics, rows, generation: generation)
             }
         } catch {

@@ -68,14 +68,26 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
     /// The connection's round trips before the snapshot began (``OnDemandStatistics/roundTrips``).
     private let roundTripsBefore: Int
 
-    /// What a snapshot taken with its first read checks once that read was answered.
-    struct FirstRead {
-        /// What earlier snapshots read; the one of the same commit is started from.
-        let kept: [KeptRows]
+    /// What a store gives a snapshot it takes with its first read.
+    struct FirstReadTerms {
         /// The fingerprint the store opened with.
         let fingerprint: String?
-        /// Told when the database records another one (a migration by another store).
+        /// Whether to start from the newest kept rows, taking their commit for its own.
+        let startsFromKeptRows: Bool
+        /// Told when the database records another fingerprint (a migration by another store).
         let schemaChanged: @Sendable () -> Void
+        /// Told, when it started from kept rows, whether they were of its commit.
+        let keptRowsHeld: @Sendable (Bool) -> Void
+    }
+
+    /// What a snapshot taken with its first read checks once that read was answered.
+    private struct FirstRead {
+        let terms: FirstReadTerms
+        /// What earlier snapshots read, each the rows of its commit.
+        let kept: [KeptRows]
+        /// The commit of the kept rows the snapshot started from, taken for its own; nil
+        /// when it started from none.
+        let assumed: Int64?
     }
     /// The last `cache` of this snapshot, readable without `lock` (``keptRows``); under
     /// `publishing`.
@@ -90,11 +102,15 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
     /// another), a server takes the snapshot with its first read, in that read's round trip
     /// (``SnapshotConnection/beginSnapshotWithFirstRead()``): one round trip fewer for a
     /// `read` scope. Its commit is known, and the fingerprint checked, once that read was
-    /// answered; until then it starts from no kept rows (its first read runs in SQL, as it
-    /// would have had to read the commit anyway). ``awaitsFirstRead`` says whether it did so.
+    /// answered. Until then it starts from no kept rows, or, when the store says so
+    /// (`startsFromKeptRows`: they were of the commit of late), from the newest, taking their
+    /// commit for its own: a read they answer whole sends nothing, and the snapshot is then
+    /// taken alone, as without a first read; a read answered from them and found to be of
+    /// another commit runs again without them (``tookFirstAnswer()``), and the store learns
+    /// it. ``awaitsFirstRead`` says whether it was taken so.
     init(backend: any SnapshotConnection, layout: StoreLayout, links: LinkLookup, failures: ReadFailures? = nil,
          reportFailure: (@Sendable (any Error) -> Void)? = nil, cachedRows: Int = 0,
-         resuming kept: [KeptRows] = [], firstRead: (fingerprint: String?, schemaChanged: @Sendable () -> Void)? = nil,
+         resuming kept: [KeptRows] = [], firstRead: FirstReadTerms? = nil,
          end: @escaping @Sendable (any SnapshotConnection, OnDemandStatistics, KeptRows?) -> Void) throws {
         self.layout = layout
         self.links = links
@@ -111,7 +127,9 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
             throw error
         }
         if let firstRead, backend.snapshotAwaitsFirstRead {
-            self.firstRead = FirstRead(kept: kept, fingerprint: firstRead.fingerprint, schemaChanged: firstRead.schemaChanged)
+            let newest = firstRead.startsFromKeptRows ? kept.max { $0.commit < $1.commit } : nil
+            if let newest { (cache, counts) = (newest.cache, newest.counts) }
+            self.firstRead = FirstRead(terms: firstRead, kept: kept, assumed: newest?.commit)
             return
         }
         commit = backend.snapshotCommit
@@ -121,26 +139,47 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
     /// Whether the snapshot waits for its first read to be taken (``init(backend:layout:links:failures:reportFailure:cachedRows:resuming:firstRead:end:)``).
     var awaitsFirstRead: Bool { lock.withLock { firstRead != nil } }
 
-    /// For a snapshot taken with its first read, once that read was answered: its commit,
-    /// the kept rows of that commit (when they hold more than the first read left), and
-    /// whether the database still records the store's fingerprint; if not, every query
-    /// answers empty from this one on, and the store is told. True while it holds. Called
-    /// holding `lock`.
-    private func tookFirstAnswer() throws -> Bool {
-        guard let first = firstRead, !backend.snapshotAwaitsFirstRead else { return true }
+    /// What a snapshot taken with its first read found once that read was answered.
+    private enum FirstAnswer {
+        /// The answer stands.
+        case held
+        /// The database records another fingerprint: the answer is the empty one.
+        case otherSchema
+        /// The rows it started from were another commit's: the read runs again.
+        case startedFromAnotherCommit
+    }
+
+    /// For a snapshot taken with its first read, once that read ran (taking the snapshot
+    /// alone first if the read sent nothing): its commit; whether the database still records
+    /// the store's fingerprint (if not, every query answers empty from this one on, and the
+    /// store is told); and whether the kept rows it started from are of its commit (if not,
+    /// it starts again from those of its commit, or none). A snapshot that started from none
+    /// takes those of its commit for its next reads. Called holding `lock`.
+    private func tookFirstAnswer() throws -> FirstAnswer {
+        guard let first = firstRead else { return .held }
+        // Nothing was sent (kept rows answered the read): the snapshot is taken now.
+        if backend.snapshotAwaitsFirstRead { _ = try backend.currentFingerprint() }
         firstRead = nil
         commit = backend.snapshotCommit
-        guard try backend.currentFingerprint() == first.fingerprint else {
+        guard try backend.currentFingerprint() == first.terms.fingerprint else {
             answersEmpty = true
-            first.schemaChanged()
-            return false
+            first.terms.schemaChanged()
+            return .otherSchema
         }
-        if let match = first.kept.first(where: { $0.commit == commit }), match.cache.rows >= cache.rows {
+        let match = first.kept.first { $0.commit == commit }
+        if let assumed = first.assumed {
+            first.terms.keptRowsHeld(assumed == commit)
+            if assumed != commit {
+                (cache, counts) = (match?.cache ?? SubgraphLoader.Cache(), match?.counts ?? [:])
+                publish()
+                return .startedFromAnotherCommit
+            }
+        } else if let match, match.cache.rows >= cache.rows {
             cache = match.cache
             counts.merge(match.counts) { mine, _ in mine }
         }
         publish()
-        return true
+        return .held
     }
 
     deinit {
@@ -455,7 +494,11 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
             do {
                 do {
                     let result = try body()
-                    return .success(try tookFirstAnswer() ? result : fallback())
+                    switch try tookFirstAnswer() {
+                    case .held: return .success(result)
+                    case .otherSchema: return .success(fallback())
+                    case .startedFromAnotherCommit: return .success(try body())
+                    }
                 } catch {
                     if firstRead != nil, backend.snapshotAwaitsFirstRead {
                         // The first read failed, and the snapshot's BEGIN with it (a
@@ -464,7 +507,7 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
                         // new connection if needed and reads the fingerprint first.
                         backend.endSnapshot()
                         try backend.beginSnapshot()
-                        guard try tookFirstAnswer() else { return .success(fallback()) }
+                        guard try tookFirstAnswer() != .otherSchema else { return .success(fallback()) }
                         return .success(try body())
                     }
                     // The same state on a new connection (a server's, lost while nothing
