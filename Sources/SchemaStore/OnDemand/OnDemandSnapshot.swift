@@ -157,11 +157,12 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
     /// takes those of its commit for its next reads. Called holding `lock`.
     private func tookFirstAnswer() throws -> FirstAnswer {
         guard let first = firstRead else { return .held }
-        // Nothing was sent (kept rows answered the read): the snapshot is taken now.
-        if backend.snapshotAwaitsFirstRead { _ = try backend.currentFingerprint() }
+        // Read from the snapshot's state; if the read sent nothing (kept rows answered it),
+        // reading it takes the snapshot now.
+        let recorded = try backend.currentFingerprint()
         firstRead = nil
         commit = backend.snapshotCommit
-        guard try backend.currentFingerprint() == first.terms.fingerprint else {
+        guard recorded == first.terms.fingerprint else {
             answersEmpty = true
             first.terms.schemaChanged()
             return .otherSchema
