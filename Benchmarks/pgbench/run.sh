@@ -1,13 +1,20 @@
 #!/usr/bin/env bash
 # Benchmarks/pgbench/run.sh [seconds] [rounds] [script...]: the single-write scripts beside
 # this file under pgbench (prepared statements, pipeline mode) on a throwaway cluster, the
-# scripts alternated round by round; prints each script's median latency (ms). Defaults:
+# scripts alternated round by round; prints each script's median latency (ms) and
+# throughput (transactions/s). Defaults:
 # 5 s per run, 5 rounds, floor store fused no-postings unindexed (the last two made from
 # store.sql: without its postings, and with them into tables without indexes); fused-gin
 # (made from fused.sql, below), fused-nopostings (fused.sql without the full-text postings
-# and totals), ondemand (a write on demand assuming what it creates new) and
-# ondemand-nocheck (the same without its check that it does) on request. Needs PostgreSQL's
-# server binaries (Debian: postgresql); as root, the cluster runs as the postgres user.
+# and totals), ondemand (a write on demand assuming what it creates new),
+# ondemand-nocheck (the same without its check that it does), floor-nolock (floor.sql
+# without the writers' lock, each message at a position of its own so that writers at
+# once do not collide) and floor-nolock-nonotify (that without its NOTIFY) on request.
+# CLIENTS=n runs n connections at once (default 1); PG_SETTINGS="name=value ..." adds
+# server settings after fsync=off (PG_SETTINGS="fsync=on commit_delay=1000
+# commit_siblings=0": a durable server whose flushes take a millisecond, as a network
+# disk's may). Needs PostgreSQL's server binaries (Debian: postgresql); as root, the
+# cluster runs as the postgres user.
 set -euo pipefail
 seconds=${1:-5}; rounds=${2:-5}; shift $(( $# > 2 ? 2 : $# ))
 scripts=("$@"); [ ${#scripts[@]} -gt 0 ] || scripts=(floor store fused no-postings unindexed)
@@ -27,24 +34,28 @@ sed "s/document AS (INSERT INTO docs .*AS p(term, count)), /document AS (INSERT 
   "$here/fused.sql" > "$dir/fused-gin.sql"
 sed "s/document AS (INSERT INTO docs .*p3 AS (UPDATE totals [^)]*), //" "$here/fused.sql" > "$dir/fused-nopostings.sql"
 grep -v "EXISTS" "$here/ondemand.sql" > "$dir/ondemand-nocheck.sql"
+grep -v "advisory" "$here/floor.sql" | sed "s/(SELECT coalesce(max(position) + 1, 0) FROM chatm WHERE owner = 1)/:id/" > "$dir/floor-nolock.sql"
+grep -v "pg_notify" "$dir/floor-nolock.sql" > "$dir/floor-nolock-nonotify.sql"
 [ "$(id -u)" = 0 ] && chown postgres "$dir"/*.sql
 as "$bin/initdb" -D "$dir/data" -A trust >/dev/null
-as "$bin/pg_ctl" start -D "$dir/data" -w -l "$dir/log" -o "-k $dir -c listen_addresses= -c fsync=off" >/dev/null
+as "$bin/pg_ctl" start -D "$dir/data" -w -l "$dir/log" -o "-k $dir -c listen_addresses= -c fsync=off$(for setting in ${PG_SETTINGS:-}; do printf ' -c %s' "$setting"; done)" >/dev/null
 trap 'as "$bin/pg_ctl" stop -D "$dir/data" -m immediate >/dev/null; rm -rf "$dir"' EXIT
 as "$bin/psql" -h "$dir" -q -f "$dir/setup.sql" postgres
-echo "load: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || uptime)"
-declare -A results
+clients=${CLIENTS:-1}
+echo "load: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || uptime); $clients client(s); settings: fsync=off ${PG_SETTINGS:-}"
+declare -A results rates
 for ((round = 1; round <= rounds; round++)); do
   for script in "${scripts[@]}"; do
     # A run that fails (its error shown) counts for nothing; the others go on.
-    if ! output=$(as "$bin/pgbench" -h "$dir" -n -M prepared -T "$seconds" -f "$dir/$script.sql" postgres 2>&1); then
+    if ! output=$(as "$bin/pgbench" -h "$dir" -n -M prepared -c "$clients" -j "$clients" -T "$seconds" -f "$dir/$script.sql" postgres 2>&1); then
       echo "$script failed in round $round:"; tail -n 3 <<<"$output"; continue
     fi
     latency=$(awk '/latency average/ {print $4}' <<<"$output")
     results[$script]="${results[$script]:-} $latency"
+    rates[$script]="${rates[$script]:-} $(awk '/^tps/ {printf "%.0f", $3}' <<<"$output")"
   done
 done
 for script in "${scripts[@]}"; do
-  median=$(tr ' ' '\n' <<<"${results[$script]}" | grep . | sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}')
-  echo "$script: median $median ms (runs:${results[$script]})"
+  median() { tr ' ' '\n' <<<"$1" | grep . | sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
+  echo "$script: median $(median "${results[$script]:-}") ms, $(median "${rates[$script]:-}") transactions/s (runs:${results[$script]:-})"
 done
