@@ -9,7 +9,9 @@
 # and totals), ondemand (a write on demand assuming what it creates new),
 # ondemand-nocheck (the same without its check that it does), floor-nolock (floor.sql
 # without the writers' lock, each message at a position of its own so that writers at
-# once do not collide) and floor-nolock-nonotify (that without its NOTIFY) on request.
+# once do not collide), floor-nolock-nonotify (that without its NOTIFY) and
+# floor-asynclock (floor.sql committed without waiting for the flush, then made durable by
+# a second transaction in the same pipeline, so that writers' flushes go together) on request.
 # CLIENTS=n runs n connections at once (default 1); PG_SETTINGS="name=value ..." adds
 # server settings after fsync=off (PG_SETTINGS="fsync=on commit_delay=1000
 # commit_siblings=0": a durable server whose flushes take a millisecond, as a network
