@@ -75,7 +75,10 @@ import Testing
     /// Queries inside a write see the write's own changes, on demand as on a resident graph:
     /// two files fed the same writes, one written on demand, the other by a resident store
     /// reopened before each write (so both order ties by storage); each write runs random
-    /// steps, then random queries on its own context, and the answers must agree.
+    /// steps, then random queries on its own context, and the answers must agree. Soaked
+    /// over more seeds, a few (8 in 150) meet the two orders docs/Persistence.md says
+    /// differ: an id without a row that the write saves (the resident graph met it at its
+    /// load), and an entity deleted and saved again while one-way links name it.
     @Test(arguments: SoakSeeds.seeds(Array(0..<4)))
     func queriesInAWriteSeeItsChanges(seed: UInt64) throws {
         var random = SplitMix64(seed: seed &* 104_729 &+ 3)
