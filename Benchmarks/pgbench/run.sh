@@ -11,8 +11,11 @@
 # without the writers' lock, each message at a position of its own so that writers at
 # once do not collide), floor-nolock-nonotify (that without its NOTIFY) and
 # floor-asynclock (floor.sql committed without waiting for the flush, then made durable by
-# a second transaction in the same pipeline, so that writers' flushes go together) on request.
-# CLIENTS=n runs n connections at once (default 1); PG_SETTINGS="name=value ..." adds
+# a second transaction in the same pipeline, so that writers' flushes go together) and
+# floor-notifyafter (floor.sql notifying after its commit, in a transaction of its own that
+# does not wait for a flush) on request.
+# CLIENTS=n runs n connections at once on each of DATABASES=m databases (default 1 and 1;
+# a figure of transactions/s adds the databases' up); PG_SETTINGS="name=value ..." adds
 # server settings after fsync=off (PG_SETTINGS="fsync=on commit_delay=1000
 # commit_siblings=0": a durable server whose flushes take a millisecond, as a network
 # disk's may). Needs PostgreSQL's server binaries (Debian: postgresql); as root, the
@@ -38,23 +41,34 @@ sed "s/document AS (INSERT INTO docs .*p3 AS (UPDATE totals [^)]*), //" "$here/f
 grep -v "EXISTS" "$here/ondemand.sql" > "$dir/ondemand-nocheck.sql"
 grep -v "advisory" "$here/floor.sql" | sed "s/(SELECT coalesce(max(position) + 1, 0) FROM chatm WHERE owner = 1)/:id/" > "$dir/floor-nolock.sql"
 grep -v "pg_notify" "$dir/floor-nolock.sql" > "$dir/floor-nolock-nonotify.sql"
+sed "/pg_notify/d; s/^COMMIT;/COMMIT;\nSELECT set_config('synchronous_commit', 'off', true), pg_notify('c', 'x');/" "$here/floor.sql" > "$dir/floor-notifyafter.sql"
 [ "$(id -u)" = 0 ] && chown postgres "$dir"/*.sql
 as "$bin/initdb" -D "$dir/data" -A trust >/dev/null
 as "$bin/pg_ctl" start -D "$dir/data" -w -l "$dir/log" -o "-k $dir -c listen_addresses= -c fsync=off$(for setting in ${PG_SETTINGS:-}; do printf ' -c %s' "$setting"; done)" >/dev/null
 trap 'as "$bin/pg_ctl" stop -D "$dir/data" -m immediate >/dev/null; rm -rf "$dir"' EXIT
-as "$bin/psql" -h "$dir" -q -f "$dir/setup.sql" postgres
 clients=${CLIENTS:-1}
-echo "load: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || uptime); $clients client(s); settings: fsync=off ${PG_SETTINGS:-}"
+databases=$(seq 1 "${DATABASES:-1}" | sed 's/^/db/')
+for database in $databases; do
+  as "$bin/createdb" -h "$dir" "$database"
+  as "$bin/psql" -h "$dir" -q -f "$dir/setup.sql" "$database"
+done
+echo "load: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || uptime); $clients client(s) on each of ${DATABASES:-1} database(s); settings: fsync=off ${PG_SETTINGS:-}"
 declare -A results rates
 for ((round = 1; round <= rounds; round++)); do
   for script in "${scripts[@]}"; do
-    # A run that fails (its error shown) counts for nothing; the others go on.
-    if ! output=$(as "$bin/pgbench" -h "$dir" -n -M prepared -c "$clients" -j "$clients" -T "$seconds" -f "$dir/$script.sql" postgres 2>&1); then
-      echo "$script failed in round $round:"; tail -n 3 <<<"$output"; continue
+    # Every database at once; a run that fails (its error shown) counts for nothing.
+    for database in $databases; do
+      as "$bin/pgbench" -h "$dir" -n -M prepared -c "$clients" -j "$clients" -T "$seconds" -f "$dir/$script.sql" "$database" > "$dir/out-$database" 2>&1 &
+    done
+    failed=0
+    for database in $databases; do wait -n || failed=1; done
+    if [ $failed = 1 ]; then
+      echo "$script failed in round $round:"; tail -q -n 3 "$dir"/out-*; continue
     fi
-    latency=$(awk '/latency average/ {print $4}' <<<"$output")
+    # The first database's latency; the databases' transactions/s added up.
+    latency=$(awk '/latency average/ {print $4}' "$dir/out-db1")
     results[$script]="${results[$script]:-} $latency"
-    rates[$script]="${rates[$script]:-} $(awk '/^tps/ {printf "%.0f", $3}' <<<"$output")"
+    rates[$script]="${rates[$script]:-} $(cat "$dir"/out-db* | awk '/^tps/ {sum += $3} END {printf "%.0f", sum}')"
   done
 done
 for script in "${scripts[@]}"; do

@@ -269,6 +269,8 @@ enum PostgresBenchmark {
 /// - `tcp`: the processes reach the server over TCP on 127.0.0.1 instead of its socket.
 /// - `delay=<ms>`: over TCP, through a proxy that holds what goes either way for that long
 ///   (``DelayProxy``: a network between them).
+/// - `databases=<n>`: the processes take turns among n databases of the same cluster, each
+///   filled alike (a server whose tenants each have a database).
 enum PostgresLoadBenchmark {
     struct MissingMessage: Error {}
 
@@ -276,7 +278,7 @@ enum PostgresLoadBenchmark {
     static let chats = 100
 
     static func run(processCounts: [Int], residency: Store.Residency = .resident, updates: Bool = false, hot: Bool = false, writesOnly: Bool = false,
-                    overTCP: Bool = false, delay: TimeInterval? = nil) throws {
+                    overTCP: Bool = false, delay: TimeInterval? = nil, databases: Int = 1) throws {
         guard let cluster = try TemporaryPostgresCluster.start(loopbackPort: overTCP || delay != nil ? Int.random(in: 20_000..<30_000) : nil) else {
             print(TemporaryPostgresCluster.missingServer)
             return
@@ -285,24 +287,30 @@ enum PostgresLoadBenchmark {
         let proxy = try delay.map { try DelayProxy(upstreamPort: cluster.port, delay: $0) }
         if let delay { print("Over TCP through a proxy holding each chunk \(delay * 1000) ms either way") }
         print("PostgreSQL stores under load (\(residency == .resident ? "resident" : "on demand")): \(seconds) s per run, "
-              + (writesOnly ? "only writes, each " : "4 reads per ") + (hot ? "an edit of the same message" : updates ? "an edit of a message" : "a new message"))
+              + (writesOnly ? "only writes, each " : "4 reads per ") + (hot ? "an edit of the same message" : updates ? "an edit of a message" : "a new message")
+              + (databases > 1 ? ", the processes in turn on \(databases) databases" : ""))
         for processes in processCounts {
-            let name = "load\(processes)"
-            let configuration = try cluster.createDatabase(name)
-            let store = try Store(.postgres(configuration), schema: BenchModelsSchema.self)
-            try store.write { context in
-                for id in 0..<chats { try User(id: id, name: "user\(id)", age: 20).save(to: &context) }
-                for id in 0..<chats {
-                    try Chat(id: id, title: "chat\(id)", users: .ids([id]), messages: .relation((0..<10).map { index in
-                        Message(id: id * 10 + index, text: "message \(index)", timestamp: index, author: .id(id))
-                    })).save(to: &context)
+            var names: [String] = []
+            var configuration: PostgresConnection.Configuration!
+            for database in 0..<databases {
+                let name = databases > 1 ? "load\(processes)_\(database)" : "load\(processes)"
+                configuration = try cluster.createDatabase(name)
+                names.append(name)
+                let store = try Store(.postgres(configuration), schema: BenchModelsSchema.self)
+                try store.write { context in
+                    for id in 0..<chats { try User(id: id, name: "user\(id)", age: 20).save(to: &context) }
+                    for id in 0..<chats {
+                        try Chat(id: id, title: "chat\(id)", users: .ids([id]), messages: .relation((0..<10).map { index in
+                            Message(id: id * 10 + index, text: "message \(index)", timestamp: index, author: .id(id))
+                        })).save(to: &context)
+                    }
                 }
+                store.close()
             }
-            store.close()
             let children = try (0..<processes).map { index -> (Process, Pipe) in
                 let process = Process()
                 process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-                process.arguments = ["postgres-load-child", configuration.host, name, "\(index)", residency == .resident ? "resident" : "on-demand",
+                process.arguments = ["postgres-load-child", configuration.host, names[index % names.count], "\(index)", residency == .resident ? "resident" : "on-demand",
                                      hot ? "hot" : updates ? "updates" : "inserts", "\(proxy?.port ?? configuration.port)", writesOnly ? "writes-only" : "mixed"]
                 let pipe = Pipe()
                 process.standardOutput = pipe

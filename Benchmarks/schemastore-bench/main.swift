@@ -86,7 +86,8 @@ if CommandLine.arguments.dropFirst().first == "postgres-load" {
                                   residency: CommandLine.arguments.contains("on-demand") ? .onDemand : .resident,
                                   updates: CommandLine.arguments.contains("updates") || CommandLine.arguments.contains("hot"),
                                   hot: CommandLine.arguments.contains("hot"), writesOnly: CommandLine.arguments.contains("writes-only"), overTCP: CommandLine.arguments.contains("tcp"),
-                                  delay: CommandLine.arguments.first { $0.hasPrefix("delay=") }.flatMap { Double($0.dropFirst("delay=".count)) }.map { $0 / 1000 })
+                                  delay: CommandLine.arguments.first { $0.hasPrefix("delay=") }.flatMap { Double($0.dropFirst("delay=".count)) }.map { $0 / 1000 },
+                                  databases: CommandLine.arguments.first { $0.hasPrefix("databases=") }.flatMap { Int($0.dropFirst("databases=".count)) } ?? 1)
     exit(0)
 }
 if CommandLine.arguments.dropFirst().first == "postgres-load-child" {
