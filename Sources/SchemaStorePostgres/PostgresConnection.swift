@@ -204,12 +204,22 @@ public final class PostgresConnection: @unchecked Sendable {
     /// (``sendAhead(_:)``) go first: their rows come first, and a failure among them fails
     /// this batch.
     public func executeEach(_ statements: [(sql: String, parameters: [StoredValue])]) throws -> [[[StoredValue]]] {
+        try executeEach(statements, thenIgnoringFailure: nil)
+    }
+
+    /// Runs `statements` as ``executeEach(_:)`` does, then `trailing` behind them in the
+    /// same round trip: its answer is dropped and its failure not reported, and it is not
+    /// run when one of `statements` failed (a pipeline skips what follows a failure). For
+    /// what must not fail the statements before it: a notification after a `COMMIT`.
+    public func executeEach(_ statements: [(sql: String, parameters: [StoredValue])],
+                            thenIgnoringFailure trailing: (sql: String, parameters: [StoredValue])?) throws -> [[[StoredValue]]] {
         // Statements sent without waiting stay unanswered: these go behind them, in the
         // same pipeline mode, and their answers are read first.
         guard let handle else { throw lost("the connection is closed") }
         if statements.isEmpty && ahead.isEmpty { return [] }
         var answers: [[[StoredValue]]] = []
         answers.reserveCapacity(ahead.count + statements.count)
+        let trailingTexts = try trailing?.parameters.map(text)
         var start = 0
         repeat {
             let chunk = statements[start..<min(start + Self.pipelineLength, statements.count)]
@@ -225,6 +235,7 @@ public final class PostgresConnection: @unchecked Sendable {
             }
             guard PQenterPipelineMode(handle) == 1 else {
                 for statement in chunk { answers.append(try execute(statement.sql, statement.parameters)) }
+                if start >= statements.count, let trailing { _ = try? execute(trailing.sql, trailing.parameters) }
                 continue
             }
             defer { PQexitPipelineMode(handle) }
@@ -233,6 +244,10 @@ public final class PostgresConnection: @unchecked Sendable {
             var failure: PostgresError?
             for (statement, texts) in zip(chunk, chunkTexts) {
                 if let lost = send(statement.sql, texts, on: handle, answering: &answering) { failure = lost; break }
+            }
+            if failure == nil, start >= statements.count, let trailing, let trailingTexts {
+                failure = send(trailing.sql, trailingTexts, on: handle, answering: &answering)
+                if failure == nil { answering[answering.count - 1] = .ignored }
             }
             if failure == nil, PQpipelineSync(handle) != 1 { failure = lost(Self.message(PQerrorMessage(handle))) }
             if let failure { throw failure }
@@ -253,6 +268,9 @@ public final class PostgresConnection: @unchecked Sendable {
         case preparing(sql: String, name: String)
         /// The dropping of every prepared text (``PreparedStatements/dropAll``).
         case droppingAll
+        /// A statement whose answer nobody wants, nor its failure
+        /// (``executeEach(_:thenIgnoringFailure:)``).
+        case ignored
     }
 
     /// Statements sent ahead of the next batch (``sendAhead(_:)``), answers unread.
@@ -354,6 +372,10 @@ public final class PostgresConnection: @unchecked Sendable {
             let answer = status != PGRES_PIPELINE_SYNC && answered < answering.count ? answering[answered] : .statement
             if status == PGRES_COMMAND_OK, case .preparing(let sql, let name) = answer { prepared.prepared(sql, as: name) }
             answered += 1
+            if case .ignored = answer, status != PGRES_PIPELINE_SYNC {
+                PQclear(result)
+                continue
+            }
             // The connection's own answers are not the caller's, failures aside.
             let isOwn = if case .statement = answer { false } else { true }
             if isOwn && status != PGRES_FATAL_ERROR {

@@ -15,6 +15,11 @@ private final class StoreConnection: ServerConnection {
         try connection.executeEach(statements)
     }
 
+    func executeEach(_ statements: [(sql: String, parameters: [StoredValue])],
+                     thenIgnoringFailure trailing: (sql: String, parameters: [StoredValue])?) throws -> [[[StoredValue]]] {
+        try connection.executeEach(statements, thenIgnoringFailure: trailing)
+    }
+
     func sendAhead(_ statements: [(sql: String, parameters: [StoredValue])]) throws -> Bool {
         try connection.sendAhead(statements)
     }

@@ -85,4 +85,71 @@ import Testing
         // Counted when heard, applied by the check that follows.
         #expect(Self.eventually { Set(follower.context.ids(of: User.self)) == ["before", "after0", "after1", "after2"] })
     }
+
+    /// A commit's notification goes behind its `COMMIT`, never in its transaction (where it
+    /// would hold PostgreSQL's lock on notifications, one for the whole server, until the
+    /// commit is flushed): so says the server's log of every statement, for a resident
+    /// store's write, one that reads first, and one on demand; another store hears each.
+    @Test func aCommitNotifiesOnceItIsMadeNotInItsTransaction() throws {
+        guard let cluster = try PostgresDialectTests.cluster() else { return }
+        defer { cluster.stop() }
+        let configuration = try cluster.createDatabase("notifyafter")
+        let admin = try PostgresConnection(cluster.configuration())
+        defer { admin.close() }
+        try admin.execute("ALTER DATABASE notifyafter SET log_statement = 'all'")
+        let listener = try Store(.postgres(configuration), schema: ChatModelsSchema.self)
+        let resident = try Store(.postgres(configuration), schema: ChatModelsSchema.self, options: .init(residency: .resident))
+        let onDemand = try Store(.postgres(configuration), schema: ChatModelsSchema.self, options: .init(residency: .onDemand))
+        try resident.write { try User(id: "u1", name: "Ann").save(to: &$0) }
+        try onDemand.write { try User(id: "u2", name: "Bob").save(to: &$0) }
+        try onDemand.write { context in
+            guard var user = context.find(User.self, id: "u1") else { return }
+            user.name = "Ann 2"
+            try user.save(to: &context)
+        }
+        #expect(Self.eventually { listener.context.find(User.self, id: "u1")?.name == "Ann 2" && listener.context.find(User.self, id: "u2") != nil })
+
+        // Per server process, whether a transaction is open as each statement runs.
+        let log = try String(contentsOf: cluster.folder.appendingPathComponent("server.log"), encoding: .utf8)
+        var open: [Substring: Bool] = [:]
+        var notifications = 0, inTransactions = 0
+        for line in log.split(separator: "\n") {
+            // `LOG:  execute <name>: SQL` (a statement with parameters) or `LOG:  statement: SQL`.
+            let executed = line.range(of: "LOG:  execute ").flatMap { start in line[start.upperBound...].range(of: ": ").map { line[$0.upperBound...] } }
+            guard let sql = executed ?? line.range(of: "LOG:  statement: ").map({ line[$0.upperBound...] }),
+                  let process = line.split(separator: "[").dropFirst().first?.split(separator: "]").first else { continue }
+            if sql.hasPrefix("BEGIN") { open[process] = true }
+            if sql == "COMMIT" || sql == "ROLLBACK" { open[process] = false }
+            if sql.contains("pg_notify") {
+                notifications += 1
+                if open[process] == true { inTransactions += 1 }
+            }
+        }
+        #expect(notifications >= 3)
+        #expect(inTransactions == 0, "\(inTransactions) of \(notifications) notifications were sent inside a write's transaction")
+    }
+
+    /// A notification that fails (here refused: the store's role may not notify; in life, a
+    /// notification queue that a stuck listener filled) does not fail the write, which
+    /// committed: the write returns, and another store sees it at its next check.
+    @Test func aNotificationThatFailsDoesNotFailTheCommittedWrite() throws {
+        guard let cluster = try PostgresDialectTests.cluster() else { return }
+        defer { cluster.stop() }
+        var configuration = try cluster.createDatabase("notifyrefused")
+        let admin = try PostgresConnection(configuration)
+        defer { admin.close() }
+        for sql in ["CREATE ROLE notifier LOGIN", "ALTER DATABASE notifyrefused OWNER TO notifier", "ALTER SCHEMA public OWNER TO notifier",
+                    "REVOKE EXECUTE ON FUNCTION pg_notify(text, text) FROM PUBLIC"] {
+            try admin.execute(sql)
+        }
+        configuration.user = "notifier"
+        let writer = try Store(.postgres(configuration), schema: ChatModelsSchema.self, options: .init(residency: .resident))
+        try writer.write { try User(id: "u1", name: "Ann").save(to: &$0) }
+        try writer.write { try User(id: "u2", name: "Bob").save(to: &$0) }
+        #expect(writer.context.ids(of: User.self).sorted() == ["u1", "u2"])
+        #expect(try admin.execute("SELECT count(*) FROM \"User\"").first?.first == .integer(2))
+        let reader = try Store(.postgres(configuration), schema: ChatModelsSchema.self, options: .init(residency: .resident))
+        try writer.write { try User(id: "u3", name: "Cy").save(to: &$0) }
+        #expect(Self.eventually { reader.context.ids(of: User.self).contains("u3") })
+    }
 }

@@ -247,21 +247,23 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
     }
 
     /// Sends the pending writes and waits for their answers.
-    private func flush() throws {
+    private func flush(thenIgnoringFailure trailing: (sql: String, parameters: [StoredValue])? = nil) throws {
         guard !pending.isEmpty || sentAhead > 0 else { return }
-        try sendPendingNow(pending.steps())
+        try sendPendingNow(pending.steps(), thenIgnoringFailure: trailing)
     }
 
     /// Sends `steps` (the pending statements, then any others) and waits for their answers;
-    /// reads the answer of a pending fingerprint check among them.
+    /// reads the answer of a pending fingerprint check among them. `trailing` goes behind
+    /// them if they all ran, its answer and failure dropped.
     @discardableResult
-    private func sendPendingNow(_ steps: [ServerBatchStep]) throws -> [[[StoredValue]]] {
+    private func sendPendingNow(_ steps: [ServerBatchStep],
+                                thenIgnoringFailure trailing: (sql: String, parameters: [StoredValue])? = nil) throws -> [[[StoredValue]]] {
         let connection = try liveConnection()
         let check = fingerprintCheck?.step
         fingerprintCheck?.step = nil
         pending.removeAll()
         sentAhead = 0
-        let answers = try connection.sendEach(steps)
+        let answers = try connection.sendEach(steps, thenIgnoringFailure: trailing)
         // The check read the last commit too: the write numbers its own without reading it.
         if let check, let row = answers[check].first, row.count == 2, case .integer(let last) = row[1] {
             lastCommitRead = last
@@ -548,6 +550,20 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
         try writeTransaction(expecting: nil, numberedOnServer: true, validating: reads, body)
     }
 
+    /// Whether the write transaction under way appended a commit to the log, which the
+    /// listening stores hear of once it is made (``commitNotification``).
+    var notifiesAfterCommit = false
+
+    /// Tells every listening store (``CommitListener``) that commits up to the last in the
+    /// log were made. Sent behind a write's `COMMIT`, in a transaction of its own that does
+    /// not wait for its flush (a lost notification costs nothing but a later check: the
+    /// log, not the notification, says what was committed); skipped if the write failed,
+    /// and its own failure (a notification queue that a stuck listener filled) does not
+    /// fail the write, which committed.
+    static let commitNotification: (sql: String, parameters: [StoredValue]) = (
+        "SELECT set_config('synchronous_commit', 'off', true), pg_notify($1, \(lastCommitQuery)::text)", [.text(CommitListener.channel)]
+    )
+
     /// The setting holding the number of the commit a transaction numbered on the server makes.
     static let commitSetting = "schemagen.commit"
     /// That number, in SQL.
@@ -597,6 +613,7 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
             loggedServerNumber = false
             numbersOnServer = false
             assumedAbsent = false
+            notifiesAfterCommit = false
             fingerprintCheck = nil
             validation = nil
             fullTextChanges.removeAll()
@@ -615,7 +632,11 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
             // answer must come from one state.
             lockValidatingReads()
             pending.append("COMMIT", [])
-            try flush()
+            // The other stores learn of the commit once it is made: notifying in the write's
+            // own transaction would hold PostgreSQL's lock on notifications, one for the
+            // whole server, until the commit is flushed to disk, so that no two
+            // transactions that notify, in any database, could be flushed together.
+            try flush(thenIgnoringFailure: notifiesAfterCommit ? Self.commitNotification : nil)
             if let number = loggedServerNumber ? serverNumber : numberedCommit { lastKnownCommit = number }
         } catch {
             pending.removeAll()
@@ -1244,8 +1265,8 @@ private struct PostgreSQLTransaction: StoreTransaction {
                             [.integer(commit - CommitLog.retainedCommits - 2 * every), .integer(commit - CommitLog.retainedCommits)],
                             fusion: PostgreSQLBackend.commitLogWrite)
         }
-        // Delivered when the transaction commits, to every store listening (CommitListener).
-        try backend.run("SELECT pg_notify($1, $2)", [.text(CommitListener.channel), .text("\(commit)")], fusion: .selectingNoTable)
+        // Every store listening hears of it once it committed (CommitListener).
+        backend.notifiesAfterCommit = true
         return commit
     }
 
@@ -1263,8 +1284,7 @@ private struct PostgreSQLTransaction: StoreTransaction {
                             [.integer(CommitLog.retainedCommits + 2 * every), .integer(CommitLog.retainedCommits)],
                             fusion: PostgreSQLBackend.commitLogWrite)
         }
-        try backend.run("SELECT pg_notify($1, current_setting('\(PostgreSQLBackend.commitSetting)'))", [.text(CommitListener.channel)],
-                        fusion: .selectingNoTable)
+        backend.notifiesAfterCommit = true
         return nil
     }
 

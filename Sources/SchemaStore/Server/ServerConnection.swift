@@ -16,6 +16,11 @@ public protocol ServerConnection: AnyObject {
     /// Runs statements in order, in as few round trips as the server allows; returns each
     /// one's rows, in order; throws the first failure, and the statements after it are not run.
     func executeEach(_ statements: [(sql: String, parameters: [StoredValue])]) throws -> [[[StoredValue]]]
+    /// Runs `statements` as ``executeEach(_:)`` does, then `trailing` behind them, in the
+    /// same round trip where the connection can: its answer is dropped and its failure not
+    /// reported, and it does not run when one of `statements` failed.
+    func executeEach(_ statements: [(sql: String, parameters: [StoredValue])],
+                     thenIgnoringFailure trailing: (sql: String, parameters: [StoredValue])?) throws -> [[[StoredValue]]]
     /// Sends `sql` (no parameters) without waiting for its answer, which nobody needs; the
     /// connection's next use reads it first. Failures are not reported.
     func sendWithoutWaiting(_ sql: String)
@@ -60,6 +65,14 @@ extension ServerConnection {
     /// Sends nothing ahead: the statements go with the batch.
     public func sendAhead(_ statements: [(sql: String, parameters: [StoredValue])]) throws -> Bool { false }
 
+    /// `trailing` in a round trip of its own, once `statements` ran.
+    public func executeEach(_ statements: [(sql: String, parameters: [StoredValue])],
+                            thenIgnoringFailure trailing: (sql: String, parameters: [StoredValue])?) throws -> [[[StoredValue]]] {
+        let answers = try executeEach(statements)
+        if let trailing { _ = try? executeEach([trailing]) }
+        return answers
+    }
+
     /// Nothing was sent ahead.
     public func discardSentAhead() throws {}
 
@@ -86,8 +99,10 @@ extension ServerConnection {
         try sendEach(steps).last ?? []
     }
 
-    /// Runs `steps` as ``send(_:)`` does; returns each one's rows, in order.
-    func sendEach(_ steps: [ServerBatchStep]) throws -> [[[StoredValue]]] {
+    /// Runs `steps` as ``send(_:)`` does; returns each one's rows, in order. Then, if they
+    /// all ran, `trailing`, whose answer and failure are dropped
+    /// (``executeEach(_:thenIgnoringFailure:)``), in the round trip of the last statements.
+    func sendEach(_ steps: [ServerBatchStep], thenIgnoringFailure trailing: (sql: String, parameters: [StoredValue])? = nil) throws -> [[[StoredValue]]] {
         var statements: [(sql: String, parameters: [StoredValue])] = []
         var answers: [[[StoredValue]]] = []
         for step in steps {
@@ -101,7 +116,11 @@ extension ServerConnection {
                 answers.append([])
             }
         }
-        if !statements.isEmpty { answers += try executeEach(statements) }
+        if !statements.isEmpty {
+            answers += try executeEach(statements, thenIgnoringFailure: trailing)
+        } else if let trailing {
+            _ = try? executeEach([trailing])
+        }
         return answers
     }
 }

@@ -4,7 +4,7 @@ import SchemaRuntime
 /// beside it (``PendingWrites/steps()``): PostgreSQL pays for each statement on its own
 /// (its messages, a snapshot, the executor's start and finish), and a single write's
 /// inserts into half a dozen tables cost about 8% less as one
-/// `WITH w1 AS (INSERT ...), w2 AS (INSERT ...) SELECT pg_notify(...)` (Benchmarks/pgbench).
+/// `WITH w1 AS (INSERT ...), w2 AS (INSERT ...) INSERT ...` (Benchmarks/pgbench).
 ///
 /// Only statements that touch different tables join: the parts of one statement share its
 /// snapshot, so none sees what another wrote, and run in no set order. Whoever spells a
@@ -20,7 +20,7 @@ struct StatementFusion: Sendable, Equatable {
     let tables: [String]
     /// Whether it modifies rows (`INSERT`, `UPDATE`, `DELETE`), and so may run as a `WITH`
     /// part: PostgreSQL runs those whether or not the statement reads them. Any other
-    /// (`SELECT pg_notify(...)`) can only end a group, as its main statement.
+    /// (a `SELECT` of a function run for its effect) can only end a group, as its main statement.
     let modifies: Bool
 
     /// A statement modifying `table` (quoted), and reading no other.
@@ -28,7 +28,7 @@ struct StatementFusion: Sendable, Equatable {
         StatementFusion(tables: [table], modifies: true)
     }
 
-    /// A `SELECT` of no table, such as a commit's `pg_notify`.
+    /// A `SELECT` of no table, run for its effect (`pg_notify`, `set_config`).
     static let selectingNoTable = StatementFusion(tables: [], modifies: false)
 
     /// PostgreSQL binds at most 65,535 values in one statement.
