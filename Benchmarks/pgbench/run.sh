@@ -13,7 +13,8 @@
 # floor-asynclock (floor.sql committed without waiting for the flush, then made durable by
 # a second transaction in the same pipeline, so that writers' flushes go together) and
 # floor-notifyafter (floor.sql notifying after its commit, in a transaction of its own that
-# does not wait for a flush) on request.
+# does not wait for a flush) and fused-notifyafter (fused.sql so: the store's statements
+# since 2026-12-07) on request.
 # CLIENTS=n runs n connections at once on each of DATABASES=m databases (default 1 and 1;
 # a figure of transactions/s adds the databases' up); PG_SETTINGS="name=value ..." adds
 # server settings after fsync=off (PG_SETTINGS="fsync=on commit_delay=1000
@@ -42,6 +43,8 @@ grep -v "EXISTS" "$here/ondemand.sql" > "$dir/ondemand-nocheck.sql"
 grep -v "advisory" "$here/floor.sql" | sed "s/(SELECT coalesce(max(position) + 1, 0) FROM chatm WHERE owner = 1)/:id/" > "$dir/floor-nolock.sql"
 grep -v "pg_notify" "$dir/floor-nolock.sql" > "$dir/floor-nolock-nonotify.sql"
 sed "/pg_notify/d; s/^COMMIT;/COMMIT;\nSELECT set_config('synchronous_commit', 'off', true), pg_notify('c', 'x');/" "$here/floor.sql" > "$dir/floor-notifyafter.sql"
+sed "s/, p6 AS (\(INSERT INTO log .*\)) SELECT pg_notify('c', 'x');/ \1;/; s/^COMMIT;/COMMIT;\nSELECT set_config('synchronous_commit', 'off', true), pg_notify('c', 'x');/" \
+  "$here/fused.sql" > "$dir/fused-notifyafter.sql"
 [ "$(id -u)" = 0 ] && chown postgres "$dir"/*.sql
 as "$bin/initdb" -D "$dir/data" -A trust >/dev/null
 as "$bin/pg_ctl" start -D "$dir/data" -w -l "$dir/log" -o "-k $dir -c listen_addresses= -c fsync=off$(for setting in ${PG_SETTINGS:-}; do printf ' -c %s' "$setting"; done)" >/dev/null

@@ -207,10 +207,12 @@ public final class PostgresConnection: @unchecked Sendable {
         try executeEach(statements, thenIgnoringFailure: nil)
     }
 
-    /// Runs `statements` as ``executeEach(_:)`` does, then `trailing` behind them in the
-    /// same round trip: its answer is dropped and its failure not reported, and it is not
-    /// run when one of `statements` failed (a pipeline skips what follows a failure). For
-    /// what must not fail the statements before it: a notification after a `COMMIT`.
+    /// Runs `statements` as ``executeEach(_:)`` does, then sends `trailing` behind them
+    /// without waiting for it: its answer is dropped and its failure not reported. It goes
+    /// with them, but in a pipeline of its own, which the server runs after it answered
+    /// them: for what must neither fail nor delay the statements before it, a notification
+    /// after a `COMMIT`. (If one of them failed, it still runs: in the transaction they left
+    /// aborted, where it fails, or after it.)
     public func executeEach(_ statements: [(sql: String, parameters: [StoredValue])],
                             thenIgnoringFailure trailing: (sql: String, parameters: [StoredValue])?) throws -> [[[StoredValue]]] {
         // Statements sent without waiting stay unanswered: these go behind them, in the
@@ -245,14 +247,22 @@ public final class PostgresConnection: @unchecked Sendable {
             for (statement, texts) in zip(chunk, chunkTexts) {
                 if let lost = send(statement.sql, texts, on: handle, answering: &answering) { failure = lost; break }
             }
-            if failure == nil, start >= statements.count, let trailing, let trailingTexts {
-                failure = send(trailing.sql, trailingTexts, on: handle, answering: &answering)
-                if failure == nil { answering[answering.count - 1] = .ignored }
-            }
             if failure == nil, PQpipelineSync(handle) != 1 { failure = lost(Self.message(PQerrorMessage(handle))) }
+            var trailingSent = false
+            if failure == nil, start >= statements.count, let trailing, let trailingTexts {
+                // A pipeline of its own behind the sync: the server answers the statements
+                // above at the sync, before it runs this one, which it then does while the
+                // caller goes on; its answers are dropped at the connection's next use.
+                // Never prepared: that answer would be dropped too.
+                let sent = Self.withOptionalCStrings(trailingTexts) { pointers in
+                    PQsendQueryParams(handle, trailing.sql, Int32(trailingTexts.count), nil, pointers, nil, nil, 0)
+                }
+                if sent == 1, PQpipelineSync(handle) == 1 { trailingSent = true } else { failure = lost(Self.message(PQerrorMessage(handle))) }
+            }
             if let failure { throw failure }
             try readUnanswered(handle)
             answerWait.wait(handle)
+            defer { if trailingSent { unansweredPipelines += 1 } }
             try readAnswers(handle, answering, into: &answers)
         } while start < statements.count
         return answers
@@ -268,9 +278,6 @@ public final class PostgresConnection: @unchecked Sendable {
         case preparing(sql: String, name: String)
         /// The dropping of every prepared text (``PreparedStatements/dropAll``).
         case droppingAll
-        /// A statement whose answer nobody wants, nor its failure
-        /// (``executeEach(_:thenIgnoringFailure:)``).
-        case ignored
     }
 
     /// Statements sent ahead of the next batch (``sendAhead(_:)``), answers unread.
@@ -372,10 +379,6 @@ public final class PostgresConnection: @unchecked Sendable {
             let answer = status != PGRES_PIPELINE_SYNC && answered < answering.count ? answering[answered] : .statement
             if status == PGRES_COMMAND_OK, case .preparing(let sql, let name) = answer { prepared.prepared(sql, as: name) }
             answered += 1
-            if case .ignored = answer, status != PGRES_PIPELINE_SYNC {
-                PQclear(result)
-                continue
-            }
             // The connection's own answers are not the caller's, failures aside.
             let isOwn = if case .statement = answer { false } else { true }
             if isOwn && status != PGRES_FATAL_ERROR {

@@ -100,6 +100,10 @@ import Testing
         let listener = try Store(.postgres(configuration), schema: ChatModelsSchema.self)
         let resident = try Store(.postgres(configuration), schema: ChatModelsSchema.self, options: .init(residency: .resident))
         let onDemand = try Store(.postgres(configuration), schema: ChatModelsSchema.self, options: .init(residency: .onDemand))
+        // What the notifications say, heard by a connection of its own.
+        let ear = try PostgresConnection(configuration)
+        defer { ear.close() }
+        try ear.listen(CommitListener.channel)
         try resident.write { try User(id: "u1", name: "Ann").save(to: &$0) }
         try onDemand.write { try User(id: "u2", name: "Bob").save(to: &$0) }
         try onDemand.write { context in
@@ -108,6 +112,13 @@ import Testing
             try user.save(to: &context)
         }
         #expect(Self.eventually { listener.context.find(User.self, id: "u1")?.name == "Ann 2" && listener.context.find(User.self, id: "u2") != nil })
+        // One notification per commit, naming it, whoever numbered it (the resident store's
+        // first write numbers its own; the server numbers those on demand).
+        var heard: [String] = []
+        for _ in 0..<20 where heard.count < 3 { heard += try ear.waitForNotifications(timeout: 0.5) }
+        let commits = try ear.execute("SELECT DISTINCT \"commit\" FROM \(PostgreSQLBackend.commitLogTable) ORDER BY 1")
+        #expect(heard == commits.map { row in if case .integer(let number) = row[0] { "\(number)" } else { "?" } }, "\(heard)")
+        #expect(heard == ["1", "2", "3"])
 
         // Per server process, whether a transaction is open as each statement runs.
         let log = try String(contentsOf: cluster.folder.appendingPathComponent("server.log"), encoding: .utf8)

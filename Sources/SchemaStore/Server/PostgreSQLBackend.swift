@@ -254,7 +254,7 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
 
     /// Sends `steps` (the pending statements, then any others) and waits for their answers;
     /// reads the answer of a pending fingerprint check among them. `trailing` goes behind
-    /// them if they all ran, its answer and failure dropped.
+    /// them without being waited for, its answer and failure dropped.
     @discardableResult
     private func sendPendingNow(_ steps: [ServerBatchStep],
                                 thenIgnoringFailure trailing: (sql: String, parameters: [StoredValue])? = nil) throws -> [[[StoredValue]]] {
@@ -550,19 +550,29 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
         try writeTransaction(expecting: nil, numberedOnServer: true, validating: reads, body)
     }
 
-    /// Whether the write transaction under way appended a commit to the log, which the
-    /// listening stores hear of once it is made (``commitNotification``).
-    var notifiesAfterCommit = false
+    /// The commit the write transaction under way appended to the log, which the listening
+    /// stores hear of once it is made (``commitNotification(_:)``): its number, or nil when
+    /// the server numbers it.
+    var commitToNotify: Int64??
 
-    /// Tells every listening store (``CommitListener``) that commits up to the last in the
-    /// log were made. Sent behind a write's `COMMIT`, in a transaction of its own that does
-    /// not wait for its flush (a lost notification costs nothing but a later check: the
-    /// log, not the notification, says what was committed); skipped if the write failed,
-    /// and its own failure (a notification queue that a stuck listener filled) does not
-    /// fail the write, which committed.
-    static let commitNotification: (sql: String, parameters: [StoredValue]) = (
-        "SELECT set_config('synchronous_commit', 'off', true), pg_notify($1, \(lastCommitQuery)::text)", [.text(CommitListener.channel)]
-    )
+    /// The setting that keeps the number of a commit the server numbered past its
+    /// transaction's end, for its notification (set for the session: a transaction's own
+    /// setting ends with it; undone with a transaction that fails).
+    static let notifiedSetting = "schemagen.notified"
+
+    /// Tells every listening store (``CommitListener``) that commits up to `number` were
+    /// made (nil: the one the server numbered, ``notifiedSetting``). Sent behind a write's
+    /// `COMMIT`, in a transaction of its own that does not wait for its flush, which the
+    /// server runs once it answered the write (a lost notification costs nothing but a
+    /// later check: the log, not the notification, says what was committed). Its failure
+    /// (a notification queue that a stuck listener filled) does not fail the write, which
+    /// committed; behind a write that failed, it fails in the aborted transaction, or names
+    /// a commit the listeners do not find, and they read nothing.
+    static func commitNotification(_ number: Int64?) -> (sql: String, parameters: [StoredValue]) {
+        let head = "SELECT set_config('synchronous_commit', 'off', true), pg_notify($1, "
+        guard let number else { return (head + "current_setting('\(notifiedSetting)'))", [.text(CommitListener.channel)]) }
+        return (head + "$2)", [.text(CommitListener.channel), .text("\(number)")])
+    }
 
     /// The setting holding the number of the commit a transaction numbered on the server makes.
     static let commitSetting = "schemagen.commit"
@@ -613,7 +623,7 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
             loggedServerNumber = false
             numbersOnServer = false
             assumedAbsent = false
-            notifiesAfterCommit = false
+            commitToNotify = nil
             fingerprintCheck = nil
             validation = nil
             fullTextChanges.removeAll()
@@ -636,7 +646,7 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
             // own transaction would hold PostgreSQL's lock on notifications, one for the
             // whole server, until the commit is flushed to disk, so that no two
             // transactions that notify, in any database, could be flushed together.
-            try flush(thenIgnoringFailure: notifiesAfterCommit ? Self.commitNotification : nil)
+            try flush(thenIgnoringFailure: commitToNotify.map(Self.commitNotification))
             if let number = loggedServerNumber ? serverNumber : numberedCommit { lastKnownCommit = number }
         } catch {
             pending.removeAll()
@@ -1266,7 +1276,7 @@ private struct PostgreSQLTransaction: StoreTransaction {
                             fusion: PostgreSQLBackend.commitLogWrite)
         }
         // Every store listening hears of it once it committed (CommitListener).
-        backend.notifiesAfterCommit = true
+        backend.commitToNotify = .some(commit)
         return commit
     }
 
@@ -1284,7 +1294,11 @@ private struct PostgreSQLTransaction: StoreTransaction {
                             [.integer(CommitLog.retainedCommits + 2 * every), .integer(CommitLog.retainedCommits)],
                             fusion: PostgreSQLBackend.commitLogWrite)
         }
-        backend.notifiesAfterCommit = true
+        // Its number, for the notification behind the commit: in the statement the log's
+        // entries end, as its main `SELECT` (no statement more).
+        try backend.run("SELECT set_config('\(PostgreSQLBackend.notifiedSetting)', current_setting('\(PostgreSQLBackend.commitSetting)'), false)", [],
+                        fusion: .selectingNoTable)
+        backend.commitToNotify = .some(nil)
         return nil
     }
 

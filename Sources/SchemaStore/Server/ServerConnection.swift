@@ -16,9 +16,9 @@ public protocol ServerConnection: AnyObject {
     /// Runs statements in order, in as few round trips as the server allows; returns each
     /// one's rows, in order; throws the first failure, and the statements after it are not run.
     func executeEach(_ statements: [(sql: String, parameters: [StoredValue])]) throws -> [[[StoredValue]]]
-    /// Runs `statements` as ``executeEach(_:)`` does, then `trailing` behind them, in the
-    /// same round trip where the connection can: its answer is dropped and its failure not
-    /// reported, and it does not run when one of `statements` failed.
+    /// Runs `statements` as ``executeEach(_:)`` does, then `trailing` behind them without
+    /// waiting for it, where the connection can: its answer is dropped and its failure not
+    /// reported. It must do no harm when one of `statements` failed: it may run then.
     func executeEach(_ statements: [(sql: String, parameters: [StoredValue])],
                      thenIgnoringFailure trailing: (sql: String, parameters: [StoredValue])?) throws -> [[[StoredValue]]]
     /// Sends `sql` (no parameters) without waiting for its answer, which nobody needs; the
@@ -65,7 +65,7 @@ extension ServerConnection {
     /// Sends nothing ahead: the statements go with the batch.
     public func sendAhead(_ statements: [(sql: String, parameters: [StoredValue])]) throws -> Bool { false }
 
-    /// `trailing` in a round trip of its own, once `statements` ran.
+    /// `trailing` in a round trip of its own, once `statements` ran (not when they failed).
     public func executeEach(_ statements: [(sql: String, parameters: [StoredValue])],
                             thenIgnoringFailure trailing: (sql: String, parameters: [StoredValue])?) throws -> [[[StoredValue]]] {
         let answers = try executeEach(statements)
@@ -99,9 +99,9 @@ extension ServerConnection {
         try sendEach(steps).last ?? []
     }
 
-    /// Runs `steps` as ``send(_:)`` does; returns each one's rows, in order. Then, if they
-    /// all ran, `trailing`, whose answer and failure are dropped
-    /// (``executeEach(_:thenIgnoringFailure:)``), in the round trip of the last statements.
+    /// Runs `steps` as ``send(_:)`` does; returns each one's rows, in order. Then
+    /// `trailing`, whose answer and failure are dropped, behind the last statements
+    /// (``executeEach(_:thenIgnoringFailure:)``).
     func sendEach(_ steps: [ServerBatchStep], thenIgnoringFailure trailing: (sql: String, parameters: [StoredValue])? = nil) throws -> [[[StoredValue]]] {
         var statements: [(sql: String, parameters: [StoredValue])] = []
         var answers: [[[StoredValue]]] = []

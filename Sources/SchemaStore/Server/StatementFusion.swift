@@ -28,7 +28,7 @@ struct StatementFusion: Sendable, Equatable {
         StatementFusion(tables: [table], modifies: true)
     }
 
-    /// A `SELECT` of no table, run for its effect (`pg_notify`, `set_config`).
+    /// A `SELECT` of no table, run for its effect (`set_config`).
     static let selectingNoTable = StatementFusion(tables: [], modifies: false)
 
     /// PostgreSQL binds at most 65,535 values in one statement.
