@@ -42,6 +42,10 @@ sed "s/document AS (INSERT INTO docs .*p3 AS (UPDATE totals [^)]*), //" "$here/f
 grep -v "EXISTS" "$here/ondemand.sql" > "$dir/ondemand-nocheck.sql"
 grep -v "advisory" "$here/floor.sql" | sed "s/(SELECT coalesce(max(position) + 1, 0) FROM chatm WHERE owner = 1)/:id/" > "$dir/floor-nolock.sql"
 grep -v "pg_notify" "$dir/floor-nolock.sql" > "$dir/floor-nolock-nonotify.sql"
+# The second transaction writes a WAL record so that it waits for a flush: one that only
+# holds an xid (pg_current_xact_id()) does not.
+sed "s/^BEGIN;/BEGIN;\nSET LOCAL synchronous_commit = off;/; s/^COMMIT;/COMMIT;\nSELECT pg_logical_emit_message(true, 'schemagen', '');/" \
+  "$here/floor.sql" > "$dir/floor-asynclock.sql"
 sed "/pg_notify/d; s/^COMMIT;/COMMIT;\nSELECT set_config('synchronous_commit', 'off', true), pg_notify('c', 'x');/" "$here/floor.sql" > "$dir/floor-notifyafter.sql"
 sed "s/, p6 AS (\(INSERT INTO log .*\)) SELECT pg_notify('c', 'x');/ \1;/; s/^COMMIT;/COMMIT;\nSELECT set_config('synchronous_commit', 'off', true), pg_notify('c', 'x');/" \
   "$here/fused.sql" > "$dir/fused-notifyafter.sql"
