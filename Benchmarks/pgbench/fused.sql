@@ -1,4 +1,6 @@
 -- store.sql in 5 statements: every insert in one WITH, the plan setting in the lock's SELECT.
+-- (The notification inside the transaction, as until 2026-12-07; run.sh makes
+-- fused-notifyafter from this file, the store's statements since.)
 \set id random(1, 1000000000000)
 \startpipeline
 BEGIN ISOLATION LEVEL READ COMMITTED;

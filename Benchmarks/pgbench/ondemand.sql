@@ -1,5 +1,6 @@
 -- A write on demand that assumes what it creates new: the fingerprint check numbers the
 -- commit (set_config), an EXISTS check, then fused.sql's inserts reading the number.
+-- (The notification inside the transaction, as until 2026-12-07.)
 \set id random(1, 1000000000000)
 \startpipeline
 BEGIN ISOLATION LEVEL READ COMMITTED;

@@ -1,4 +1,5 @@
--- A resident store's single write as its statements reach the server: 11 statements.
+-- A resident store's single write as its statements reached the server before they were
+-- fused (fused.sql): 11 statements.
 \set id random(1, 1000000000000)
 \startpipeline
 BEGIN ISOLATION LEVEL READ COMMITTED;
