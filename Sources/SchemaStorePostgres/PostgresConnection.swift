@@ -92,13 +92,22 @@ public final class PostgresConnection: @unchecked Sendable {
             _ = try? execute(sql)
             return
         }
-        if PQsendQueryParams(handle, sql, 0, nil, nil, nil, nil, 0) == 1, PQpipelineSync(handle) == 1 {
+        if sendInPipelineOfItsOwn(sql, [], on: handle) {
             unansweredPipelines += 1
         } else {
             // Not sent whole (a connection failing): closed, as lost. The server ends its
             // transaction with it, and the next use opens another.
             close()
         }
+    }
+
+    /// Queues `sql` (never prepared: its answer is dropped unread, and with it a preparing's)
+    /// and a sync behind it, which sends what is queued. False when either failed.
+    private func sendInPipelineOfItsOwn(_ sql: String, _ texts: [String?], on handle: OpaquePointer) -> Bool {
+        let sent = Self.withOptionalCStrings(texts) { pointers in
+            PQsendQueryParams(handle, sql, Int32(texts.count), nil, pointers, nil, nil, 0)
+        }
+        return sent == 1 && PQpipelineSync(handle) == 1
     }
 
     /// Reads (and drops) the answers of the statements sent without waiting.
@@ -253,11 +262,8 @@ public final class PostgresConnection: @unchecked Sendable {
                 // A pipeline of its own behind the sync: the server answers the statements
                 // above at the sync, before it runs this one, which it then does while the
                 // caller goes on; its answers are dropped at the connection's next use.
-                // Never prepared: that answer would be dropped too.
-                let sent = Self.withOptionalCStrings(trailingTexts) { pointers in
-                    PQsendQueryParams(handle, trailing.sql, Int32(trailingTexts.count), nil, pointers, nil, nil, 0)
-                }
-                if sent == 1, PQpipelineSync(handle) == 1 { trailingSent = true } else { failure = lost(Self.message(PQerrorMessage(handle))) }
+                trailingSent = sendInPipelineOfItsOwn(trailing.sql, trailingTexts, on: handle)
+                if !trailingSent { failure = lost(Self.message(PQerrorMessage(handle))) }
             }
             if let failure { throw failure }
             try readUnanswered(handle)

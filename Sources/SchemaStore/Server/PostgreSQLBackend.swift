@@ -551,27 +551,36 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
     }
 
     /// The commit the write transaction under way appended to the log, which the listening
-    /// stores hear of once it is made (``commitNotification(_:)``): its number, or nil when
-    /// the server numbers it.
-    var commitToNotify: Int64??
+    /// stores hear of once it is made (``commitNotification(_:)``).
+    var commitToNotify: NotifiedCommit?
+
+    /// A commit the listening stores are told of, by its number.
+    enum NotifiedCommit {
+        /// Numbered by this store.
+        case numbered(Int64)
+        /// Numbered by the server, which keeps the number in ``notifiedSetting``.
+        case numberedOnServer
+    }
 
     /// The setting that keeps the number of a commit the server numbered past its
     /// transaction's end, for its notification (set for the session: a transaction's own
     /// setting ends with it; undone with a transaction that fails).
     static let notifiedSetting = "schemagen.notified"
 
-    /// Tells every listening store (``CommitListener``) that commits up to `number` were
-    /// made (nil: the one the server numbered, ``notifiedSetting``). Sent behind a write's
+    /// Tells every listening store (``CommitListener``) that commits up to `commit` were
+    /// made. Sent behind a write's
     /// `COMMIT`, in a transaction of its own that does not wait for its flush, which the
     /// server runs once it answered the write (a lost notification costs nothing but a
     /// later check: the log, not the notification, says what was committed). Its failure
     /// (a notification queue that a stuck listener filled) does not fail the write, which
     /// committed; behind a write that failed, it fails in the aborted transaction, or names
     /// a commit the listeners do not find, and they read nothing.
-    static func commitNotification(_ number: Int64?) -> (sql: String, parameters: [StoredValue]) {
+    static func commitNotification(_ commit: NotifiedCommit) -> (sql: String, parameters: [StoredValue]) {
         let head = "SELECT set_config('synchronous_commit', 'off', true), pg_notify($1, "
-        guard let number else { return (head + "current_setting('\(notifiedSetting)'))", [.text(CommitListener.channel)]) }
-        return (head + "$2)", [.text(CommitListener.channel), .text("\(number)")])
+        return switch commit {
+        case .numbered(let number): (head + "$2)", [.text(CommitListener.channel), .text("\(number)")])
+        case .numberedOnServer: (head + "current_setting('\(notifiedSetting)'))", [.text(CommitListener.channel)])
+        }
     }
 
     /// The setting holding the number of the commit a transaction numbered on the server makes.
@@ -1276,7 +1285,7 @@ private struct PostgreSQLTransaction: StoreTransaction {
                             fusion: PostgreSQLBackend.commitLogWrite)
         }
         // Every store listening hears of it once it committed (CommitListener).
-        backend.commitToNotify = .some(commit)
+        backend.commitToNotify = .numbered(commit)
         return commit
     }
 
@@ -1298,7 +1307,7 @@ private struct PostgreSQLTransaction: StoreTransaction {
         // entries end, as its main `SELECT` (no statement more).
         try backend.run("SELECT set_config('\(PostgreSQLBackend.notifiedSetting)', current_setting('\(PostgreSQLBackend.commitSetting)'), false)", [],
                         fusion: .selectingNoTable)
-        backend.commitToNotify = .some(nil)
+        backend.commitToNotify = .numberedOnServer
         return nil
     }
 
