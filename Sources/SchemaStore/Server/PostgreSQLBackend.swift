@@ -576,12 +576,16 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
     /// committed; behind a write that failed, it fails in the aborted transaction, or names
     /// a commit the listeners do not find, and they read nothing.
     static func commitNotification(_ commit: NotifiedCommit) -> (sql: String, parameters: [StoredValue]) {
-        let head = "SELECT set_config('synchronous_commit', 'off', true), pg_notify($1, "
-        return switch commit {
-        case .numbered(let number): (head + "$2)", [.text(CommitListener.channel), .text("\(number)")])
-        case .numberedOnServer: (head + "current_setting('\(notifiedSetting)'))", [.text(CommitListener.channel)])
+        switch commit {
+        case .numbered(let number): (notifyingNumber, [.text(CommitListener.channel), .text("\(number)")])
+        case .numberedOnServer: (notifyingServerNumber, [.text(CommitListener.channel)])
         }
     }
+
+    /// ``commitNotification(_:)``'s texts, spelled once rather than at every write.
+    private static let notifyingHead = "SELECT set_config('synchronous_commit', 'off', true), pg_notify($1, "
+    private static let notifyingNumber = notifyingHead + "$2)"
+    private static let notifyingServerNumber = notifyingHead + "current_setting('\(notifiedSetting)'))"
 
     /// The setting holding the number of the commit a transaction numbered on the server makes.
     static let commitSetting = "schemagen.commit"
