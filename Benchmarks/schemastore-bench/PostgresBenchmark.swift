@@ -271,6 +271,8 @@ enum PostgresBenchmark {
 ///   (``DelayProxy``: a network between them).
 /// - `databases=<n>`: the processes take turns among n databases of the same cluster, each
 ///   filled alike (a server whose tenants each have a database).
+/// - `before-flush`: the stores' commits are visible before their flush
+///   (``Store/CommitVisibility/beforeFlush``), so that a durable server flushes several at once.
 enum PostgresLoadBenchmark {
     struct MissingMessage: Error {}
 
@@ -278,7 +280,7 @@ enum PostgresLoadBenchmark {
     static let chats = 100
 
     static func run(processCounts: [Int], residency: Store.Residency = .resident, updates: Bool = false, hot: Bool = false, writesOnly: Bool = false,
-                    overTCP: Bool = false, delay: TimeInterval? = nil, databases: Int = 1) throws {
+                    overTCP: Bool = false, delay: TimeInterval? = nil, databases: Int = 1, commitVisibility: Store.CommitVisibility = .afterFlush) throws {
         guard let cluster = try TemporaryPostgresCluster.start(loopbackPort: overTCP || delay != nil ? Int.random(in: 20_000..<30_000) : nil) else {
             print(TemporaryPostgresCluster.missingServer)
             return
@@ -288,7 +290,8 @@ enum PostgresLoadBenchmark {
         if let delay { print("Over TCP through a proxy holding each chunk \(delay * 1000) ms either way") }
         print("PostgreSQL stores under load (\(residency == .resident ? "resident" : "on demand")): \(seconds) s per run, "
               + (writesOnly ? "only writes, each " : "4 reads per ") + (hot ? "an edit of the same message" : updates ? "an edit of a message" : "a new message")
-              + (databases > 1 ? ", the processes in turn on \(databases) databases" : ""))
+              + (databases > 1 ? ", the processes in turn on \(databases) databases" : "")
+              + (commitVisibility == .beforeFlush ? ", commits visible before their flush" : ""))
         for processes in processCounts {
             var names: [String] = []
             var configuration: PostgresConnection.Configuration!
@@ -311,7 +314,8 @@ enum PostgresLoadBenchmark {
                 let process = Process()
                 process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
                 process.arguments = ["postgres-load-child", configuration.host, names[index % names.count], "\(index)", residency == .resident ? "resident" : "on-demand",
-                                     hot ? "hot" : updates ? "updates" : "inserts", "\(proxy?.port ?? configuration.port)", writesOnly ? "writes-only" : "mixed"]
+                                     hot ? "hot" : updates ? "updates" : "inserts", "\(proxy?.port ?? configuration.port)", writesOnly ? "writes-only" : "mixed",
+                                     commitVisibility == .beforeFlush ? "before-flush" : "after-flush"]
                 let pipe = Pipe()
                 process.standardOutput = pipe
                 try process.run()
@@ -344,9 +348,10 @@ enum PostgresLoadBenchmark {
     }
 
     /// One process of the load: prints `r <ms>` or `w <ms>` per operation.
-    static func child(host: String, port: Int, database: String, index: Int, residency: Store.Residency, updates: Bool, hot: Bool, writesOnly: Bool) throws {
+    static func child(host: String, port: Int, database: String, index: Int, residency: Store.Residency, updates: Bool, hot: Bool, writesOnly: Bool,
+                      commitVisibility: Store.CommitVisibility) throws {
         let store = try Store(.postgres(PostgresConnection.Configuration(host: host, port: port, database: database, user: "schemagen")),
-                              schema: BenchModelsSchema.self, options: Store.Options(residency: residency))
+                              schema: BenchModelsSchema.self, options: Store.Options(residency: residency, commitVisibility: commitVisibility))
         var random = SplitMix64(seed: UInt64(index + 1))
         var lines: [String] = []
         let end = Date().addingTimeInterval(seconds)

@@ -5,7 +5,7 @@ import SchemaRuntime
 import SchemaStore
 import SchemaStorePostgres
 
-/// `schemastore-bench postgres-single [messages] [rounds] [tcp]`: a single write (a new message
+/// `schemastore-bench postgres-single [messages] [rounds] [tcp] [before-flush]`: a single write (a new message
 /// saved into a chat) by a resident store, by a store reading on demand and by hand with
 /// the steps that let other processes see it (the observed floor, ``HandWrittenWrites``),
 /// each into a database of its own holding the same `messages` (10,000 by default), on one
@@ -14,9 +14,11 @@ import SchemaStorePostgres
 /// Prints the medians of those over the rounds: the floor and the stores measured side by
 /// side, a few milliseconds apart, so that a machine's drift between runs cancels out.
 /// With `tcp`, every connection goes through TCP on 127.0.0.1 instead of the cluster's Unix
-/// socket: the loopback #29 names, closer to a server on another machine.
+/// socket: the loopback #29 names, closer to a server on another machine. With
+/// `before-flush`, the stores' commits are visible before their flush
+/// (``Store/CommitVisibility/beforeFlush``).
 enum PostgresSingleWriteBenchmark {
-    static func run(messages: Int, rounds: Int, overTCP: Bool = false) throws {
+    static func run(messages: Int, rounds: Int, overTCP: Bool = false, commitVisibility: Store.CommitVisibility = .afterFlush) throws {
         guard let cluster = try TemporaryPostgresCluster.start(loopbackPort: overTCP ? Int.random(in: 20_000..<30_000) : nil) else {
             print(TemporaryPostgresCluster.missingServer)
             return
@@ -33,9 +35,9 @@ enum PostgresSingleWriteBenchmark {
             return configuration
         }
         let resident = try Store(.postgres(try filled("single_resident")), schema: BenchModelsSchema.self,
-                                 options: Store.Options(residency: .resident))
+                                 options: Store.Options(residency: .resident, commitVisibility: commitVisibility))
         let onDemand = try Store(.postgres(try filled("single_ondemand")), schema: BenchModelsSchema.self,
-                                 options: Store.Options(residency: .onDemand))
+                                 options: Store.Options(residency: .onDemand, commitVisibility: commitVisibility))
         let handDatabase = try cluster.createDatabase("single_hand")
         _ = try PostgresBenchmark.handWritten(graph, handDatabase, indexed: true, fullText: true, copy: true)
         try PostgresBenchmark.analyze(handDatabase)
@@ -46,7 +48,7 @@ enum PostgresSingleWriteBenchmark {
         let modes = ["observed floor", "resident", "on demand"]
         var medians: [String: [Double]] = [:]
         var ratios: [String: [Double]] = [:]
-        print("Single writes on PostgreSQL, \(messages) messages, \(rounds) rounds of \(writes) writes each (ms; \(overTCP ? "TCP on 127.0.0.1" : "Unix socket"); load \(OnDemandBenchmark.loadAverage()))")
+        print("Single writes on PostgreSQL, \(messages) messages, \(rounds) rounds of \(writes) writes each (ms; \(overTCP ? "TCP on 127.0.0.1" : "Unix socket")\(commitVisibility == .beforeFlush ? "; stores' commits visible before their flush" : ""); load \(OnDemandBenchmark.loadAverage()))")
         for round in 0..<rounds {
             var thisRound: [String: Double] = [:]
             for turn in 0..<modes.count {

@@ -87,14 +87,16 @@ if CommandLine.arguments.dropFirst().first == "postgres-load" {
                                   updates: CommandLine.arguments.contains("updates") || CommandLine.arguments.contains("hot"),
                                   hot: CommandLine.arguments.contains("hot"), writesOnly: CommandLine.arguments.contains("writes-only"), overTCP: CommandLine.arguments.contains("tcp"),
                                   delay: CommandLine.arguments.first { $0.hasPrefix("delay=") }.flatMap { Double($0.dropFirst("delay=".count)) }.map { $0 / 1000 },
-                                  databases: CommandLine.arguments.first { $0.hasPrefix("databases=") }.flatMap { Int($0.dropFirst("databases=".count)) } ?? 1)
+                                  databases: CommandLine.arguments.first { $0.hasPrefix("databases=") }.flatMap { Int($0.dropFirst("databases=".count)) } ?? 1,
+                                  commitVisibility: CommandLine.arguments.contains("before-flush") ? .beforeFlush : .afterFlush)
     exit(0)
 }
 if CommandLine.arguments.dropFirst().first == "postgres-load-child" {
     let arguments = CommandLine.arguments
     try PostgresLoadBenchmark.child(host: arguments[2], port: Int(arguments[7]) ?? 5432, database: arguments[3], index: Int(arguments[4]) ?? 0,
                                     residency: arguments[5] == "on-demand" ? .onDemand : .resident,
-                                    updates: arguments[6] != "inserts", hot: arguments[6] == "hot", writesOnly: arguments[8] == "writes-only")
+                                    updates: arguments[6] != "inserts", hot: arguments[6] == "hot", writesOnly: arguments[8] == "writes-only",
+                                    commitVisibility: arguments[9] == "before-flush" ? .beforeFlush : .afterFlush)
     exit(0)
 }
 if CommandLine.arguments.dropFirst().first == "postgres-profile" {
@@ -102,12 +104,13 @@ if CommandLine.arguments.dropFirst().first == "postgres-profile" {
     try PostgresProfile.run(messages: numbers.first ?? 100_000, writes: numbers.dropFirst().first ?? 2000)
     exit(0)
 }
-// `schemastore-bench postgres-single [messages] [rounds] [tcp]`: single writes beside the
+// `schemastore-bench postgres-single [messages] [rounds] [tcp] [before-flush]`: single writes beside the
 // observed hand-written floor, alternated round by round (PostgresSingleWriteBenchmark.swift).
 if CommandLine.arguments.dropFirst().first == "postgres-single" {
     let numbers = CommandLine.arguments.dropFirst(2).compactMap { Int($0) }
     try PostgresSingleWriteBenchmark.run(messages: numbers.first ?? 10_000, rounds: numbers.dropFirst().first ?? 20,
-                                         overTCP: CommandLine.arguments.contains("tcp"))
+                                         overTCP: CommandLine.arguments.contains("tcp"),
+                                         commitVisibility: CommandLine.arguments.contains("before-flush") ? .beforeFlush : .afterFlush)
     exit(0)
 }
 if CommandLine.arguments.dropFirst().first == "postgres" {

@@ -63,6 +63,52 @@ public final class TemporaryPostgresCluster {
         try run("pg_ctl", ["-D", data, "-w", "-s", "-m", "fast", "stop"])
     }
 
+    /// Stops the server's log writer (SIGSTOP) until ``crashServer()``: a commit that does
+    /// not wait for its flush then stays in the server's memory, which the crash loses (the
+    /// log writer would write it within `wal_writer_delay`, or as soon as a page of the log
+    /// is full).
+    public func pauseLogWriter() throws {
+        let admin = try PostgresConnection(configuration())
+        defer { admin.close() }
+        guard case .integer(let pid)? = try admin.execute("SELECT pid FROM pg_stat_activity WHERE backend_type = 'walwriter'").first?.first else {
+            throw Failure(description: "no log writer")
+        }
+        kill(pid_t(pid), SIGSTOP)
+        pausedLogWriter = pid_t(pid)
+    }
+
+    private var pausedLogWriter: pid_t?
+
+    /// Crashes the server as a failing server process would: SIGKILL to one of its
+    /// processes (the paused log writer, else a connection's), after which PostgreSQL ends
+    /// every connection and recovers from its log, losing what was not written there yet.
+    /// Returns once the server accepts connections again.
+    public func crashServer() throws {
+        let victim = try PostgresConnection(configuration())
+        // A row of an unlogged table, which recovery empties (or the table, if its creation
+        // is lost too): how the server is known to have recovered, rather than not to have
+        // noticed the crash yet. Committed without a flush, which would write what the
+        // caller's crash is meant to lose.
+        try victim.execute("SET synchronous_commit = off")
+        try victim.execute("CREATE UNLOGGED TABLE IF NOT EXISTS crash_marker (k integer)")
+        try victim.execute("INSERT INTO crash_marker VALUES (1)")
+        guard case .integer(let pid)? = try victim.execute("SELECT pg_backend_pid()").first?.first else { throw Failure(description: "no backend pid") }
+        kill(pausedLogWriter ?? pid_t(pid), SIGKILL)
+        pausedLogWriter = nil
+        victim.close()
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline {
+            // While it recovers, the server refuses connections.
+            if let connection = try? PostgresConnection(configuration()) {
+                defer { connection.close() }
+                if case .null? = (try? connection.execute("SELECT to_regclass('crash_marker')"))?.first?.first { return }
+                if case .integer(0)? = (try? connection.execute("SELECT count(*) FROM crash_marker"))?.first?.first { return }
+            }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        throw Failure(description: "the server did not recover from the crash within 30 s")
+    }
+
     private init(binaries: URL, port: Int, listensOnLoopback: Bool) throws {
         self.binaries = binaries
         self.port = port

@@ -115,7 +115,12 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
     /// Each full-text index's statements (``fullTextStatements(_:idType:)``), by terms table.
     var fullTextStatementsMade: [String: FullTextStatements] = [:]
 
-    init(_ server: ServerLocation, readOnly: Bool, lockTimeout: TimeInterval) throws {
+    /// Whether writes commit without waiting for the flush, under the write lock, and wait
+    /// for it after (``Store/CommitVisibility/beforeFlush``).
+    private let commitsBeforeFlush: Bool
+
+    init(_ server: ServerLocation, readOnly: Bool, lockTimeout: TimeInterval, commitsBeforeFlush: Bool = false) throws {
+        self.commitsBeforeFlush = commitsBeforeFlush && !readOnly
         location = server.description
         self.server = server
         connection = try Self.connect(server, readOnly: readOnly, lockTimeout: lockTimeout)
@@ -196,6 +201,18 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
         connection.close()
         pending.removeAll()
         let fresh = try Self.connect(server, readOnly: readOnly, lockTimeout: lockTimeout)
+        // The server may have lost commits since the last connection, which stores read:
+        // checked before this connection writes (``markNumberingIntact(newDatabase:)``).
+        if !readOnly {
+            do {
+                try Self.checkNumberingIntact(on: fresh)
+            } catch {
+                let code = fresh.serverCode(of: error)
+                fresh.close()
+                if code == Self.lockNotAvailable { throw StoreError.locked(path: location) }
+                throw error
+            }
+        }
         // Commits made while no connection listened are found by what reconnects: a write
         // or a check, each of which catches up first.
         if listensForCommits { try fresh.listen(CommitListener.channel) }
@@ -320,8 +337,11 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
         // Decided under the write lock: exactly one process creates or migrates the tables;
         // the others wait for it, then find them current.
         var applied: MigrationPlan?
+        var created = false
         try transaction { _ in
-            switch try decide(layout, migrations: migrations, policy: policy) {
+            let decision = try decide(layout, migrations: migrations, policy: policy)
+            if case .create = decision { created = true }
+            switch decision {
             case .create:
                 try createTables(layout)
                 try recordMetadata(layout, history: [layout.fingerprint])
@@ -345,6 +365,7 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
                 preconditionFailure("only a read-only open reads a newer store")
             }
             try addLogSetColumns()
+            try markNumberingIntact(newDatabase: created)
             try syncIndexes(layout)
             try syncUniqueConstraints(layout)
             // Postings describe rows as they were before a migration: made again then.
@@ -602,6 +623,7 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
         _ = try liveConnection()
         pending.resetIndexDeferral()
         pending.append("BEGIN ISOLATION LEVEL READ COMMITTED", [])
+        if commitsBeforeFlush { pending.append(Self.commitWithoutFlush, []) }
         // Waiting for the lock ends after the store's lock timeout (set on the connection).
         // One writer at a time across every process; reads after this see every commit
         // made before it (READ COMMITTED takes a new snapshot per statement).
@@ -655,6 +677,11 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
             // answer must come from one state.
             lockValidatingReads()
             pending.append("COMMIT", [])
+            // Made without waiting for the flush, and the write lock released: the write
+            // waits for it now, in a transaction of its own that the flush of its log
+            // record covers (and so this commit's, logged before it), while other writers
+            // commit; their waits end with one flush.
+            if commitsBeforeFlush { pending.append(Self.waitForFlush, []) }
             // The other stores learn of the commit once it is made: notifying in the write's
             // own transaction would hold PostgreSQL's lock on notifications, one for the
             // whole server, until the commit is flushed to disk, so that no two
@@ -699,6 +726,15 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
             throw error
         }
     }
+
+    /// Makes the write transaction's `COMMIT` return without waiting for its flush to disk
+    /// (``Store/CommitVisibility/beforeFlush``); for that transaction only.
+    static let commitWithoutFlush = "SELECT set_config('synchronous_commit', 'off', true)"
+    /// A transaction of its own that waits for the server's log to be flushed up to its
+    /// commit: the smallest one that does. It must log a record of its own (a transaction
+    /// that only takes an id waits for no flush); a transactional logical message is one,
+    /// which no table keeps and any role may write.
+    static let waitForFlush = "SELECT pg_logical_emit_message(true, 'schemagen', '')"
 
     /// PostgreSQL's code for a division by zero: the check of ``transaction(expectingLastCommit:_:)``.
     private static let divisionByZero = "22012"

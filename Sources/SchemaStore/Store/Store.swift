@@ -86,8 +86,30 @@ public final class Store: @unchecked Sendable {
         case onDemand
     }
 
+    /// For a store on a server: when other stores may see a write's commit, which decides
+    /// whether the commits of several stores writing one database can be flushed to disk
+    /// together (docs/PostgreSQL.md, "Durable servers").
+    public enum CommitVisibility: Sendable, Hashable {
+        /// Once the server has flushed it to disk (the default). Writers of one database
+        /// hold its write lock until their commit is flushed, so their commits are flushed
+        /// one at a time: about one write per flush of the server's log, however many
+        /// processes write.
+        case afterFlush
+        /// As soon as it is made: the write lock is released before the flush, and the
+        /// commits of several writers are flushed together. A write still returns only once
+        /// its commit is on disk, and a commit read by a write is flushed before that write
+        /// returns. But a reader in another store may see a commit that a crash of the
+        /// server (not a clean restart) then loses; the stores notice the crash when they
+        /// reconnect, and read the database again (a resident graph is loaded anew, and
+        /// observers learn what changed).
+        case beforeFlush
+    }
+
     public struct Options: Sendable {
         public var durability: Durability
+        /// For a store on a server: when other stores may see its commits
+        /// (``CommitVisibility``; ignored by a file, where SQLite decides).
+        public var commitVisibility: CommitVisibility
         /// How long opening and each write wait for another store writing the same file or
         /// database (in this process or another) before failing with ``StoreError/locked(path:)``.
         public var lockTimeout: TimeInterval
@@ -122,8 +144,9 @@ public final class Store: @unchecked Sendable {
 
         public init(durability: Durability = .normal, lockTimeout: TimeInterval = 5, migration: MigrationPolicy = .automatic,
                     readOnly: Bool = false, residency: Residency? = nil, maximumReadConnections: Int = 8, cachedRowsPerSnapshot: Int = 50_000,
-                    contextReadFailure: ContextReadFailure = .stopProcess) {
+                    contextReadFailure: ContextReadFailure = .stopProcess, commitVisibility: CommitVisibility = .afterFlush) {
             self.durability = durability
+            self.commitVisibility = commitVisibility
             self.lockTimeout = lockTimeout
             self.migration = migration
             self.readOnly = readOnly
@@ -309,7 +332,9 @@ public final class Store: @unchecked Sendable {
         case .file(let url):
             try SQLiteBackend(path: url.path, durability: options.durability, lockTimeout: options.lockTimeout, readOnly: options.readOnly,
                               createsSQLIndexes: residency == .onDemand)
-        case .server(let server): try PostgreSQLBackend(server, readOnly: options.readOnly, lockTimeout: options.lockTimeout)
+        case .server(let server):
+            try PostgreSQLBackend(server, readOnly: options.readOnly, lockTimeout: options.lockTimeout,
+                                  commitsBeforeFlush: options.commitVisibility == .beforeFlush)
         }
     }
 

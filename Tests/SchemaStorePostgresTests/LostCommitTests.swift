@@ -1,0 +1,100 @@
+import ChatModels
+import Foundation
+import SchemaRuntime
+@_spi(SchemaStoreTesting) @testable import SchemaStore
+import SchemaStorePostgres
+import PostgresTestSupport
+import Testing
+
+/// Commits other stores can see before they are on disk (`Store.CommitVisibility`), and
+/// commits a crash of the server loses after stores read them.
+///
+/// The server's log writer is paused before the commits a crash should lose, so that they
+/// stay in the server's memory; the crash (SIGKILL to the log writer) loses them. Each test
+/// shows that its crash lost such a commit.
+@Suite(.serialized) struct LostCommitTests {
+    static func cluster() throws -> TemporaryPostgresCluster? { try PostgresDialectTests.cluster() }
+
+    /// The users `configuration`'s database holds, read past any store.
+    static func storedUsers(_ configuration: PostgresConnection.Configuration) throws -> Set<String> {
+        let connection = try PostgresConnection(configuration)
+        defer { connection.close() }
+        return Set(try connection.execute("SELECT id FROM \"User\"").compactMap { row in if case .text(let id) = row[0] { id } else { nil } })
+    }
+
+    /// A write whose commit others may see before its flush returns once that flush is done:
+    /// a crash right after it keeps it (and loses a commit made after it without a flush).
+    @Test func aWriteVisibleBeforeItsFlushReturnsOnceItIsOnDisk() throws {
+        guard let cluster = try Self.cluster() else { return }
+        defer { cluster.stop() }
+        let configuration = try cluster.createDatabase("beforeflush")
+        let store = try Store(.postgres(configuration), schema: ChatModelsSchema.self,
+                              options: Store.Options(residency: .resident, commitVisibility: .beforeFlush))
+        // Not a store's table: made once the database is one.
+        let control = try PostgresConnection(configuration)
+        defer { control.close() }
+        try control.execute("CREATE TABLE control (a integer)")
+        try cluster.pauseLogWriter()
+        try store.write { try User(id: "durable", name: "written before the crash").save(to: &$0) }
+        // Committed after it without waiting for a flush: the crash must lose this one.
+        _ = try control.executeEach([("BEGIN", []), ("SET LOCAL synchronous_commit = off", []), ("INSERT INTO control VALUES (1)", []), ("COMMIT", [])])
+        try cluster.crashServer()
+        let after = try PostgresConnection(configuration)
+        defer { after.close() }
+        #expect(try after.execute("SELECT count(*) FROM control").first?.first == .integer(0), "the crash lost nothing")
+        #expect(try Self.storedUsers(configuration) == ["durable"], "the write returned before its commit was flushed")
+        store.close()
+    }
+
+    /// Stores read a commit, which a crash of the server then loses; the next writer must
+    /// not give its number to another commit, else a follower would keep the lost commit's
+    /// rows and miss the new one's, and an on-demand store would answer from rows it kept
+    /// for the lost one. Every commit of this database is made without waiting for its
+    /// flush (`synchronous_commit = off`), as a standby promoted while it lagged, or
+    /// `.beforeFlush` stores in the instant before their flush, would have it.
+    @Test func aCommitTheServerLostAfterStoresReadItIsNotTakenForTheNextOne() throws {
+        guard let cluster = try Self.cluster() else { return }
+        defer { cluster.stop() }
+        let configuration = try cluster.createDatabase("lost")
+        let admin = try PostgresConnection(cluster.configuration())
+        defer { admin.close() }
+        let writer = try Store(.postgres(configuration), schema: ChatModelsSchema.self)
+        try writer.write { try User(id: "base", name: "kept").save(to: &$0) }
+        try admin.execute("ALTER DATABASE lost SET synchronous_commit = off")
+        // Flushes everything so far (the log is the cluster's): only what follows is lost.
+        try admin.execute("SELECT pg_logical_emit_message(true, 'test', '')")
+
+        let follower = try Store(.postgres(configuration), schema: ChatModelsSchema.self)
+        follower.stopFollowingInTheBackground()
+        let onDemand = try Store(.postgres(configuration), schema: ChatModelsSchema.self, options: Store.Options(residency: .onDemand))
+        let lostWriter = try Store(.postgres(configuration), schema: ChatModelsSchema.self)
+        try cluster.pauseLogWriter()
+        try lostWriter.write { try User(id: "ghost", name: "lost in the crash").save(to: &$0) }
+        try follower.refresh()
+        #expect(User.query("ghost", in: follower.context).resolve() != nil)
+        #expect(try onDemand.read { User.query("ghost", in: $0).resolve() } != nil)
+
+        try cluster.crashServer()
+        try #require(try Self.storedUsers(configuration) == ["base"], "the crash did not lose the commit")
+        // Another store's write, numbered after the crash.
+        try writer.write { try User(id: "after", name: "written after the crash").save(to: &$0) }
+
+        for (name, store) in [("follower", follower), ("the lost commit's writer", lostWriter)] {
+            try store.refresh()
+            #expect(Set(store.context.ids(of: User.self)) == ["base", "after"], "\(name)")
+        }
+        let read = try onDemand.read { context in
+            (ghost: User.query("ghost", in: context).resolve(), after: User.query("after", in: context).resolve())
+        }
+        #expect(read.ghost == nil && read.after != nil, "the on-demand store answered from rows of the lost commit")
+        // The lost commit's writer writes again on its graph, which held the lost commit.
+        try lostWriter.write { try User(id: "later", name: "written by the lost commit's writer").save(to: &$0) }
+        #expect(try Self.storedUsers(configuration) == ["base", "after", "later"])
+        // The numbering went on past a gap.
+        let last = try PostgresConnection(configuration)
+        defer { last.close() }
+        let number = try last.execute("SELECT max(\"commit\") FROM \"schemagen:commits\"").first?.first
+        if case .integer(let value)? = number { #expect(value > PostgreSQLBackend.numbersSkippedAfterLoss) } else { Issue.record("no commit: \(String(describing: number))") }
+        for store in [writer, follower, onDemand, lostWriter] { store.close() }
+    }
+}
