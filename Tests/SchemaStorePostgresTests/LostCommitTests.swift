@@ -76,10 +76,11 @@ import Testing
 
         try cluster.crashServer()
         try #require(try Self.storedUsers(configuration) == ["base"], "the crash did not lose the commit")
-        // Another store's write, numbered after the crash.
-        try writer.write { try User(id: "after", name: "written after the crash").save(to: &$0) }
+        // A store opened after the crash writes first (the others connect again after it).
+        let opened = try Store(.postgres(configuration), schema: ChatModelsSchema.self)
+        try opened.write { try User(id: "after", name: "written after the crash").save(to: &$0) }
 
-        for (name, store) in [("follower", follower), ("the lost commit's writer", lostWriter)] {
+        for (name, store) in [("follower", follower), ("the lost commit's writer", lostWriter), ("another writer", writer)] {
             try store.refresh()
             #expect(Set(store.context.ids(of: User.self)) == ["base", "after"], "\(name)")
         }
@@ -95,6 +96,43 @@ import Testing
         defer { last.close() }
         let number = try last.execute("SELECT max(\"commit\") FROM \"schemagen:commits\"").first?.first
         if case .integer(let value)? = number { #expect(value > PostgreSQLBackend.numbersSkippedAfterLoss) } else { Issue.record("no commit: \(String(describing: number))") }
-        for store in [writer, follower, onDemand, lostWriter] { store.close() }
+        for store in [writer, follower, onDemand, lostWriter, opened] { store.close() }
+    }
+
+    /// The gap after a first crash is flushed before any commit past it: a second crash,
+    /// losing the commits past it, keeps it, so the next gap starts past their numbers.
+    /// Else that gap would start where the first did, and a follower that read a lost commit
+    /// would take the next commit, numbered as it was, for the one it has.
+    @Test func aGapOutlivesTheCommitsPastItThatASecondCrashLoses() throws {
+        guard let cluster = try Self.cluster() else { return }
+        defer { cluster.stop() }
+        let configuration = try cluster.createDatabase("twocrashes")
+        let admin = try PostgresConnection(cluster.configuration())
+        defer { admin.close() }
+        let setUp = try Store(.postgres(configuration), schema: ChatModelsSchema.self)
+        try setUp.write { try User(id: "base", name: "kept").save(to: &$0) }
+        setUp.close()
+        try admin.execute("ALTER DATABASE twocrashes SET synchronous_commit = off")
+        try admin.execute("SELECT pg_logical_emit_message(true, 'test', '')")
+        let writer = try Store(.postgres(configuration), schema: ChatModelsSchema.self)
+        let follower = try Store(.postgres(configuration), schema: ChatModelsSchema.self)
+        follower.stopFollowingInTheBackground()
+
+        try cluster.pauseLogWriter()
+        try writer.write { try User(id: "first", name: "lost in the first crash").save(to: &$0) }
+        try cluster.crashServer()
+        // The writer's new connection makes the gap, then a commit past it, both left in
+        // the server's memory unless flushed; the follower reads them.
+        try cluster.pauseLogWriter()
+        try writer.write { try User(id: "second", name: "lost in the second crash").save(to: &$0) }
+        try follower.refresh()
+        #expect(Set(follower.context.ids(of: User.self)) == ["base", "second"])
+        try cluster.crashServer()
+        try #require(try Self.storedUsers(configuration) == ["base"], "the second crash did not lose the commit past the gap")
+
+        try writer.write { try User(id: "third", name: "written after the second crash").save(to: &$0) }
+        try follower.refresh()
+        #expect(Set(follower.context.ids(of: User.self)) == ["base", "third"])
+        for store in [writer, follower] { store.close() }
     }
 }

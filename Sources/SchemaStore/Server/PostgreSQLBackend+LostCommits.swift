@@ -35,6 +35,8 @@ extension PostgreSQLBackend {
             try execute("INSERT INTO \(Self.epochTable) (key) VALUES (1)")
             return
         }
+        // Flushed before the open ends, as ``checkNumberingIntact(on:)`` is.
+        try execute("SELECT set_config('synchronous_commit', 'on', true)")
         // A database made by a version before this table: the gap once, harmless.
         if try !hasTable("schemagen:epoch") {
             try execute("CREATE UNLOGGED TABLE IF NOT EXISTS \(Self.epochTable) (key integer PRIMARY KEY, began timestamptz NOT NULL DEFAULT now())")
@@ -43,11 +45,14 @@ extension PostgreSQLBackend {
     }
 
     /// On a writer's new connection, before anything else runs on it: the check of
-    /// ``markNumberingIntact(newDatabase:)``, in one round trip.
+    /// ``markNumberingIntact(newDatabase:)``, in one round trip. Its commit waits for its
+    /// flush whatever the server's `synchronous_commit` says: a gap lost in a second crash
+    /// with commits numbered past it would have the next gap start where it did, and give
+    /// their numbers again.
     static func checkNumberingIntact(on connection: any ServerConnection) throws {
         _ = try connection.executeEach([
             ("BEGIN", []),
-            ("SELECT pg_advisory_xact_lock($1)", [.integer(writeLock)]),
+            ("SELECT pg_advisory_xact_lock($1), set_config('synchronous_commit', 'on', true)", [.integer(writeLock)]),
             (skipNumbersIfLost, skipNumbersParameters),
             ("COMMIT", []),
         ])
