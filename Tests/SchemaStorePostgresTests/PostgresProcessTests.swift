@@ -100,15 +100,18 @@ import Testing
     /// exactly 1...n (no two writes ran on the same state), the database holds what running
     /// the committed writes one after another in that order leaves, each write that threw
     /// throws the same error when replayed where it ran, and every process's observers saw
-    /// every commit.
-    @Test func randomWritesFromFourProcessesEqualASerialReplayInCommitOrder() throws {
+    /// every commit. So too when the commits are visible before their flush, which the
+    /// next writer does not wait for.
+    @Test(arguments: [Store.CommitVisibility.afterFlush, .beforeFlush])
+    func randomWritesFromFourProcessesEqualASerialReplayInCommitOrder(visibility: Store.CommitVisibility) throws {
         guard let cluster = try PostgresDialectTests.cluster() else { return }
         defer { cluster.stop() }
         try #require(FileManager.default.isExecutableFile(atPath: Self.helper.path), "store-crash-helper was not built next to the tests")
         let configuration = try PostgresStoreTests.database(cluster, "replay")
         let store = try Store(.postgres(configuration), schema: ChatModelsSchema.self)
         let writers = 4, writes = 40, seed: UInt64 = 29
-        let reports = try Self.runRandomWriters("random", cluster: cluster, database: "replay", writers: writers, writes: writes, seed: seed, ending: store)
+        let reports = try Self.runRandomWriters("random", cluster: cluster, database: "replay", writers: writers, writes: writes, seed: seed,
+                                                arguments: visibility == .beforeFlush ? ["before-flush"] : [], ending: store)
 
         // What each writer reported: its commits' numbers, where its failed writes ran, and the markers it observed.
         var reported: [Int: (writer: Int, index: Int)] = [:]

@@ -111,8 +111,9 @@ final class ObservedMarkers: @unchecked Sendable {
     }
 }
 
-func randomWrites(_ location: Store.Location, writer: Int, count: Int, seed: UInt64, residency: Store.Residency, logged: Bool) throws {
-    let store = try Store(location, schema: ChatModelsSchema.self, options: Store.Options(residency: residency))
+func randomWrites(_ location: Store.Location, writer: Int, count: Int, seed: UInt64, residency: Store.Residency, logged: Bool,
+                  commitVisibility: Store.CommitVisibility = .afterFlush) throws {
+    let store = try Store(location, schema: ChatModelsSchema.self, options: Store.Options(residency: residency, commitVisibility: commitVisibility))
     let observed = ObservedMarkers()
     let changes = store.changes()
     Task.detached {
@@ -164,9 +165,10 @@ do {
         guard let count = Int(arguments[5]), let expected = Int(arguments[6]) else { fail("bad numbers", code: 64) }
         try increments(postgres(arguments[2], arguments[3]), writer: arguments[4], count: count, expected: expected,
                        residency: residency(arguments.dropFirst(7).first))
-    case "random" where arguments.count == 7:
+    case "random" where arguments.count == 7 || arguments.count == 8:
         guard let writer = Int(arguments[4]), let count = Int(arguments[5]), let seed = UInt64(arguments[6]) else { fail("bad numbers", code: 64) }
-        try randomWrites(postgres(arguments[2], arguments[3]), writer: writer, count: count, seed: seed, residency: .resident, logged: false)
+        try randomWrites(postgres(arguments[2], arguments[3]), writer: writer, count: count, seed: seed, residency: .resident, logged: false,
+                         commitVisibility: arguments.dropFirst(7).first == "before-flush" ? .beforeFlush : .afterFlush)
     case "random-logged" where arguments.count == 8:
         guard let writer = Int(arguments[4]), let count = Int(arguments[5]), let seed = UInt64(arguments[6]),
               let residency = residency(arguments[7]) else { fail("bad arguments", code: 64) }

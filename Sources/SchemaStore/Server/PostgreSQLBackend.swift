@@ -118,9 +118,17 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
     /// Whether writes commit without waiting for the flush, under the write lock, and wait
     /// for it after (``Store/CommitVisibility/beforeFlush``).
     private let commitsBeforeFlush: Bool
+    /// The statement taking the write lock, and the one that also sets generic plans
+    /// (``planOnce()``); with ``commitsBeforeFlush``, each also makes the commit return
+    /// before its flush.
+    private let lockStatement: String
+    private let lockPlanningStatement: String
 
     init(_ server: ServerLocation, readOnly: Bool, lockTimeout: TimeInterval, commitsBeforeFlush: Bool = false) throws {
         self.commitsBeforeFlush = commitsBeforeFlush && !readOnly
+        let withoutFlush = self.commitsBeforeFlush ? ", \(Self.commitWithoutFlush)" : ""
+        lockStatement = "SELECT pg_advisory_xact_lock($1)" + withoutFlush
+        lockPlanningStatement = Self.lockPlanningGenerically + withoutFlush
         location = server.description
         self.server = server
         connection = try Self.connect(server, readOnly: readOnly, lockTimeout: lockTimeout)
@@ -623,7 +631,6 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
         _ = try liveConnection()
         pending.resetIndexDeferral()
         pending.append("BEGIN ISOLATION LEVEL READ COMMITTED", [])
-        if commitsBeforeFlush { pending.append(Self.commitWithoutFlush, []) }
         // Waiting for the lock ends after the store's lock timeout (set on the connection).
         // One writer at a time across every process; reads after this see every commit
         // made before it (READ COMMITTED takes a new snapshot per statement).
@@ -633,10 +640,10 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
             // The lock comes with the write's statements (``lockValidatingReads()``).
             validation = ReadValidation(reads: reads)
         } else if expected != nil || numberedOnServer {
-            pending.append(Self.lockPlanningGenerically, [.integer(Self.writeLock)])
+            pending.append(lockPlanningStatement, [.integer(Self.writeLock)])
             plannedOnce = true
         } else {
-            pending.append("SELECT pg_advisory_xact_lock($1)", [.integer(Self.writeLock)])
+            pending.append(lockStatement, [.integer(Self.writeLock)])
         }
         if let expected {
             pending.append("SELECT 1 / (CASE WHEN \(Self.lastCommitQuery) = $1 THEN 1 ELSE 0 END)", [.integer(expected)])
@@ -728,8 +735,9 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
     }
 
     /// Makes the write transaction's `COMMIT` return without waiting for its flush to disk
-    /// (``Store/CommitVisibility/beforeFlush``); for that transaction only.
-    static let commitWithoutFlush = "SELECT set_config('synchronous_commit', 'off', true)"
+    /// (``Store/CommitVisibility/beforeFlush``); for that transaction only. An expression,
+    /// sent with the lock: no statement of its own.
+    private static let commitWithoutFlush = "set_config('synchronous_commit', 'off', true)"
     /// A transaction of its own that waits for the server's log to be flushed up to its
     /// commit: the smallest one that does. It must log a record of its own (a transaction
     /// that only takes an id waits for no flush); a transactional logical message is one,
@@ -747,7 +755,7 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
     private func lockValidatingReads() {
         guard validation?.lockQueued == false, var validation else { return }
         validation.lockQueued = true
-        pending.append(Self.lockPlanningGenerically, [.integer(Self.writeLock)])
+        pending.append(lockPlanningStatement, [.integer(Self.writeLock)])
         plannedOnce = true
         let check = ReadValidation.check(fingerprint: fingerprintCheck.map(\.expected), since: lastCommitRead, reads: validation.reads())
         numberingStep = pending.appendRead(check.sql, check.parameters)
