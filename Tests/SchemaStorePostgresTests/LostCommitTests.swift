@@ -67,12 +67,18 @@ import Testing
         let follower = try Store(.postgres(configuration), schema: ChatModelsSchema.self)
         follower.stopFollowingInTheBackground()
         let onDemand = try Store(.postgres(configuration), schema: ChatModelsSchema.self, options: Store.Options(residency: .onDemand))
+        // A live query on demand: runs again on the server when the log says its tables changed.
+        let observed = Observed()
+        let observing = Task { for await users in onDemand.observe(User.query().sorted(by: \.name)) { observed.set(Set(users.map(\.id))) } }
+        defer { observing.cancel() }
+        #expect(PostgresCommitListenerTests.eventually { observed.value == ["base"] })
         let lostWriter = try Store(.postgres(configuration), schema: ChatModelsSchema.self)
         try cluster.pauseLogWriter()
         try lostWriter.write { try User(id: "ghost", name: "lost in the crash").save(to: &$0) }
         try follower.refresh()
         #expect(User.query("ghost", in: follower.context).resolve() != nil)
         #expect(try onDemand.read { User.query("ghost", in: $0).resolve() } != nil)
+        #expect(PostgresCommitListenerTests.eventually { observed.value == ["base", "ghost"] })
 
         try cluster.crashServer()
         try #require(try Self.storedUsers(configuration) == ["base"], "the crash did not lose the commit")
@@ -88,6 +94,7 @@ import Testing
             (ghost: User.query("ghost", in: context).resolve(), after: User.query("after", in: context).resolve())
         }
         #expect(read.ghost == nil && read.after != nil, "the on-demand store answered from rows of the lost commit")
+        #expect(PostgresCommitListenerTests.eventually { observed.value == ["base", "after"] }, "the live query holds \(observed.value)")
         // The lost commit's writer writes again on its graph, which held the lost commit.
         try lostWriter.write { try User(id: "later", name: "written by the lost commit's writer").save(to: &$0) }
         #expect(try Self.storedUsers(configuration) == ["base", "after", "later"])
@@ -135,4 +142,13 @@ import Testing
         #expect(Set(follower.context.ids(of: User.self)) == ["base", "third"])
         for store in [writer, follower] { store.close() }
     }
+}
+
+/// The last value a live query gave, for a test that is not async.
+final class Observed: @unchecked Sendable {
+    private let lock = NSLock()
+    private var latest: Set<String> = []
+
+    var value: Set<String> { lock.withLock { latest } }
+    func set(_ value: Set<String>) { lock.withLock { latest = value } }
 }
