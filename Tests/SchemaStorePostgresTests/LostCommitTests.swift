@@ -144,6 +144,34 @@ import Testing
     }
 }
 
+extension LostCommitTests {
+    /// A store's connection replaced between writes checks the numbering without the
+    /// writers' lock: a store that only reads (here its refresh) waits for no writer, even
+    /// one holding the lock past the store's lock timeout.
+    @Test func aConnectionReplacedBetweenWritesWaitsForNoWriter() throws {
+        guard let cluster = try Self.cluster() else { return }
+        defer { cluster.stop() }
+        let configuration = try cluster.createDatabase("replaced")
+        let store = try Store(.postgres(configuration), schema: ChatModelsSchema.self, options: Store.Options(lockTimeout: 0.3, residency: .resident))
+        store.stopFollowingInTheBackground()
+        try store.write { try User(id: "u1", name: "before").save(to: &$0) }
+        let admin = try PostgresConnection(cluster.configuration())
+        defer { admin.close() }
+        try admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = 'replaced' AND pid <> pg_backend_pid()")
+        #expect(PostgresCommitListenerTests.eventually { (try? PostgresCommitListenerTests.connections(to: "replaced", admin).isEmpty) == true })
+        // Another writer holds the lock for longer than the store waits for it.
+        let holder = try PostgresConnection(configuration)
+        defer { holder.close() }
+        _ = try holder.executeEach([("BEGIN", []), ("SELECT pg_advisory_xact_lock($1)", [.integer(PostgreSQLBackend.writeLock)])])
+        #expect(throws: Never.self) { try store.refresh() }
+        #expect(throws: StoreError.self) { try store.write { try User(id: "u2", name: "waits for the lock").save(to: &$0) } }
+        try holder.execute("COMMIT")
+        try store.write { try User(id: "u3", name: "after").save(to: &$0) }
+        #expect(Set(store.context.ids(of: User.self)) == ["u1", "u3"])
+        store.close()
+    }
+}
+
 /// The last value a live query gave, for a test that is not async.
 final class Observed: @unchecked Sendable {
     private let lock = NSLock()

@@ -22,6 +22,9 @@ extension PostgreSQLBackend {
     /// The unlogged table whose one row says that the log's numbering went past every
     /// commit the server may have lost.
     static let epochTable = quoted("schemagen:epoch")
+    /// Its columns: `began` says when its row was inserted (the database's creation, or the
+    /// first writer after a loss).
+    private static let epochTableColumns = "(key integer PRIMARY KEY, began timestamptz NOT NULL DEFAULT now())"
 
     /// How far the numbering jumps after a loss: far past any number a lost commit can have
     /// had (at most the commits made while one was not flushed), and room for 2³¹ losses.
@@ -31,7 +34,7 @@ extension PostgreSQLBackend {
     /// just created (its log is empty, and nothing was read). In `open`, under the write lock.
     func markNumberingIntact(newDatabase: Bool) throws {
         if newDatabase {
-            try execute("CREATE UNLOGGED TABLE \(Self.epochTable) (key integer PRIMARY KEY, began timestamptz NOT NULL DEFAULT now())")
+            try execute("CREATE UNLOGGED TABLE \(Self.epochTable) \(Self.epochTableColumns)")
             try execute("INSERT INTO \(Self.epochTable) (key) VALUES (1)")
             return
         }
@@ -39,17 +42,20 @@ extension PostgreSQLBackend {
         try execute("SELECT set_config('synchronous_commit', 'on', true)")
         // A database made by a version before this table: the gap once, harmless.
         if try !hasTable("schemagen:epoch") {
-            try execute("CREATE UNLOGGED TABLE IF NOT EXISTS \(Self.epochTable) (key integer PRIMARY KEY, began timestamptz NOT NULL DEFAULT now())")
+            try execute("CREATE UNLOGGED TABLE \(Self.epochTable) \(Self.epochTableColumns)")
         }
         try execute(Self.skipNumbersIfLost, Self.skipNumbersParameters)
     }
 
     /// On a writer's new connection, before anything else runs on it: the check of
-    /// ``markNumberingIntact(newDatabase:)``, in one round trip. Its commit waits for its
-    /// flush whatever the server's `synchronous_commit` says: a gap lost in a second crash
-    /// with commits numbered past it would have the next gap start where it did, and give
-    /// their numbers again.
+    /// ``markNumberingIntact(newDatabase:)``. One round trip that reads the row, without
+    /// the write lock (a connection replaced between writes, the common case, waits for no
+    /// writer); only when the row is missing, a second one that takes the lock and makes
+    /// the gap. That commit waits for its flush whatever the server's `synchronous_commit`
+    /// says: a gap lost in a second crash with commits numbered past it would have the next
+    /// gap start where it did, and give their numbers again.
     static func checkNumberingIntact(on connection: any ServerConnection) throws {
+        guard try connection.execute(rowPresent, []).first?.first != .integer(1) else { return }
         _ = try connection.executeEach([
             ("BEGIN", []),
             ("SELECT pg_advisory_xact_lock($1), set_config('synchronous_commit', 'on', true)", [.integer(writeLock)]),
@@ -57,6 +63,8 @@ extension PostgreSQLBackend {
             ("COMMIT", []),
         ])
     }
+
+    private static let rowPresent = "SELECT count(*) FROM \(epochTable)"
 
     /// Inserts the row when it is missing and, only then, an entry naming no entity past the
     /// gap (as a migration's does), which the next commits number on from.

@@ -99,9 +99,10 @@ public final class Store: @unchecked Sendable {
         /// commits of several writers are flushed together. A write still returns only once
         /// its commit is on disk, and a commit read by a write is flushed before that write
         /// returns. But a reader in another store may see a commit that a crash of the
-        /// server (not a clean restart) then loses; the stores notice the crash when they
-        /// reconnect, and read the database again (a resident graph is loaded anew, and
-        /// observers learn what changed).
+        /// server (not a clean restart) then loses. The stores find out (after the crash,
+        /// the commits are numbered past the lost ones, and the log shows the gap) and read
+        /// the database again: a resident graph is loaded anew, and observers learn what
+        /// changed.
         case beforeFlush
     }
 
