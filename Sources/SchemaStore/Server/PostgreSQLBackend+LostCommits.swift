@@ -16,8 +16,8 @@
 /// A writer knows of the loss by the row of an unlogged table (``epochTable``), which
 /// PostgreSQL empties when it recovers from a crash, and which a promoted standby or a
 /// restored backup starts without. A clean restart keeps it: it loses no commit. Every
-/// writer checks the row on each new connection, before its first write there, under the
-/// write lock; the one that finds it missing inserts it with the gap.
+/// writer reads the row at open and on each new connection, before its first write there;
+/// finding it missing, it takes the write lock, and the one that inserts it makes the gap.
 extension PostgreSQLBackend {
     /// The unlogged table whose one row says that the log's numbering went past every
     /// commit the server may have lost.
