@@ -22,6 +22,22 @@ import Testing
         return Set(try connection.execute("SELECT id FROM \"User\"").compactMap { row in if case .text(let id) = row[0] { id } else { nil } })
     }
 
+    /// A new database holding user "base", on disk, whose later commits (of connections
+    /// opened after this returns) do not wait for their flush: a crash while the log writer
+    /// is paused loses them.
+    static func databaseLosingUnflushedCommits(_ cluster: TemporaryPostgresCluster, _ name: String) throws -> PostgresConnection.Configuration {
+        let configuration = try cluster.createDatabase(name)
+        let setUp = try Store(.postgres(configuration), schema: ChatModelsSchema.self)
+        try setUp.write { try User(id: "base", name: "kept").save(to: &$0) }
+        setUp.close()
+        let admin = try PostgresConnection(cluster.configuration())
+        defer { admin.close() }
+        try admin.execute("ALTER DATABASE \"\(name)\" SET synchronous_commit = off")
+        // Flushes everything so far (the log is the cluster's): only what follows is lost.
+        try admin.execute("SELECT pg_logical_emit_message(true, 'test', '')")
+        return configuration
+    }
+
     /// A write whose commit others may see before its flush returns once that flush is done:
     /// a crash right after it keeps it (and loses a commit made after it without a flush).
     @Test func aWriteVisibleBeforeItsFlushReturnsOnceItIsOnDisk() throws {
@@ -55,14 +71,8 @@ import Testing
     @Test func aCommitTheServerLostAfterStoresReadItIsNotTakenForTheNextOne() throws {
         guard let cluster = try Self.cluster() else { return }
         defer { cluster.stop() }
-        let configuration = try cluster.createDatabase("lost")
-        let admin = try PostgresConnection(cluster.configuration())
-        defer { admin.close() }
+        let configuration = try Self.databaseLosingUnflushedCommits(cluster, "lost")
         let writer = try Store(.postgres(configuration), schema: ChatModelsSchema.self)
-        try writer.write { try User(id: "base", name: "kept").save(to: &$0) }
-        try admin.execute("ALTER DATABASE lost SET synchronous_commit = off")
-        // Flushes everything so far (the log is the cluster's): only what follows is lost.
-        try admin.execute("SELECT pg_logical_emit_message(true, 'test', '')")
 
         let follower = try Store(.postgres(configuration), schema: ChatModelsSchema.self)
         follower.stopFollowingInTheBackground()
@@ -113,14 +123,7 @@ import Testing
     @Test func aGapOutlivesTheCommitsPastItThatASecondCrashLoses() throws {
         guard let cluster = try Self.cluster() else { return }
         defer { cluster.stop() }
-        let configuration = try cluster.createDatabase("twocrashes")
-        let admin = try PostgresConnection(cluster.configuration())
-        defer { admin.close() }
-        let setUp = try Store(.postgres(configuration), schema: ChatModelsSchema.self)
-        try setUp.write { try User(id: "base", name: "kept").save(to: &$0) }
-        setUp.close()
-        try admin.execute("ALTER DATABASE twocrashes SET synchronous_commit = off")
-        try admin.execute("SELECT pg_logical_emit_message(true, 'test', '')")
+        let configuration = try Self.databaseLosingUnflushedCommits(cluster, "twocrashes")
         let writer = try Store(.postgres(configuration), schema: ChatModelsSchema.self)
         let follower = try Store(.postgres(configuration), schema: ChatModelsSchema.self)
         follower.stopFollowingInTheBackground()
