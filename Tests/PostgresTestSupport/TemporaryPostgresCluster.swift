@@ -147,6 +147,8 @@ public final class TemporaryPostgresCluster {
     }
 
     public func stop() {
+        // A log writer a failed test left paused would never answer the server's request to stop.
+        if let paused = pausedLogWriter { kill(paused, SIGCONT) }
         try? run("pg_ctl", ["-D", data, "-s", "-m", "immediate", "stop"])
         try? FileManager.default.removeItem(at: folder)
     }

@@ -406,6 +406,28 @@ extension OnDemandStoreTests {
     }
 }
 
+extension OnDemandStoreTests {
+    /// A closed store reading on demand reads nothing more (its database may be gone: a
+    /// live query evaluated after its close once stopped the process, reading a server
+    /// that was stopped): its context is the snapshot contexts taken before still hold,
+    /// else an empty graph, and `read` throws.
+    @Test func aClosedStoreReadsNothingMore() throws {
+        let url = try Self.filled()
+        defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
+        let store = try Self.onDemand(url)
+        var held: Context? = store.context
+        #expect(User.query(in: held!).resolve().count == 2)
+        store.close()
+        // The file goes: a new snapshot could not be read.
+        try FileManager.default.removeItem(at: url)
+        #expect(User.query(in: store.context).resolve().map(\.id).sorted() == ["u1", "u2"], "the snapshot held was not kept")
+        held = nil
+        #expect(User.query(in: store.context).resolve().isEmpty)
+        #expect(throws: StoreError.self) { try store.read { User.query(in: $0).resolve() } }
+        _ = held
+    }
+}
+
 /// Ranked full-text `matches` on demand: candidates and BM25 statistics come from postings a
 /// writer keeps in SQL, and the ranking equals a resident store's, ties included, through
 /// inserts, updates and deletes, a few or over a thousand in one write.

@@ -126,7 +126,9 @@ final class OnDemandReading: OnDemandWriting, @unchecked Sendable {
     /// ``Store/read(_:)``); throws when the database cannot be read now.
     func context(reportingTo failures: ReadFailures) throws -> Context {
         // Waiting for a connection holds no lock a snapshot ending needs.
-        guard !lock.withLock({ schemaChanged }) else { return Context() }
+        let (changed, closed) = lock.withLock { (schemaChanged, isClosed) }
+        if closed { throw StoreError.closed }
+        guard !changed else { return Context() }
         let (connection, generation) = try takeConnection(waiting: true)
         return try lock.withLock {
             let snapshot: OnDemandSnapshot
@@ -188,8 +190,11 @@ final class OnDemandReading: OnDemandWriting, @unchecked Sendable {
     /// file did not change since, else a new one. Called holding `lock`.
     private func current() throws -> OnDemandSnapshot? {
         guard !schemaChanged else { return nil }
-        let now = isClosed ? nil : try probe.externalCommitCounter()
-        if let snapshot, now == version, !isClosed { return snapshot }
+        // Closed, the store reads nothing new (its server may be gone): the snapshot
+        // contexts still hold, else none (an empty context).
+        if isClosed { return snapshot }
+        let now = try probe.externalCommitCounter()
+        if let snapshot, now == version { return snapshot }
         // Never waits: a context cannot throw, and contexts taken between two commits share
         // this snapshot, so these are few.
         let (connection, generation) = try takeConnection(waiting: false)

@@ -744,7 +744,9 @@ public final class Store: @unchecked Sendable {
     }
 
     /// Closes the file. Reads keep returning the last graph; writes throw ``StoreError/closed``;
-    /// observations end (their streams finish).
+    /// observations end (their streams finish). A store reading on demand reads nothing
+    /// more: ``context`` is the snapshot contexts taken before still hold, else an empty
+    /// graph, and ``read(_:)`` throws ``StoreError/closed``.
     public func close() {
         sharing?.stopPolling()
         // Before the writer's connection: the last connection to close checkpoints the log.
