@@ -150,6 +150,33 @@ import Testing
 }
 
 extension LostCommitTests {
+    /// A role that may not write the log record a write visible before its flush waits
+    /// with is told so when the store opens, before it writes anything: else its writes
+    /// would commit, then fail.
+    @Test func aRoleThatMayNotWaitForTheFlushIsToldAtOpen() throws {
+        guard let cluster = try Self.cluster() else { return }
+        defer { cluster.stop() }
+        var configuration = try cluster.createDatabase("nomessage")
+        let admin = try PostgresConnection(configuration)
+        defer { admin.close() }
+        for sql in ["CREATE ROLE limited LOGIN", "ALTER DATABASE nomessage OWNER TO limited", "ALTER SCHEMA public OWNER TO limited",
+                    "REVOKE EXECUTE ON FUNCTION pg_logical_emit_message(boolean, text, text) FROM PUBLIC"] {
+            try admin.execute(sql)
+        }
+        configuration.user = "limited"
+        do {
+            _ = try Store(.postgres(configuration), schema: ChatModelsSchema.self, options: .init(commitVisibility: .beforeFlush))
+            Issue.record("a store that cannot wait for its commits' flush opened")
+        } catch let StoreError.cannotOpen(_, reason) {
+            #expect(reason.contains("pg_logical_emit_message") && reason.contains(".afterFlush"), "\(reason)")
+        }
+        #expect(try admin.execute("SELECT count(*) FROM pg_tables WHERE schemaname = 'public'").first?.first == .integer(0), "the refused open wrote tables")
+        // The default needs no such right.
+        let store = try Store(.postgres(configuration), schema: ChatModelsSchema.self)
+        try store.write { try User(id: "u1", name: "Ann").save(to: &$0) }
+        store.close()
+    }
+
     /// A store's connection replaced between writes checks the numbering without the
     /// writers' lock: a store that only reads (here its refresh) waits for no writer, even
     /// one holding the lock past the store's lock timeout.

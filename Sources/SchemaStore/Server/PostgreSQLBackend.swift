@@ -342,6 +342,18 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
             if case .migrate = decision { preconditionFailure("a read-only open never migrates") }
             return nil
         }
+        if commitsBeforeFlush {
+            // Once alone, before anything is written: a role that may not run it is told
+            // so here, rather than by a write that committed and then failed to wait.
+            do {
+                try execute(Self.waitForFlush)
+            } catch where connection.serverCode(of: error) != nil {
+                throw StoreError.cannotOpen(path: location, reason: """
+                    commitVisibility .beforeFlush waits for each commit's flush with pg_logical_emit_message, which failed (\(error)): \
+                    grant this role EXECUTE on it, or open with .afterFlush
+                    """)
+            }
+        }
         // Decided under the write lock: exactly one process creates or migrates the tables;
         // the others wait for it, then find them current.
         var applied: MigrationPlan?
