@@ -45,7 +45,10 @@ public final class Store: @unchecked Sendable {
         case server(ServerLocation)
     }
 
-    /// How hard a commit works to survive failures.
+    /// How hard a commit works to survive failures, for a store on a file. On a server the
+    /// server's settings decide (PostgreSQL's `synchronous_commit`): a write returns once
+    /// its commit is as durable as they make it, and ``CommitVisibility`` says whether
+    /// other stores may see it before.
     public enum Durability: Sendable, Hashable {
         /// Survives the process being killed (WAL, `synchronous = NORMAL`); a power loss may
         /// lose the last commits, never corrupt the file.
