@@ -54,6 +54,41 @@ import Testing
         #expect(committed > 20, "only \(committed) writes committed in all rounds")
     }
 
+    /// The server crashes under a writer whose commits are visible before their flush, at a
+    /// random moment, with its log writer paused (so the crash loses whatever a commit's
+    /// own wait did not flush): every write the writer saw return is there, none in part,
+    /// and the next store writes on (past the gap the lost commits leave).
+    @Test(arguments: [Store.Residency.resident, .onDemand])
+    func aServerCrashingUnderWritesVisibleBeforeTheirFlushLosesNoneThatReturned(residency: Store.Residency) throws {
+        guard let cluster = try PostgresDialectTests.cluster() else { return }
+        defer { cluster.stop() }
+        try #require(FileManager.default.isExecutableFile(atPath: Self.helper.path), "store-crash-helper was not built next to the tests")
+        let name = residency == .resident ? "crashed" : "crashedondemand"
+        let configuration = try PostgresStoreTests.database(cluster, name)
+        var random = SplitMix64(seed: 23)
+        var committed = 0, reportedInAll = 0
+        for round in 0..<5 {
+            try cluster.pauseLogWriter()
+            let (process, pipe) = try Self.start(["postgres", cluster.socketFolder, name, "\(committed)", "1000000",
+                                                  residency == .resident ? "resident" : "on-demand", "before-flush"])
+            Thread.sleep(forTimeInterval: Double.random(in: 0.3...0.6, using: &random))
+            try cluster.crashServer()
+            // The writer fails once its connection is gone.
+            process.waitUntilExit()
+            let reported = Self.output(pipe).compactMap { Int($0) }
+            reportedInAll += reported.count
+            let store = try Store(.postgres(configuration), schema: ChatModelsSchema.self)
+            let prefix = CrashSafetyPrefix.writes(store.context)
+            #expect(prefix != nil, "round \(round): a write was kept in part")
+            let count = prefix ?? 0
+            #expect(count >= (reported.last.map { $0 + 1 } ?? committed), "round \(round): a write that returned is missing")
+            try store.write { try User(id: "check", name: "round \(round)").save(to: &$0) }
+            committed = count
+            store.close()
+        }
+        #expect(reportedInAll > 20, "only \(reportedInAll) writes returned in all rounds")
+    }
+
     /// Four processes increment one counter at once, each read-modify-write in its own
     /// write: the total is every increment (none lost to a concurrent write), every
     /// message is there, and each process saw the final total through its own store.

@@ -6,9 +6,10 @@ import Foundation
 import SchemaStorePostgres
 
 // store-crash-helper <store path> <first write> <writes>
-// store-crash-helper postgres <socket folder> <database> <first write> <writes> [on-demand]
+// store-crash-helper postgres <socket folder> <database> <first write> <writes> [on-demand|resident] [before-flush]
 //
-// Commits numbered writes to a chat store, printing each number once its commit returned.
+// Commits numbered writes to a chat store, printing each number once its commit returned
+// (with `before-flush`, commits visible before their flush: `Store.CommitVisibility.beforeFlush`).
 // Write n saves message "m<n>" and sets chat "counter"'s title to "<n>", in one transaction:
 // after a kill, the store must hold messages m0..<k and title k - 1 for some k, never a part
 // of a write. The crash-safety tests kill this process at random moments.
@@ -57,8 +58,9 @@ func postgres(_ socket: String, _ database: String) -> Store.Location {
     .postgres(PostgresConnection.Configuration(host: socket, database: database, user: "schemagen"))
 }
 
-func numberedWrites(_ location: Store.Location, first: Int, count: Int, residency: Store.Residency?) throws {
-    let store = try Store(location, schema: ChatModelsSchema.self, options: Store.Options(residency: residency))
+func numberedWrites(_ location: Store.Location, first: Int, count: Int, residency: Store.Residency?,
+                    commitVisibility: Store.CommitVisibility = .afterFlush) throws {
+    let store = try Store(location, schema: ChatModelsSchema.self, options: Store.Options(residency: residency, commitVisibility: commitVisibility))
     for number in first..<(first + count) {
         try store.write { context in
             try User(id: "writer", name: "Writer").save(to: &context)
@@ -158,9 +160,10 @@ func randomWrites(_ location: Store.Location, writer: Int, count: Int, seed: UIn
 
 do {
     switch arguments.dropFirst().first {
-    case "postgres" where arguments.count == 6 || arguments.count == 7:
+    case "postgres" where (6...8).contains(arguments.count):
         guard let first = Int(arguments[4]), let count = Int(arguments[5]) else { fail("bad numbers", code: 64) }
-        try numberedWrites(postgres(arguments[2], arguments[3]), first: first, count: count, residency: residency(arguments.dropFirst(6).first))
+        try numberedWrites(postgres(arguments[2], arguments[3]), first: first, count: count, residency: residency(arguments.dropFirst(6).first),
+                           commitVisibility: arguments.dropFirst(7).first == "before-flush" ? .beforeFlush : .afterFlush)
     case "increment" where arguments.count == 7 || arguments.count == 8:
         guard let count = Int(arguments[5]), let expected = Int(arguments[6]) else { fail("bad numbers", code: 64) }
         try increments(postgres(arguments[2], arguments[3]), writer: arguments[4], count: count, expected: expected,
