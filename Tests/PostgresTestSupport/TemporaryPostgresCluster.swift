@@ -132,6 +132,22 @@ public final class TemporaryPostgresCluster {
         return configuration(database: name)
     }
 
+    /// A new database owned, with its `public` schema, by a new role `role` (no superuser),
+    /// in which EXECUTE on `function` (its signature) is revoked from PUBLIC: for a store
+    /// whose role may not run it. Its configuration connects as `role`.
+    public func createDatabase(_ name: String, ownedByNewRole role: String, revoking function: String) throws -> PostgresConnection.Configuration {
+        var configuration = try createDatabase(name)
+        let admin = try PostgresConnection(configuration)
+        defer { admin.close() }
+        // The test's own names: DDL takes no parameters.
+        for sql in ["CREATE ROLE \"\(role)\" LOGIN", "ALTER DATABASE \"\(name)\" OWNER TO \"\(role)\"", "ALTER SCHEMA public OWNER TO \"\(role)\"",
+                    "REVOKE EXECUTE ON FUNCTION \(function) FROM PUBLIC"] {
+            try admin.execute(sql)
+        }
+        configuration.user = role
+        return configuration
+    }
+
     /// Adds a role that must give `password` (SCRAM) to connect; every other role still
     /// connects without one.
     public func addRole(_ role: String, password: String) throws {

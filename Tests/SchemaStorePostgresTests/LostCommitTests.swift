@@ -156,14 +156,9 @@ extension LostCommitTests {
     @Test func aRoleThatMayNotWaitForTheFlushIsToldAtOpen() throws {
         guard let cluster = try Self.cluster() else { return }
         defer { cluster.stop() }
-        var configuration = try cluster.createDatabase("nomessage")
-        let admin = try PostgresConnection(configuration)
+        let configuration = try cluster.createDatabase("nomessage", ownedByNewRole: "limited", revoking: "pg_logical_emit_message(boolean, text, text)")
+        let admin = try PostgresConnection(cluster.configuration(database: "nomessage"))
         defer { admin.close() }
-        for sql in ["CREATE ROLE limited LOGIN", "ALTER DATABASE nomessage OWNER TO limited", "ALTER SCHEMA public OWNER TO limited",
-                    "REVOKE EXECUTE ON FUNCTION pg_logical_emit_message(boolean, text, text) FROM PUBLIC"] {
-            try admin.execute(sql)
-        }
-        configuration.user = "limited"
         do {
             _ = try Store(.postgres(configuration), schema: ChatModelsSchema.self, options: .init(commitVisibility: .beforeFlush))
             Issue.record("a store that cannot wait for its commits' flush opened")

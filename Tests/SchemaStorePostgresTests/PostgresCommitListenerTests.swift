@@ -149,14 +149,9 @@ import Testing
     @Test func aNotificationThatFailsDoesNotFailTheCommittedWrite() throws {
         guard let cluster = try PostgresDialectTests.cluster() else { return }
         defer { cluster.stop() }
-        var configuration = try cluster.createDatabase("notifyrefused")
-        let admin = try PostgresConnection(configuration)
+        let configuration = try cluster.createDatabase("notifyrefused", ownedByNewRole: "notifier", revoking: "pg_notify(text, text)")
+        let admin = try PostgresConnection(cluster.configuration(database: "notifyrefused"))
         defer { admin.close() }
-        for sql in ["CREATE ROLE notifier LOGIN", "ALTER DATABASE notifyrefused OWNER TO notifier", "ALTER SCHEMA public OWNER TO notifier",
-                    "REVOKE EXECUTE ON FUNCTION pg_notify(text, text) FROM PUBLIC"] {
-            try admin.execute(sql)
-        }
-        configuration.user = "notifier"
         let writer = try Store(.postgres(configuration), schema: ChatModelsSchema.self, options: .init(residency: .resident))
         try writer.write { try User(id: "u1", name: "Ann").save(to: &$0) }
         try writer.write { try User(id: "u2", name: "Bob").save(to: &$0) }

@@ -23,6 +23,21 @@ import Testing
         String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n").map(String.init)
     }
 
+    /// After a round of numbered writes (`store-crash-helper postgres`) that a fault ended:
+    /// a new store finds a prefix of them, none in part, reaching at least the last one
+    /// `reported` as returned (else the `committed` of the rounds before), and writes on.
+    /// Returns the prefix's length, where the next round starts.
+    static func expectPrefix(reported: [Int], committed: Int, round: Int, _ configuration: PostgresConnection.Configuration) throws -> Int {
+        let store = try Store(.postgres(configuration), schema: ChatModelsSchema.self)
+        defer { store.close() }
+        let prefix = CrashSafetyPrefix.writes(store.context)
+        #expect(prefix != nil, "round \(round): a write was kept in part")
+        let count = prefix ?? 0
+        #expect(count >= (reported.last.map { $0 + 1 } ?? committed), "round \(round): a write that returned is missing")
+        try store.write { try User(id: "check", name: "round \(round)").save(to: &$0) }
+        return count
+    }
+
     @Test(arguments: [Store.Residency.resident, .onDemand])
     func killedWritersLeaveAPrefixOfTheirCommits(residency: Store.Residency) throws {
         guard let cluster = try PostgresDialectTests.cluster() else { return }
@@ -38,17 +53,9 @@ import Testing
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
             if process.terminationReason == .uncaughtSignal { kills += 1 }
-            let reported = Self.output(pipe).compactMap { Int($0) }
             // The next store's first write waits for no lock the killed one held: the server
             // ended its transaction with its connection.
-            let store = try Store(.postgres(configuration), schema: ChatModelsSchema.self)
-            let prefix = CrashSafetyPrefix.writes(store.context)
-            #expect(prefix != nil, "round \(round): a write was kept in part")
-            let count = prefix ?? 0
-            #expect(count >= (reported.last.map { $0 + 1 } ?? committed), "round \(round): a reported commit is missing")
-            try store.write { try User(id: "check", name: "round \(round)").save(to: &$0) }
-            committed = count
-            store.close()
+            committed = try Self.expectPrefix(reported: Self.output(pipe).compactMap { Int($0) }, committed: committed, round: round, configuration)
         }
         #expect(kills >= 8)
         #expect(committed > 20, "only \(committed) writes committed in all rounds")
@@ -77,14 +84,7 @@ import Testing
             process.waitUntilExit()
             let reported = Self.output(pipe).compactMap { Int($0) }
             reportedInAll += reported.count
-            let store = try Store(.postgres(configuration), schema: ChatModelsSchema.self)
-            let prefix = CrashSafetyPrefix.writes(store.context)
-            #expect(prefix != nil, "round \(round): a write was kept in part")
-            let count = prefix ?? 0
-            #expect(count >= (reported.last.map { $0 + 1 } ?? committed), "round \(round): a write that returned is missing")
-            try store.write { try User(id: "check", name: "round \(round)").save(to: &$0) }
-            committed = count
-            store.close()
+            committed = try Self.expectPrefix(reported: reported, committed: committed, round: round, configuration)
         }
         #expect(reportedInAll > 20, "only \(reportedInAll) writes returned in all rounds")
     }
