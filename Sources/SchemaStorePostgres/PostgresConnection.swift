@@ -224,17 +224,35 @@ public final class PostgresConnection: @unchecked Sendable {
     /// aborted, where it fails, or after it.)
     public func executeEach(_ statements: [(sql: String, parameters: [StoredValue])],
                             thenIgnoringFailure trailing: (sql: String, parameters: [StoredValue])?) throws -> [[[StoredValue]]] {
+        try executeEach(statements, thenIgnoringFailure: trailing, thenReading: []).answers
+    }
+
+    /// Runs `statements` and `trailing` as ``executeEach(_:thenIgnoringFailure:)`` does, then
+    /// `following` in a pipeline of their own behind `trailing`: sent together, in one round
+    /// trip, the server running `following` once it ran `trailing` (reading the state a
+    /// write's `COMMIT` among `statements` made, and what committed since). Returns
+    /// `statements`' answers, and `following`'s, or nil when one of those failed (the
+    /// caller ends a transaction they began). When one of `statements` failed, `following`
+    /// still runs, in the transaction they left aborted (where each fails) or after it, and
+    /// its answers are dropped: it must do no harm then.
+    public func executeEach(_ statements: [(sql: String, parameters: [StoredValue])],
+                            thenIgnoringFailure trailing: (sql: String, parameters: [StoredValue])?,
+                            thenReading following: [(sql: String, parameters: [StoredValue])]) throws
+        -> (answers: [[[StoredValue]]], following: [[[StoredValue]]]?) {
         // Statements sent without waiting stay unanswered: these go behind them, in the
         // same pipeline mode, and their answers are read first.
         guard let handle else { throw lost("the connection is closed") }
-        if statements.isEmpty && ahead.isEmpty { return [] }
+        if statements.isEmpty && ahead.isEmpty { return ([], nil) }
         var answers: [[[StoredValue]]] = []
         answers.reserveCapacity(ahead.count + statements.count)
         let trailingTexts = try trailing?.parameters.map(text)
+        let followingTexts = try following.map { try $0.parameters.map(text) }
+        var followingAnswers: [[[StoredValue]]]?
         var start = 0
         repeat {
             let chunk = statements[start..<min(start + Self.pipelineLength, statements.count)]
             start += Self.pipelineLength
+            let isLast = start >= statements.count
             // Every value is checked before the first statement goes: a pipeline is never
             // left with answers unread.
             let chunkTexts: [[String?]]
@@ -246,7 +264,8 @@ public final class PostgresConnection: @unchecked Sendable {
             }
             guard PQenterPipelineMode(handle) == 1 else {
                 for statement in chunk { answers.append(try execute(statement.sql, statement.parameters)) }
-                if start >= statements.count, let trailing { _ = try? execute(trailing.sql, trailing.parameters) }
+                if isLast, let trailing { _ = try? execute(trailing.sql, trailing.parameters) }
+                if isLast, !following.isEmpty { followingAnswers = try? following.map { try execute($0.sql, $0.parameters) } }
                 continue
             }
             defer { PQexitPipelineMode(handle) }
@@ -258,20 +277,47 @@ public final class PostgresConnection: @unchecked Sendable {
             }
             if failure == nil, PQpipelineSync(handle) != 1 { failure = lost(Self.message(PQerrorMessage(handle))) }
             var trailingSent = false
-            if failure == nil, start >= statements.count, let trailing, let trailingTexts {
+            if failure == nil, isLast, let trailing, let trailingTexts {
                 // A pipeline of its own behind the sync: the server answers the statements
                 // above at the sync, before it runs this one, which it then does while the
                 // caller goes on; its answers are dropped at the connection's next use.
                 trailingSent = sendInPipelineOfItsOwn(trailing.sql, trailingTexts, on: handle)
                 if !trailingSent { failure = lost(Self.message(PQerrorMessage(handle))) }
             }
+            var followingAnswering: Answering?
+            if failure == nil, isLast, !following.isEmpty {
+                var answering: Answering = []
+                for (statement, texts) in zip(following, followingTexts) {
+                    if let lost = send(statement.sql, texts, on: handle, answering: &answering) { failure = lost; break }
+                }
+                if failure == nil, PQpipelineSync(handle) != 1 { failure = lost(Self.message(PQerrorMessage(handle))) }
+                followingAnswering = answering
+            }
             if let failure { throw failure }
             try readUnanswered(handle)
             answerWait.wait(handle)
-            defer { if trailingSent { unansweredPipelines += 1 } }
-            try readAnswers(handle, answering, into: &answers)
+            do {
+                try readAnswers(handle, answering, into: &answers)
+            } catch {
+                // The pipelines behind are answered at the connection's next use.
+                unansweredPipelines += (trailingSent ? 1 : 0) + (followingAnswering == nil ? 0 : 1)
+                throw error
+            }
+            if trailingSent { unansweredPipelines += 1 }
+            if let followingAnswering {
+                // Their answers come behind the trailing statement's, which are dropped.
+                var read: [[[StoredValue]]] = []
+                do {
+                    try readUnanswered(handle)
+                    try readAnswers(handle, followingAnswering, into: &read)
+                    followingAnswers = read
+                } catch {
+                    // The statements before were answered: a failure here is theirs alone.
+                    followingAnswers = nil
+                }
+            }
         } while start < statements.count
-        return answers
+        return (answers, followingAnswers)
     }
 
     /// What each answer of a pipeline is, in order.

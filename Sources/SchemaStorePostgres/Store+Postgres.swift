@@ -20,6 +20,13 @@ private final class StoreConnection: ServerConnection {
         try connection.executeEach(statements, thenIgnoringFailure: trailing)
     }
 
+    func executeEach(_ statements: [(sql: String, parameters: [StoredValue])],
+                     thenIgnoringFailure trailing: (sql: String, parameters: [StoredValue])?,
+                     thenReading following: [(sql: String, parameters: [StoredValue])]) throws
+        -> (answers: [[[StoredValue]]], following: [[[StoredValue]]]?) {
+        try connection.executeEach(statements, thenIgnoringFailure: trailing, thenReading: following)
+    }
+
     func sendAhead(_ statements: [(sql: String, parameters: [StoredValue])]) throws -> Bool {
         try connection.sendAhead(statements)
     }

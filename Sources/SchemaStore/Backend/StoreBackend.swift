@@ -61,6 +61,13 @@ protocol StoreBackend: AnyObject, Sendable {
     /// it joins that transaction.
     func readTransaction<Result>(_ body: () throws -> Result) throws -> Result
 
+    /// Until called again with nil: a write that commits also begins the next
+    /// ``readTransaction(_:)`` and reads the log after `commit` in it (``commits(after:)``
+    /// answers from that read), where the database can do that in the write's own round
+    /// trip: for following the log right after a write, one round trip fewer. A read
+    /// transaction begun so and not used ends with the next other use of the database.
+    func readLogWithCommits(after commit: Int64?)
+
     /// A value that changes whenever another connection (of this process or another) commits
     /// to the database, and never for this connection's own commits; nil when no other
     /// connection can open it (an in-memory database). O(1).
@@ -219,6 +226,9 @@ extension StoreBackend {
     }
 
     func listenForCommits() -> Bool { false }
+
+    /// Nothing read ahead: the read transaction reads the log when asked.
+    func readLogWithCommits(after commit: Int64?) {}
 
     func receivedCommits(readingSocket: Bool) throws -> ReceivedCommits? { nil }
 

@@ -117,17 +117,27 @@ extension PostgreSQLBackend {
         "INSERT INTO \(commitLogTable) (\"commit\", kind, name, ids, changes) VALUES (\(serverCommitNumber), $1, $2, $3::text[], $4::text[])"
 
     func commits(after commit: Int64) throws -> [(commit: Int64, entry: CommitLog.Entry)] {
-        // A row holds one entry (`id`, `change`) or a set of them (`ids`, `changes`), read in
-        // order. Bounded above too: a generic plan estimates a one-sided range at a third of
-        // the table, and would scan it all.
-        let range = "l.\"commit\" > $1 AND l.\"commit\" <= (SELECT max(\"commit\") FROM \(Self.commitLogTable))"
-        let sql = try logHasSets() ? """
-            SELECT l."commit", l.kind, l.name, e.id, e.change FROM \(Self.commitLogTable) l \
-            CROSS JOIN LATERAL unnest(coalesce(l.ids, ARRAY[l.id]), CASE WHEN l.ids IS NULL THEN ARRAY[l.change] ELSE l.changes END) \
-            WITH ORDINALITY AS e(id, change, position) WHERE \(range) ORDER BY l.sequence, e.position
-            """ : "SELECT l.\"commit\", l.kind, l.name, l.id, l.change FROM \(Self.commitLogTable) l WHERE \(range) ORDER BY l.sequence"
-        return try execute(sql, [.integer(commit)]).map { row in
-            guard case .integer(let number) = row[0], case .text(let kind) = row[1], let kind = CommitLog.Kind(rawValue: kind),
+        // Read with the write before, in this read transaction (``readLogWithCommits(after:)``).
+        if let read = takeLogReadAhead(after: commit) { return read }
+        return try logEntries(try execute(try logHasSets() ? Self.logQuery : Self.logQueryWithoutSets, [.integer(commit)]))
+    }
+
+    /// The log's entries after the commit `$1`: a row holds one entry (`id`, `change`) or a
+    /// set of them (`ids`, `changes`), read in order. Bounded above too: a generic plan
+    /// estimates a one-sided range at a third of the table, and would scan it all.
+    static let logQuery = """
+        SELECT l."commit", l.kind, l.name, e.id, e.change FROM \(commitLogTable) l \
+        CROSS JOIN LATERAL unnest(coalesce(l.ids, ARRAY[l.id]), CASE WHEN l.ids IS NULL THEN ARRAY[l.change] ELSE l.changes END) \
+        WITH ORDINALITY AS e(id, change, position) WHERE \(logRange) ORDER BY l.sequence, e.position
+        """
+    /// ``logQuery`` for a log made before sets of entries (``addLogSetColumns()``).
+    private static let logQueryWithoutSets = "SELECT l.\"commit\", l.kind, l.name, l.id, l.change FROM \(commitLogTable) l WHERE \(logRange) ORDER BY l.sequence"
+    private static let logRange = "l.\"commit\" > $1 AND l.\"commit\" <= (SELECT max(\"commit\") FROM \(commitLogTable))"
+
+    /// The entries of ``logQuery``'s rows.
+    func logEntries(_ rows: [[StoredValue]]) throws -> [(commit: Int64, entry: CommitLog.Entry)] {
+        try rows.map { row in
+            guard row.count == 5, case .integer(let number) = row[0], case .text(let kind) = row[1], let kind = CommitLog.Kind(rawValue: kind),
                   case .text(let name) = row[2], let id = Self.decoded(row[3]) else {
                 throw StoreError.corrupt(path: location, reason: "a record of \(CommitLog.table) is unreadable")
             }

@@ -115,6 +115,14 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
     /// Each full-text index's statements (``fullTextStatements(_:idType:)``), by terms table.
     var fullTextStatementsMade: [String: FullTextStatements] = [:]
 
+    /// With a write that commits, the log after this commit is read in the next read
+    /// transaction, which the write begins (``readLogWithCommits(after:)``).
+    private var logReadWithCommits: Int64?
+    /// After such a write, the log it read: `after` the commit asked, its entries. Until the
+    /// next ``readTransaction(_:)`` (which joins the transaction it read in, left open) or
+    /// any other use of the connection (which ends it first).
+    private var logReadAhead: (after: Int64, entries: [(commit: Int64, entry: CommitLog.Entry)])?
+
     /// Whether writes commit without waiting for the flush, under the write lock, and wait
     /// for it after (``Store/CommitVisibility/beforeFlush``).
     private let commitsBeforeFlush: Bool
@@ -201,6 +209,7 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
     /// back, and the write that ran it has thrown.
     private func liveConnection() throws -> any ServerConnection {
         try finishSending()
+        if logReadAhead != nil, !inTransaction { endLogReadAhead() }
         if connection.isConnected { return connection }
         // Never the rest of a transaction on a new connection: it would run outside it.
         if inTransaction {
@@ -272,23 +281,33 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
     }
 
     /// Sends the pending writes and waits for their answers.
-    private func flush(thenIgnoringFailure trailing: (sql: String, parameters: [StoredValue])? = nil) throws {
-        guard !pending.isEmpty || sentAhead > 0 else { return }
-        try sendPendingNow(pending.steps(), thenIgnoringFailure: trailing)
+    @discardableResult
+    private func flush(thenIgnoringFailure trailing: (sql: String, parameters: [StoredValue])? = nil,
+                       thenReading following: [(sql: String, parameters: [StoredValue])] = []) throws -> [[[StoredValue]]]? {
+        guard !pending.isEmpty || sentAhead > 0 else { return nil }
+        return try sendPendingNow(pending.steps(), thenIgnoringFailure: trailing, thenReading: following).following
     }
 
     /// Sends `steps` (the pending statements, then any others) and waits for their answers;
     /// reads the answer of a pending fingerprint check among them. `trailing` goes behind
-    /// them without being waited for, its answer and failure dropped.
+    /// them without being waited for, its answer and failure dropped; `following` behind
+    /// it, in the same round trip, their answers returned (nil when not read:
+    /// ``ServerConnection/executeEach(_:thenIgnoringFailure:thenReading:)``).
     @discardableResult
     private func sendPendingNow(_ steps: [ServerBatchStep],
                                 thenIgnoringFailure trailing: (sql: String, parameters: [StoredValue])? = nil) throws -> [[[StoredValue]]] {
+        try sendPendingNow(steps, thenIgnoringFailure: trailing, thenReading: []).answers
+    }
+
+    private func sendPendingNow(_ steps: [ServerBatchStep], thenIgnoringFailure trailing: (sql: String, parameters: [StoredValue])?,
+                                thenReading following: [(sql: String, parameters: [StoredValue])]) throws
+        -> (answers: [[[StoredValue]]], following: [[[StoredValue]]]?) {
         let connection = try liveConnection()
         let check = fingerprintCheck?.step
         fingerprintCheck?.step = nil
         pending.removeAll()
         sentAhead = 0
-        let answers = try connection.sendEach(steps, thenIgnoringFailure: trailing)
+        let (answers, followingAnswers) = try connection.sendEach(steps, thenIgnoringFailure: trailing, thenReading: following)
         // The check read the last commit too: the write numbers its own without reading it.
         if let check, let row = answers[check].first, row.count == 2, case .integer(let last) = row[1] {
             lastCommitRead = last
@@ -304,7 +323,7 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
             numberingStep = nil
             if case .text(let text)? = answers[step].first?.last, let number = Int64(text) { serverNumber = number }
         }
-        return answers
+        return (answers, followingAnswers)
     }
 
     /// Starts sending the pending writes from another thread (``SentBatch``), after the
@@ -314,7 +333,10 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
     private func sendPending() throws {
         guard !pending.isEmpty else { return }
         // A fingerprint check still pending is answered here, before more goes.
-        if fingerprintCheck?.step != nil || numberingStep != nil { return try flush() }
+        if fingerprintCheck?.step != nil || numberingStep != nil {
+            _ = try flush()
+            return
+        }
         let connection = try liveConnection()
         sending = SentBatch(pending.steps(), on: connection)
         pending.removeAll()
@@ -705,8 +727,14 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
             // own transaction would hold PostgreSQL's lock on notifications, one for the
             // whole server, until the commit is flushed to disk, so that no two
             // transactions that notify, in any database, could be flushed together.
-            try flush(thenIgnoringFailure: commitToNotify.map(Self.commitNotification))
+            // A commit followed at once reads the log in this round trip (a log made before
+            // sets of entries is read as it is asked for).
+            let logged = loggedServerNumber || numberedCommit != nil
+            let readAhead = logged && logHasSetColumns ? logReadWithCommits : nil
+            let read = try flush(thenIgnoringFailure: commitToNotify.map(Self.commitNotification),
+                                 thenReading: readAhead.map(Self.logReadAhead(after:)) ?? [])
             if let number = loggedServerNumber ? serverNumber : numberedCommit { lastKnownCommit = number }
+            if let readAhead { keepLogReadAhead(read, after: readAhead) }
         } catch {
             pending.removeAll()
             // The error may be another one than theirs: the batch in flight is answered first.
@@ -888,12 +916,19 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
 
     func readTransaction<Result>(_ body: () throws -> Result) throws -> Result {
         guard !inTransaction else { return try body() }
-        // A connection lost since the last transaction is replaced before this one starts;
-        // its BEGIN goes with its first read (one round trip fewer).
-        _ = try liveConnection()
-        pending.append("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", [])
+        if logReadAhead != nil, sending == nil, connection.isConnected {
+            // Begun by the write before, which read the log in it: joined.
+        } else {
+            // A connection lost since the last transaction is replaced before this one
+            // starts; its BEGIN goes with its first read (one round trip fewer).
+            _ = try liveConnection()
+            pending.append(Self.beginReading, [])
+        }
         inTransaction = true
-        defer { inTransaction = false }
+        defer {
+            inTransaction = false
+            logReadAhead = nil
+        }
         do {
             let result = try body()
             // Nothing to wait for (it only read): the connection's next use reads the answer.
@@ -911,6 +946,47 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
 
     /// The last commit number: it changes with every commit, this store's own included
     /// (``countsOwnCommits``).
+    func readLogWithCommits(after commit: Int64?) {
+        logReadWithCommits = commit
+    }
+
+    /// What a write that commits sends behind its commit to read the log after `commit`
+    /// for the next read transaction (``readLogWithCommits(after:)``): that transaction's
+    /// `BEGIN` and the log's read, which takes its snapshot. They run once the commit is
+    /// made: the snapshot holds it, and any commits made since.
+    private static func logReadAhead(after commit: Int64) -> [(sql: String, parameters: [StoredValue])] {
+        [(beginReading, []), (logQuery, [.integer(commit)])]
+    }
+
+    /// A read transaction's `BEGIN`: one state, whatever commits meanwhile.
+    private static let beginReading = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
+
+    /// Keeps the log a write read after its commit (`answers`, of ``logReadAhead(after:)``),
+    /// its transaction left open for the next read transaction; ends that transaction when
+    /// the read failed or did not go.
+    private func keepLogReadAhead(_ answers: [[[StoredValue]]]?, after commit: Int64) {
+        guard let answers, answers.count == 2, let entries = try? logEntries(answers[1]) else {
+            endLogReadAhead()
+            return
+        }
+        logReadAhead = (commit, entries)
+    }
+
+    /// The log after `commit` as the write before read it, in the read transaction under
+    /// way (joined by ``readTransaction(_:)``); once.
+    func takeLogReadAhead(after commit: Int64) -> [(commit: Int64, entry: CommitLog.Entry)]? {
+        guard inTransaction, let read = logReadAhead else { return nil }
+        logReadAhead = nil
+        return read.after == commit ? read.entries : nil
+    }
+
+    /// Ends the transaction a write began to read the log in, unused (or never begun: a
+    /// `ROLLBACK` outside a transaction does nothing).
+    private func endLogReadAhead() {
+        logReadAhead = nil
+        if connection.isConnected { connection.sendWithoutWaiting("ROLLBACK") }
+    }
+
     func externalCommitCounter() throws -> Int64? {
         try lastCommit()
     }

@@ -21,6 +21,16 @@ public protocol ServerConnection: AnyObject {
     /// reported. It must do no harm when one of `statements` failed: it may run then.
     func executeEach(_ statements: [(sql: String, parameters: [StoredValue])],
                      thenIgnoringFailure trailing: (sql: String, parameters: [StoredValue])?) throws -> [[[StoredValue]]]
+    /// Runs `statements` and `trailing` as ``executeEach(_:thenIgnoringFailure:)`` does, then
+    /// `following` behind them, in the same round trip where the connection can: the server
+    /// runs them once it ran `trailing`. Returns `statements`' answers, and `following`'s
+    /// (nil when the connection cannot send them so, or one of them failed: the caller then
+    /// ends what they began). When one of `statements` failed, `following` may still run,
+    /// in the transaction they left aborted or after it: it must do no harm then.
+    func executeEach(_ statements: [(sql: String, parameters: [StoredValue])],
+                     thenIgnoringFailure trailing: (sql: String, parameters: [StoredValue])?,
+                     thenReading following: [(sql: String, parameters: [StoredValue])]) throws
+        -> (answers: [[[StoredValue]]], following: [[[StoredValue]]]?)
     /// Sends `sql` (no parameters) without waiting for its answer, which nobody needs; the
     /// connection's next use reads it first. Failures are not reported.
     func sendWithoutWaiting(_ sql: String)
@@ -73,6 +83,14 @@ extension ServerConnection {
         return answers
     }
 
+    /// `following` not sent: the caller runs them itself.
+    public func executeEach(_ statements: [(sql: String, parameters: [StoredValue])],
+                            thenIgnoringFailure trailing: (sql: String, parameters: [StoredValue])?,
+                            thenReading following: [(sql: String, parameters: [StoredValue])]) throws
+        -> (answers: [[[StoredValue]]], following: [[[StoredValue]]]?) {
+        (try executeEach(statements, thenIgnoringFailure: trailing), nil)
+    }
+
     /// Nothing was sent ahead.
     public func discardSentAhead() throws {}
 
@@ -103,6 +121,15 @@ extension ServerConnection {
     /// `trailing`, whose answer and failure are dropped, behind the last statements
     /// (``executeEach(_:thenIgnoringFailure:)``).
     func sendEach(_ steps: [ServerBatchStep], thenIgnoringFailure trailing: (sql: String, parameters: [StoredValue])? = nil) throws -> [[[StoredValue]]] {
+        try sendEach(steps, thenIgnoringFailure: trailing, thenReading: []).answers
+    }
+
+    /// Runs `steps` and `trailing` as ``sendEach(_:thenIgnoringFailure:)`` does, then
+    /// `following` (``executeEach(_:thenIgnoringFailure:thenReading:)``); returns the steps'
+    /// answers and `following`'s (nil when not read).
+    func sendEach(_ steps: [ServerBatchStep], thenIgnoringFailure trailing: (sql: String, parameters: [StoredValue])?,
+                  thenReading following: [(sql: String, parameters: [StoredValue])]) throws
+        -> (answers: [[[StoredValue]]], following: [[[StoredValue]]]?) {
         var statements: [(sql: String, parameters: [StoredValue])] = []
         var answers: [[[StoredValue]]] = []
         for step in steps {
@@ -116,12 +143,15 @@ extension ServerConnection {
                 answers.append([])
             }
         }
+        var followingAnswers: [[[StoredValue]]]?
         if !statements.isEmpty {
-            answers += try executeEach(statements, thenIgnoringFailure: trailing)
+            let last = try executeEach(statements, thenIgnoringFailure: trailing, thenReading: following)
+            answers += last.answers
+            followingAnswers = last.following
         } else if let trailing {
             _ = try? executeEach([trailing])
         }
-        return answers
+        return (answers, followingAnswers)
     }
 }
 

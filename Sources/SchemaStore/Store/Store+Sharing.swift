@@ -299,6 +299,11 @@ extension Store {
         return (statistics.writesReadingUnlocked, statistics.writesReadingUnlockedRetried)
     }
 
+    /// How many times the store's connection to a server waited for answers to reads (and
+    /// what went with them); 0 for a file.
+    @_spi(SchemaStoreTesting)
+    public var serverRoundTrips: Int { writeLock.withLock { (backend as? any SnapshotConnection)?.roundTrips ?? 0 } }
+
     /// Stops following other stores' commits in the background: they arrive only through
     /// ``refresh()`` and writes, so a test decides which commits a catch-up applies together.
     @_spi(SchemaStoreTesting)

@@ -624,6 +624,9 @@ public final class Store: @unchecked Sendable {
         guard staleWriteReadingApplies, let retry = staleWriteReading, let file = backend as? any SnapshotConnection,
               let sharing else { return nil }
         var commit: Commit<Result>?
+        // Its commit is followed at once: the log is read in the commit's round trip.
+        file.readLogWithCommits(after: sharing.seenCommit)
+        defer { file.readLogWithCommits(after: nil) }
         do {
             commit = try writeOnDemandAssumingNew(body, file: file, reading: retry)
             if commit == nil { commit = try writeOnDemandReadingUnlocked(body, file: file, reading: retry) }
