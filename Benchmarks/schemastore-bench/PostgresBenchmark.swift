@@ -273,6 +273,10 @@ enum PostgresBenchmark {
 ///   filled alike (a server whose tenants each have a database).
 /// - `before-flush`: the stores' commits are visible before their flush
 ///   (``Store/CommitVisibility/beforeFlush``), so that a durable server flushes several at once.
+/// - `followers=<n>`: n more processes, each a resident store that only follows the
+///   others' commits (a service's readers). Each new message carries the time its write
+///   began; a follower's observer notes how long after that it heard of the message. Prints
+///   their lag's median and p99, and their CPU time per commit followed.
 enum PostgresLoadBenchmark {
     struct MissingMessage: Error {}
 
@@ -280,7 +284,8 @@ enum PostgresLoadBenchmark {
     static let chats = 100
 
     static func run(processCounts: [Int], residency: Store.Residency = .resident, updates: Bool = false, hot: Bool = false, writesOnly: Bool = false,
-                    overTCP: Bool = false, delay: TimeInterval? = nil, databases: Int = 1, commitVisibility: Store.CommitVisibility = .afterFlush) throws {
+                    overTCP: Bool = false, delay: TimeInterval? = nil, databases: Int = 1, commitVisibility: Store.CommitVisibility = .afterFlush,
+                    followers: Int = 0) throws {
         guard let cluster = try TemporaryPostgresCluster.start(loopbackPort: overTCP || delay != nil ? Int.random(in: 20_000..<30_000) : nil) else {
             print(TemporaryPostgresCluster.missingServer)
             return
@@ -291,7 +296,8 @@ enum PostgresLoadBenchmark {
         print("PostgreSQL stores under load (\(residency == .resident ? "resident" : "on demand")): \(seconds) s per run, "
               + (writesOnly ? "only writes, each " : "4 reads per ") + (hot ? "an edit of the same message" : updates ? "an edit of a message" : "a new message")
               + (databases > 1 ? ", the processes in turn on \(databases) databases" : "")
-              + (commitVisibility == .beforeFlush ? ", commits visible before their flush" : ""))
+              + (commitVisibility == .beforeFlush ? ", commits visible before their flush" : "")
+              + (followers > 0 ? ", \(followers) more process(es) following" : ""))
         for processes in processCounts {
             var names: [String] = []
             var configuration: PostgresConnection.Configuration!
@@ -315,7 +321,16 @@ enum PostgresLoadBenchmark {
                 process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
                 process.arguments = ["postgres-load-child", configuration.host, names[index % names.count], "\(index)", residency == .resident ? "resident" : "on-demand",
                                      hot ? "hot" : updates ? "updates" : "inserts", "\(proxy?.port ?? configuration.port)", writesOnly ? "writes-only" : "mixed",
-                                     commitVisibility == .beforeFlush ? "before-flush" : "after-flush"]
+                                     commitVisibility == .beforeFlush ? "before-flush" : "after-flush", followers > 0 ? "timed" : "untimed"]
+                let pipe = Pipe()
+                process.standardOutput = pipe
+                try process.run()
+                return (process, pipe)
+            }
+            let following = try (0..<followers).map { index -> (Process, Pipe) in
+                let process = Process()
+                process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+                process.arguments = ["postgres-follow-child", configuration.host, names[index % names.count], "\(proxy?.port ?? configuration.port)"]
                 let pipe = Pipe()
                 process.standardOutput = pipe
                 try process.run()
@@ -335,8 +350,24 @@ enum PostgresLoadBenchmark {
                     if parts[0] == "r" { reads.append(value) } else if parts[0] == "w" { writes.append(value) }
                 }
             }
+            var lags: [Double] = [], followerCPU = 0.0, followed = 0
+            for (process, pipe) in following {
+                let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                process.waitUntilExit()
+                for line in output.split(separator: "\n") {
+                    let parts = line.split(separator: " ")
+                    guard parts.count == 2, let value = Double(parts[1]) else { continue }
+                    switch parts[0] {
+                    case "lag": lags.append(value)
+                    case "cpu": followerCPU += value
+                    case "followed": followed += Int(value)
+                    default: break
+                    }
+                }
+            }
             reads.sort()
             writes.sort()
+            lags.sort()
             func percentile(_ values: [Double], _ fraction: Double) -> String {
                 values.isEmpty ? "-" : String(format: "%.2f", values[min(values.count - 1, Int(Double(values.count) * fraction))])
             }
@@ -344,12 +375,56 @@ enum PostgresLoadBenchmark {
             print("\(processes) process(es): \(Int(throughput)) ops/s; reads p50 \(percentile(reads, 0.5)) ms, p99 \(percentile(reads, 0.99)) ms; "
                   + "writes p50 \(percentile(writes, 0.5)) ms, p99 \(percentile(writes, 0.99)) ms (\(reads.count) reads, \(writes.count) writes)"
                   + (residency == .resident ? "; \(retries[5]) started on the database, \(retries[0]) stale, \(retries[1]) runs reading before the lock, \(retries[2]) of them again; caught up \(retries[3]) times from the log, \(retries[4]) by loading the graph" : ""))
+            if followers > 0 {
+                print("  followers: lag p50 \(percentile(lags, 0.5)) ms, p99 \(percentile(lags, 0.99)) ms (\(lags.count) messages heard of); "
+                      + "\(followed) catch-ups, CPU \(String(format: "%.3f", followed > 0 ? followerCPU / Double(followed) : 0)) ms per catch-up")
+            }
         }
+    }
+
+    /// A follower of the load (`followers=<n>`): a resident store that only follows the
+    /// writers' commits for the run's length (and half a second more). Prints `lag <ms>` per
+    /// new message heard of (from the time its text carries), the process's CPU time
+    /// (`cpu <ms>`, from the store's open) and how many catch-ups it made (`followed <n>`).
+    static func follower(host: String, port: Int, database: String) throws {
+        let store = try Store(.postgres(PostgresConnection.Configuration(host: host, port: port, database: database, user: "schemagen")),
+                              schema: BenchModelsSchema.self, options: Store.Options(residency: .resident))
+        let cpuBefore = cpuMilliseconds()
+        let lags = LagRecord()
+        let changes = store.changes(to: Message.self)
+        let listening = Task {
+            for await change in changes {
+                let now = Date().timeIntervalSince1970
+                for id in change.changes(Message.self)?.inserted ?? [] {
+                    guard let text = Message.query(id, in: change.context).resolve()?.text, let start = Double(text.split(separator: " ").last ?? "") else { continue }
+                    lags.append((now - start) * 1000)
+                }
+            }
+        }
+        Thread.sleep(forTimeInterval: seconds + 0.5)
+        listening.cancel()
+        var lines = lags.values.map { "lag \($0)" }
+        lines.append("cpu \(cpuMilliseconds() - cpuBefore)")
+        lines.append("followed \(store.catchUps.followed + store.catchUps.reloaded)")
+        print(lines.joined(separator: "\n"))
+    }
+
+    /// The process's CPU time so far (all its threads), in milliseconds.
+    static func cpuMilliseconds() -> Double {
+        Double(clock()) * 1000 / Double(CLOCKS_PER_SEC)
+    }
+
+    /// A follower's lags, appended from its observer's task.
+    final class LagRecord: @unchecked Sendable {
+        private let lock = NSLock()
+        private var recorded: [Double] = []
+        func append(_ lag: Double) { lock.withLock { recorded.append(lag) } }
+        var values: [Double] { lock.withLock { recorded } }
     }
 
     /// One process of the load: prints `r <ms>` or `w <ms>` per operation.
     static func child(host: String, port: Int, database: String, index: Int, residency: Store.Residency, updates: Bool, hot: Bool, writesOnly: Bool,
-                      commitVisibility: Store.CommitVisibility) throws {
+                      commitVisibility: Store.CommitVisibility, timed: Bool = false) throws {
         let store = try Store(.postgres(PostgresConnection.Configuration(host: host, port: port, database: database, user: "schemagen")),
                               schema: BenchModelsSchema.self, options: Store.Options(residency: residency, commitVisibility: commitVisibility))
         var random = SplitMix64(seed: UInt64(index + 1))
@@ -365,7 +440,9 @@ enum PostgresLoadBenchmark {
                 let time = try OnDemandBenchmark.milliseconds {
                     try store.write { context in
                         guard updates else {
-                            return try Message(id: id, text: "from \(index)", timestamp: id, chat: .id(chat), author: .id(chat)).save(to: &context)
+                            // With followers, the time the write began, for their lag.
+                            let text = timed ? "from \(index) at \(Date().timeIntervalSince1970)" : "from \(index)"
+                            return try Message(id: id, text: text, timestamp: id, chat: .id(chat), author: .id(chat)).save(to: &context)
                         }
                         // Taken for new at first (AssumeNewPolicy), it is missing: the write runs again, reading it.
                         guard var message = Message.query(edited, in: context).resolve() else { throw MissingMessage() }

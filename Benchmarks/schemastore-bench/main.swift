@@ -88,7 +88,13 @@ if CommandLine.arguments.dropFirst().first == "postgres-load" {
                                   hot: CommandLine.arguments.contains("hot"), writesOnly: CommandLine.arguments.contains("writes-only"), overTCP: CommandLine.arguments.contains("tcp"),
                                   delay: CommandLine.arguments.first { $0.hasPrefix("delay=") }.flatMap { Double($0.dropFirst("delay=".count)) }.map { $0 / 1000 },
                                   databases: CommandLine.arguments.first { $0.hasPrefix("databases=") }.flatMap { Int($0.dropFirst("databases=".count)) } ?? 1,
-                                  commitVisibility: CommandLine.arguments.contains("before-flush") ? .beforeFlush : .afterFlush)
+                                  commitVisibility: CommandLine.arguments.contains("before-flush") ? .beforeFlush : .afterFlush,
+                                  followers: CommandLine.arguments.first { $0.hasPrefix("followers=") }.flatMap { Int($0.dropFirst("followers=".count)) } ?? 0)
+    exit(0)
+}
+if CommandLine.arguments.dropFirst().first == "postgres-follow-child" {
+    let arguments = CommandLine.arguments
+    try PostgresLoadBenchmark.follower(host: arguments[2], port: Int(arguments[4]) ?? 5432, database: arguments[3])
     exit(0)
 }
 if CommandLine.arguments.dropFirst().first == "postgres-load-child" {
@@ -96,7 +102,7 @@ if CommandLine.arguments.dropFirst().first == "postgres-load-child" {
     try PostgresLoadBenchmark.child(host: arguments[2], port: Int(arguments[7]) ?? 5432, database: arguments[3], index: Int(arguments[4]) ?? 0,
                                     residency: arguments[5] == "on-demand" ? .onDemand : .resident,
                                     updates: arguments[6] != "inserts", hot: arguments[6] == "hot", writesOnly: arguments[8] == "writes-only",
-                                    commitVisibility: arguments[9] == "before-flush" ? .beforeFlush : .afterFlush)
+                                    commitVisibility: arguments[9] == "before-flush" ? .beforeFlush : .afterFlush, timed: arguments[10] == "timed")
     exit(0)
 }
 if CommandLine.arguments.dropFirst().first == "postgres-profile" {
