@@ -10,9 +10,11 @@ import Testing
 /// A write asked to read the log with its commit (``StoreBackend/readLogWithCommits(after:)``)
 /// begins the next read transaction in its own round trip, behind its `COMMIT`, and reads
 /// the log there: a resident store following the log right after a stale write
-/// (``Store/followToOwnCommit()``) reads only the rows then. Checked on the backend itself
-/// (what the transaction sees, and that one left unused never outlives the next use of the
-/// connection) and through a store (the round trips of the follow).
+/// (``Store/followToOwnCommit()``) reads only the rows then. A catch-up reads the log with the
+/// last commit alike (``StoreBackend/externalCommitCounterAndFingerprint(readingLogAfter:)``).
+/// Checked on the backend itself (what the transaction sees, and that one left unused never
+/// outlives the next use of the connection) and through a store (the round trips of a
+/// follow, and no transaction left open).
 @Suite(.serialized) struct LogReadAheadTests {
     struct NotAServer: Error {}
 
@@ -92,6 +94,50 @@ import Testing
         // The write's own transaction never joined one: every commit is there for another.
         let seen = try other.readTransaction { try other.commits(after: first).map(\.entry.id) }
         #expect(seen == ["u1", "u2", "u3", "u4"].map { StoredValue.text($0) })
+    }
+
+    /// How many connections to the database of `configuration` are idle in a transaction,
+    /// once that is 0 or after 2 seconds (a `ROLLBACK` sent without waiting may still be on
+    /// its way).
+    static func idleInTransaction(_ configuration: PostgresConnection.Configuration) throws -> Int64 {
+        let admin = try PostgresConnection(configuration)
+        defer { admin.close() }
+        var count: Int64 = -1
+        for _ in 0..<40 {
+            let rows = try admin.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = $1 AND state LIKE 'idle in transaction%'",
+                                         [.text(configuration.database)])
+            guard case .integer(let found)? = rows.first?.first else { return -1 }
+            count = found
+            if count == 0 { break }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        return count
+    }
+
+    /// A resident store's catch-up reads the last commit, the fingerprint and the log in one
+    /// round trip, then the rows the log names in the same snapshot: two round trips, where
+    /// it took three. With nothing to follow, it takes one and leaves no transaction open.
+    @Test func aCatchUpReadsTheLogWithTheLastCommit() throws {
+        guard let cluster = try PostgresDialectTests.cluster() else { return }
+        defer { cluster.stop() }
+        let (store, other, configuration) = try StaleResidentWriteTests.stores(cluster, "readaheadcatchup")
+        try other.write { try Message(id: "m2", text: "second", author: .id("u1"), chat: .id("c1")).save(to: &$0) }
+        try other.write { try User(id: "u1", name: "Ann B.").save(to: &$0) }
+        let followed = store.catchUps.followed
+        var before = store.serverRoundTrips
+        try store.refresh()
+        #expect(store.serverRoundTrips - before == 2)
+        #expect(store.catchUps.followed == followed + 1)
+        #expect(User.query("u1", in: store.context).resolve()?.name == "Ann B.")
+        let reopened = try Store(.postgres(configuration), schema: ChatModelsSchema.self, options: Store.Options(residency: .resident))
+        #expect(try ChatGraphText.of(reopened.context) == ChatGraphText.of(store.context))
+        before = store.serverRoundTrips
+        try store.refresh()
+        #expect(store.serverRoundTrips - before == 1)
+        #expect(try Self.idleInTransaction(configuration) == 0)
+        // The store writes on as before (no read-only transaction left to catch its write).
+        try store.write { try Message(id: "m3", text: "third", author: .id("u1"), chat: .id("c1")).save(to: &$0) }
+        #expect(try other.read { Message.query("m3", in: $0).resolve()?.text } == "third")
     }
 
     /// A resident store's stale write follows the log to its commit in one round trip (the

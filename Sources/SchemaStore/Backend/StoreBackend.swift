@@ -123,8 +123,17 @@ protocol StoreBackend: AnyObject, Sendable {
     func read(_ request: BatchedRead) throws -> BatchedRead.Answer
 
     /// ``externalCommitCounter()`` and ``recordedFingerprint()`` in one read, for a database
-    /// where each read is a round trip; nil where they are read apart (a file).
-    func externalCommitCounterAndFingerprint() throws -> (counter: Int64?, fingerprint: String?)?
+    /// where each read is a round trip; nil where they are read apart (a file). With
+    /// `commit`, outside a transaction, it also begins the next ``readTransaction(_:)`` and
+    /// reads the log after `commit` there, in the same round trip (as
+    /// ``readLogWithCommits(after:)``), unless that log is empty; ``discardLogReadAhead()``
+    /// ends that transaction when the caller does not read after all.
+    func externalCommitCounterAndFingerprint(readingLogAfter commit: Int64?) throws -> (counter: Int64?, fingerprint: String?)?
+
+    /// Ends a read transaction begun ahead with a read of the log (``readLogWithCommits(after:)``,
+    /// ``externalCommitCounterAndFingerprint(readingLogAfter:)``) that no ``readTransaction(_:)``
+    /// joined; nothing otherwise.
+    func discardLogReadAhead()
 
     /// The soft-deleted archive of `id` of entity `name` as JSON, nil when there is none.
     func archive(name: String, id: StoredValue) throws -> Data?
@@ -232,7 +241,9 @@ extension StoreBackend {
 
     func receivedCommits(readingSocket: Bool) throws -> ReceivedCommits? { nil }
 
-    func externalCommitCounterAndFingerprint() throws -> (counter: Int64?, fingerprint: String?)? { nil }
+    func externalCommitCounterAndFingerprint(readingLogAfter commit: Int64?) throws -> (counter: Int64?, fingerprint: String?)? { nil }
+
+    func discardLogReadAhead() {}
 
     /// Runs `body`, which reads stored rows or links of `name` into a graph, reporting a value
     /// that cannot be read, or a unique-index collision among loaded rows, as

@@ -18,7 +18,7 @@ extension PostgreSQLBackend {
 
     /// Whether the log has the columns of sets: asked once per connection until it has
     /// (a reader of a database no writer of this version opened yet reads it without them).
-    private func logHasSets() throws -> Bool {
+    func logHasSets() throws -> Bool {
         if logHasSetColumns { return true }
         // The catalog itself: `information_schema` takes milliseconds, a store's open 25% more.
         let present = try execute("""

@@ -1020,10 +1020,43 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
     }
 
     /// The last commit and the fingerprint in one statement: a catch-up under the writers'
-    /// lock waits for one round trip fewer.
-    func externalCommitCounterAndFingerprint() throws -> (counter: Int64?, fingerprint: String?)? {
-        let (fingerprint, last) = try fingerprintAndLastCommit()
-        return (last, fingerprint)
+    /// lock waits for one round trip fewer. Outside a transaction, with `commit`: `BEGIN`,
+    /// that statement and the log's read after `commit`, in one round trip and one snapshot;
+    /// the transaction stays open for the catch-up's read transaction, which joins it
+    /// (``readTransaction(_:)``), unless the log named nothing.
+    func externalCommitCounterAndFingerprint(readingLogAfter commit: Int64?) throws -> (counter: Int64?, fingerprint: String?)? {
+        guard let commit, !inTransaction, try logHasSets() else {
+            let (fingerprint, last) = try fingerprintAndLastCommit()
+            return (last, fingerprint)
+        }
+        do {
+            return try counterAndFingerprintReadingLog(after: commit)
+        } catch where !connection.isConnected {
+            // An idle connection the server dropped (a restart): nothing was read, and a
+            // new connection reads it all, as between transactions.
+            return try counterAndFingerprintReadingLog(after: commit)
+        }
+    }
+
+    /// ``externalCommitCounterAndFingerprint(readingLogAfter:)`` reading the log too.
+    private func counterAndFingerprintReadingLog(after commit: Int64) throws -> (counter: Int64?, fingerprint: String?) {
+        _ = try liveConnection()
+        pending.append(Self.beginReading, [])
+        do {
+            let answers = try execute(each: [(Self.fingerprintAndLastCommitQuery, [.text(StoreMetadataKey.fingerprint)]), (Self.logQuery, [.integer(commit)])])
+            let (fingerprint, last) = readFingerprintAndLastCommit(answers[0])
+            let entries = try logEntries(answers[1])
+            if entries.isEmpty { endLogReadAhead() } else { logReadAhead = (commit, entries) }
+            return (last, fingerprint)
+        } catch {
+            pending.removeAll()
+            endLogReadAhead()
+            throw error
+        }
+    }
+
+    func discardLogReadAhead() {
+        if logReadAhead != nil, !inTransaction { endLogReadAhead() }
     }
 
     func recordedFingerprint() throws -> String? {
@@ -1039,7 +1072,11 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
     /// The recorded fingerprint and the last commit (0 before the first), in one statement;
     /// in a transaction the last commit is remembered (``lastCommitRead``).
     private func fingerprintAndLastCommit() throws -> (fingerprint: String?, last: Int64?) {
-        let rows = try execute(Self.fingerprintAndLastCommitQuery, [.text(StoreMetadataKey.fingerprint)])
+        readFingerprintAndLastCommit(try execute(Self.fingerprintAndLastCommitQuery, [.text(StoreMetadataKey.fingerprint)]))
+    }
+
+    /// The answer of ``fingerprintAndLastCommitQuery``.
+    private func readFingerprintAndLastCommit(_ rows: [[StoredValue]]) -> (fingerprint: String?, last: Int64?) {
         guard let row = rows.first, row.count == 2 else { return (nil, nil) }
         var last: Int64?
         if case .integer(let number) = row[1] {

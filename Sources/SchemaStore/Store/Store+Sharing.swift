@@ -125,7 +125,12 @@ extension Store {
         guard let sharing, let backend, isResident else { return }
         if let failure = sharing.failure { throw failure }
         let counter: Int64, recorded: String?
-        if let both = try backend.externalCommitCounterAndFingerprint() {
+        // On a server, the log after the graph's commit is read with the counter, in the
+        // read transaction below (one round trip fewer); ended unused when nothing is to
+        // follow. Not over packs, whose graph is loaded whole.
+        let readsLog = stateLock.withLock { layers } == nil
+        defer { backend.discardLogReadAhead() }
+        if let both = try backend.externalCommitCounterAndFingerprint(readingLogAfter: readsLog ? sharing.seenCommit : nil) {
             guard let value = both.counter, value != sharing.seenCounter else { return }
             (counter, recorded) = (value, both.fingerprint)
         } else {
@@ -136,10 +141,11 @@ extension Store {
         try backend.readTransaction {
             if try !followLog(sharing: sharing, backend: backend) { try reload(sharing: sharing, backend: backend) }
         }
-        // A counter that is the last commit's number (a server's) was read before the log,
-        // which may have held a later commit by then: the one applied is the counter seen.
-        // Else the next check would find the counter changed and nothing after it in the
-        // log, and load the graph whole (one catch-up in 30 with two writers).
+        // A counter that is the last commit's number (a server's) may have been read before
+        // the log (over packs, or with the log read apart), which may have held a later
+        // commit by then: the one applied is the counter seen. Else the next check would
+        // find the counter changed and nothing after it in the log, and load the graph
+        // whole (one catch-up in 30 with two writers).
         sharing.seenCounter = backend.countsOwnCommits ? max(counter, sharing.seenCommit) : counter
     }
 
