@@ -277,6 +277,8 @@ enum PostgresBenchmark {
 ///   others' commits (a service's readers). Each new message carries the time its write
 ///   began; a follower's observer notes how long after that it heard of the message. Prints
 ///   their lag's median and p99, and their CPU time per commit followed.
+/// - `pace=<ms>`: each writing process waits that long after each write (a load that leaves
+///   the cores idle between writes, so that followers' lag is their own path's).
 enum PostgresLoadBenchmark {
     struct MissingMessage: Error {}
 
@@ -285,7 +287,7 @@ enum PostgresLoadBenchmark {
 
     static func run(processCounts: [Int], residency: Store.Residency = .resident, updates: Bool = false, hot: Bool = false, writesOnly: Bool = false,
                     overTCP: Bool = false, delay: TimeInterval? = nil, databases: Int = 1, commitVisibility: Store.CommitVisibility = .afterFlush,
-                    followers: Int = 0) throws {
+                    followers: Int = 0, pace: TimeInterval = 0) throws {
         guard let cluster = try TemporaryPostgresCluster.start(loopbackPort: overTCP || delay != nil ? Int.random(in: 20_000..<30_000) : nil) else {
             print(TemporaryPostgresCluster.missingServer)
             return
@@ -297,7 +299,8 @@ enum PostgresLoadBenchmark {
               + (writesOnly ? "only writes, each " : "4 reads per ") + (hot ? "an edit of the same message" : updates ? "an edit of a message" : "a new message")
               + (databases > 1 ? ", the processes in turn on \(databases) databases" : "")
               + (commitVisibility == .beforeFlush ? ", commits visible before their flush" : "")
-              + (followers > 0 ? ", \(followers) more process(es) following" : ""))
+              + (followers > 0 ? ", \(followers) more process(es) following" : "")
+              + (pace > 0 ? ", \(pace * 1000) ms between a process's writes" : ""))
         for processes in processCounts {
             var names: [String] = []
             var configuration: PostgresConnection.Configuration!
@@ -321,7 +324,7 @@ enum PostgresLoadBenchmark {
                 process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
                 process.arguments = ["postgres-load-child", configuration.host, names[index % names.count], "\(index)", residency == .resident ? "resident" : "on-demand",
                                      hot ? "hot" : updates ? "updates" : "inserts", "\(proxy?.port ?? configuration.port)", writesOnly ? "writes-only" : "mixed",
-                                     commitVisibility == .beforeFlush ? "before-flush" : "after-flush", followers > 0 ? "timed" : "untimed"]
+                                     commitVisibility == .beforeFlush ? "before-flush" : "after-flush", followers > 0 ? "timed" : "untimed", "\(pace)"]
                 let pipe = Pipe()
                 process.standardOutput = pipe
                 try process.run()
@@ -424,7 +427,7 @@ enum PostgresLoadBenchmark {
 
     /// One process of the load: prints `r <ms>` or `w <ms>` per operation.
     static func child(host: String, port: Int, database: String, index: Int, residency: Store.Residency, updates: Bool, hot: Bool, writesOnly: Bool,
-                      commitVisibility: Store.CommitVisibility, timed: Bool = false) throws {
+                      commitVisibility: Store.CommitVisibility, timed: Bool = false, pace: TimeInterval = 0) throws {
         let store = try Store(.postgres(PostgresConnection.Configuration(host: host, port: port, database: database, user: "schemagen")),
                               schema: BenchModelsSchema.self, options: Store.Options(residency: residency, commitVisibility: commitVisibility))
         var random = SplitMix64(seed: UInt64(index + 1))
@@ -451,6 +454,7 @@ enum PostgresLoadBenchmark {
                     }
                 }
                 lines.append("w \(time)")
+                if pace > 0 { Thread.sleep(forTimeInterval: pace) }
             } else {
                 let time = try OnDemandBenchmark.milliseconds {
                     let messages = try store.read { context in

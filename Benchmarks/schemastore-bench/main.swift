@@ -89,7 +89,8 @@ if CommandLine.arguments.dropFirst().first == "postgres-load" {
                                   delay: CommandLine.arguments.first { $0.hasPrefix("delay=") }.flatMap { Double($0.dropFirst("delay=".count)) }.map { $0 / 1000 },
                                   databases: CommandLine.arguments.first { $0.hasPrefix("databases=") }.flatMap { Int($0.dropFirst("databases=".count)) } ?? 1,
                                   commitVisibility: CommandLine.arguments.contains("before-flush") ? .beforeFlush : .afterFlush,
-                                  followers: CommandLine.arguments.first { $0.hasPrefix("followers=") }.flatMap { Int($0.dropFirst("followers=".count)) } ?? 0)
+                                  followers: CommandLine.arguments.first { $0.hasPrefix("followers=") }.flatMap { Int($0.dropFirst("followers=".count)) } ?? 0,
+                                  pace: (CommandLine.arguments.first { $0.hasPrefix("pace=") }.flatMap { Double($0.dropFirst("pace=".count)) } ?? 0) / 1000)
     exit(0)
 }
 if CommandLine.arguments.dropFirst().first == "postgres-follow-child" {
@@ -102,7 +103,8 @@ if CommandLine.arguments.dropFirst().first == "postgres-load-child" {
     try PostgresLoadBenchmark.child(host: arguments[2], port: Int(arguments[7]) ?? 5432, database: arguments[3], index: Int(arguments[4]) ?? 0,
                                     residency: arguments[5] == "on-demand" ? .onDemand : .resident,
                                     updates: arguments[6] != "inserts", hot: arguments[6] == "hot", writesOnly: arguments[8] == "writes-only",
-                                    commitVisibility: arguments[9] == "before-flush" ? .beforeFlush : .afterFlush, timed: arguments[10] == "timed")
+                                    commitVisibility: arguments[9] == "before-flush" ? .beforeFlush : .afterFlush, timed: arguments[10] == "timed",
+                                    pace: Double(arguments[11]) ?? 0)
     exit(0)
 }
 if CommandLine.arguments.dropFirst().first == "postgres-profile" {
