@@ -14,7 +14,9 @@ import Foundation
 /// listener's thread waits on the connection's socket and reads what arrives, under the
 /// write lock (`readIdle`); it starts waiting only once no write has used the connection for
 /// ``quiet`` seconds, so that a store writing back to back is not woken by its own writes'
-/// answers.
+/// answers. A check (a catch-up after a notification) is no write: the listener reads
+/// again right after it, else a store that only follows others' commits would hear of
+/// them at most once per ``quiet``.
 final class CommitListener: @unchecked Sendable {
     /// The channel every writer of a SchemaGen database notifies.
     static let channel = "schemagen:commits"
@@ -43,8 +45,13 @@ final class CommitListener: @unchecked Sendable {
     private var received = 0
     private let finished = DispatchSemaphore(value: 0)
 
-    init(readIdle: @escaping @Sendable () throws -> ReceivedCommits?, onCommit: @escaping @Sendable (NotifiedCommits.Waiting) -> Void) {
+    /// How long after a write this listener leaves the connection alone (``quiet``; longer in tests).
+    private let quietAfterWrite: TimeInterval
+
+    init(readIdle: @escaping @Sendable () throws -> ReceivedCommits?, quiet: TimeInterval = CommitListener.quiet,
+         onCommit: @escaping @Sendable (NotifiedCommits.Waiting) -> Void) {
         self.readIdle = readIdle
+        quietAfterWrite = quiet
         self.onCommit = onCommit
         let thread = Thread { [self] in run() }
         thread.name = "SchemaStore commit listener"
@@ -54,13 +61,14 @@ final class CommitListener: @unchecked Sendable {
     /// How many commit notifications arrived, this store's own included.
     var notificationsReceived: Int { condition.withLock { received } }
 
-    /// A write (or a check) used the connection and took what it received: `seen` is the
-    /// last commit the store holds after it. Commits past it are checked on this listener's
-    /// thread; returns whether every commit notified was seen (the store's own).
+    /// A write (`byWrite`) or a check used the connection and took what it received: `seen`
+    /// is the last commit the store holds after it. Commits past it are checked on this
+    /// listener's thread; returns whether every commit notified was seen (the store's own).
+    /// After a write, the connection is left alone for ``quiet`` seconds.
     @discardableResult
-    func connectionUsed(_ commits: ReceivedCommits?, seen: Int64) -> Bool {
+    func connectionUsed(_ commits: ReceivedCommits?, seen: Int64, byWrite: Bool) -> Bool {
         condition.withLock {
-            lastUse = Date()
+            if byWrite { lastUse = Date() }
             guard let commits else { return false }
             received += commits.count
             guard let waiting = commits.commits else { return false }
@@ -114,7 +122,7 @@ final class CommitListener: @unchecked Sendable {
                 handedOver = nil
                 return .some(waiting)
             }
-            let idle = lastUse.addingTimeInterval(Self.quiet)
+            let idle = lastUse.addingTimeInterval(quietAfterWrite)
             guard Date() < idle else { return .some(nil) }
             _ = condition.wait(until: idle)
         }

@@ -47,10 +47,11 @@ final class SharedFile: @unchecked Sendable {
 
     /// Hands the listener what a write or a check received on the connection (taken under
     /// the write lock, with `seen`, the last commit the store then held); called after the
-    /// write lock is released.
-    func connectionUsed(_ received: ReceivedCommits?, seen: Int64) {
+    /// write lock is released. `byWrite`: a write's use, after which the listener leaves the
+    /// connection alone a while (``CommitListener/quiet``).
+    func connectionUsed(_ received: ReceivedCommits?, seen: Int64, byWrite: Bool) {
         guard let listener = timerLock.withLock({ listener }) else { return }
-        if listener.connectionUsed(received, seen: seen) { notified.countSkipped() }
+        if listener.connectionUsed(received, seen: seen, byWrite: byWrite) { notified.countSkipped() }
     }
 
     /// Nil for a backend no other connection can open.

@@ -99,7 +99,8 @@ extension Store {
         defer {
             received = commitsReceivedByTheLastUse()
             writeLock.unlock()
-            if let received { sharing?.connectionUsed(received.commits, seen: received.seen) }
+            // A check: the listener may read the connection again at once.
+            if let received { sharing?.connectionUsed(received.commits, seen: received.seen, byWrite: false) }
         }
         guard !isClosed, let sharing else { return false }
         if case .upTo(let last) = notified, last <= sharing.seenCommit { return false }

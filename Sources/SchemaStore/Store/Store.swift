@@ -725,7 +725,7 @@ public final class Store: @unchecked Sendable {
         // What the connection received meanwhile (commit notifications) goes to the
         // listener once the lock is released.
         var received: (commits: ReceivedCommits, seen: Int64)?
-        defer { if let received { sharing?.connectionUsed(received.commits, seen: received.seen) } }
+        defer { if let received { sharing?.connectionUsed(received.commits, seen: received.seen, byWrite: true) } }
         return try writeLock.withLock {
             guard !isClosed else { throw StoreError.closed }
             guard !isReadOnly else { throw StoreError.readOnly(path: backend?.location ?? "memory") }

@@ -1,0 +1,46 @@
+import Foundation
+@testable import SchemaStore
+import Testing
+
+/// `CommitListener`: after a write used the connection it leaves it alone for its quiet
+/// time (the write's own answers would wake it); after a check it reads again at once, or a
+/// store that only follows others' commits would hear of them once per quiet time at most.
+/// The quiet time here is 30 s, so the counts below cannot come from its end.
+@Suite struct CommitListenerTests {
+    /// Counts the listener's reads of the idle connection (each finds nothing and no socket:
+    /// the listener waits 0.2 s and reads again).
+    final class IdleReads: @unchecked Sendable {
+        private let lock = NSLock()
+        private var reads = 0
+        var count: Int { lock.withLock { reads } }
+        func read() -> ReceivedCommits? {
+            lock.withLock { reads += 1 }
+            return ReceivedCommits.none
+        }
+    }
+
+    /// How many more idle reads the listener made over `seconds`, while `meanwhile` ran
+    /// every 50 ms.
+    static func reads(_ idle: IdleReads, over seconds: Double, meanwhile: () -> Void) -> Int {
+        let before = idle.count
+        let end = Date().addingTimeInterval(seconds)
+        while Date() < end {
+            meanwhile()
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        return idle.count - before
+    }
+
+    @Test func checksLeaveTheConnectionToTheListenerAndWritesQuiet() {
+        let idle = IdleReads()
+        let listener = CommitListener(readIdle: { idle.read() }, quiet: 30, onCommit: { _ in })
+        defer { listener.stop() }
+        // Checks every 50 ms: the listener goes on reading (every 0.2 s).
+        let whileChecking = Self.reads(idle, over: 1.2) { listener.connectionUsed(nil, seen: 0, byWrite: false) }
+        #expect(whileChecking >= 3)
+        // One write: the listener reads no more (but for a read under way as it came).
+        listener.connectionUsed(nil, seen: 0, byWrite: true)
+        let afterAWrite = Self.reads(idle, over: 1.2) {}
+        #expect(afterAWrite <= 1)
+    }
+}
