@@ -944,8 +944,6 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
         }
     }
 
-    /// The last commit number: it changes with every commit, this store's own included
-    /// (``countsOwnCommits``).
     func readLogWithCommits(after commit: Int64?) {
         logReadWithCommits = commit
     }
@@ -987,6 +985,8 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
         if connection.isConnected { connection.sendWithoutWaiting("ROLLBACK") }
     }
 
+    /// The last commit number: it changes with every commit, this store's own included
+    /// (``countsOwnCommits``).
     func externalCommitCounter() throws -> Int64? {
         try lastCommit()
     }
