@@ -6,7 +6,8 @@ import Testing
 /// time (the write's own answers would wake it); after a check it reads again at once, or a
 /// store that only follows others' commits would hear of them once per quiet time at most.
 /// The quiet time here is 30 s, so the counts below cannot come from its end. Checks
-/// handed over within the gap after a check wait for its end, and go as one.
+/// handed over within the gap after a check wait for its end (not for a write's quiet
+/// time), and go as one.
 @Suite struct CommitListenerTests {
     /// Counts the listener's reads of the idle connection (each finds nothing and no socket:
     /// the listener waits 0.2 s and reads again).
@@ -71,5 +72,9 @@ import Testing
         #expect(checks.all.count == 1)
         while checks.all.count < 2, Date() < start.addingTimeInterval(5) { Thread.sleep(forTimeInterval: 0.01) }
         #expect(checks.all == [.upTo(1), .upTo(4)])
+        // Handed over by a write (whose quiet time is 30 s): checked after the gap only.
+        listener.connectionUsed(ReceivedCommits(commits: .upTo(5), count: 1, socket: -1), seen: 0, byWrite: true)
+        while checks.all.count < 3, Date() < start.addingTimeInterval(8) { Thread.sleep(forTimeInterval: 0.01) }
+        #expect(checks.all == [.upTo(1), .upTo(4), .upTo(5)])
     }
 }

@@ -146,7 +146,8 @@ final class CommitListener: @unchecked Sendable {
             }
             let idle = max(lastUse.addingTimeInterval(quietAfterWrite), checkable)
             guard Date() < idle else { return .some(nil) }
-            _ = condition.wait(until: idle)
+            // Notifications handed over wait for the gap only, not for a write's quiet time.
+            _ = condition.wait(until: handedOver == nil ? idle : checkable)
         }
         return nil
     }
