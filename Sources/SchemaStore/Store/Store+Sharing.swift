@@ -99,7 +99,8 @@ extension Store {
         defer {
             received = commitsReceivedByTheLastUse()
             writeLock.unlock()
-            // A check: the listener may read the connection again at once.
+            // A check, not a write: the listener goes on after its gap after a check
+            // (``CommitListener/checkGap``), not after a write's quiet time.
             if let received { sharing?.connectionUsed(received.commits, seen: received.seen, byWrite: false) }
         }
         guard !isClosed, let sharing else { return false }
