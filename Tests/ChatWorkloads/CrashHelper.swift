@@ -12,15 +12,8 @@ public enum CrashHelper {
         return directory.appendingPathComponent("store-crash-helper")
     }()
 
-    /// Starts the helper with `arguments`, its output in the returned pipe, its input `input`.
-    public static func start(_ arguments: [String], input: Pipe? = nil) throws -> (Process, Pipe) {
-        let output = Pipe()
-        let process = Process()
-        process.executableURL = url
-        process.arguments = arguments
-        process.standardOutput = output
-        if let input { process.standardInput = input }
-        try process.run()
-        return (process, output)
+    /// Starts the helper with `arguments`, its input `input`.
+    public static func start(_ arguments: [String], input: Pipe? = nil) throws -> HelperProcess {
+        try HelperProcess(url, arguments, input: input)
     }
 }

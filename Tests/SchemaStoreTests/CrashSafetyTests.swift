@@ -13,16 +13,14 @@ import Testing
     static var helper: URL { CrashHelper.url }
 
     /// Starts the helper committing numbered writes from `firstWrite` to the store at `url`.
-    static func startHelper(_ url: URL, firstWrite: Int) throws -> (Process, Pipe) {
+    static func startHelper(_ url: URL, firstWrite: Int) throws -> HelperProcess {
         try CrashHelper.start([url.path, "\(firstWrite)", "1000000"])
     }
 
     /// Kills the helper with SIGKILL; the numbers of the writes it reported committed.
-    static func kill(_ process: Process, _ output: Pipe) -> [Int] {
-        Foundation.kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-        return String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            .split(separator: "\n").compactMap { Int($0) }
+    static func kill(_ writer: HelperProcess) -> [Int] {
+        writer.kill()
+        return writer.lines.compactMap { Int($0) }
     }
 
     @Test func killedWritersLeaveAPrefixOfTheirCommits() throws {
@@ -33,11 +31,11 @@ import Testing
         var committed = 0
         var kills = 0
         for round in 0..<25 {
-            let (process, output) = try Self.startHelper(url, firstWrite: committed)
+            let writer = try Self.startHelper(url, firstWrite: committed)
             // Kill at a random moment: often mid-commit, sometimes while still opening.
             Thread.sleep(forTimeInterval: Double.random(in: 0.02...0.3, using: &random))
-            let reported = Self.kill(process, output)
-            if process.terminationReason == .uncaughtSignal { kills += 1 }
+            let reported = Self.kill(writer)
+            if writer.wasKilled { kills += 1 }
             let store = try Store(.file(url), schema: ChatModelsSchema.self)
             let context = store.context
             let ids = Set(context.ids(of: Message.self))
@@ -91,7 +89,7 @@ import Testing
         var committed = 0
         var seen = Set<Int>()
         for round in 0..<8 {
-            let (process, output) = try Self.startHelper(url, firstWrite: committed)
+            let writer = try Self.startHelper(url, firstWrite: committed)
             let end = Date().addingTimeInterval(Double.random(in: 0.1...0.4, using: &random))
             while Date() < end {
                 let context = reader.context
@@ -101,7 +99,7 @@ import Testing
                 // Blocking, as a busy reader would: the consumer's task catches up afterwards.
                 usleep(3000)
             }
-            let reported = Self.kill(process, output)
+            let reported = Self.kill(writer)
             let acknowledged = reported.last.map { $0 + 1 } ?? committed
             // The file may hold one write more than the helper reported (killed between its
             // commit and its report): the store opened afresh says how many there are, and
