@@ -92,7 +92,7 @@ public final class PostgresConnection: @unchecked Sendable {
             _ = try? execute(sql)
             return
         }
-        if sendInPipelineOfItsOwn(sql, [], on: handle) {
+        if sendInPipelineOfItsOwn(sql, on: handle) {
             unansweredPipelines += 1
         } else {
             // Not sent whole (a connection failing): closed, as lost. The server ends its
@@ -101,13 +101,10 @@ public final class PostgresConnection: @unchecked Sendable {
         }
     }
 
-    /// Queues `sql` (never prepared: its answer is dropped unread, and with it a preparing's)
-    /// and a sync behind it, which sends what is queued. False when either failed.
-    private func sendInPipelineOfItsOwn(_ sql: String, _ texts: [String?], on handle: OpaquePointer) -> Bool {
-        let sent = Self.withOptionalCStrings(texts) { pointers in
-            PQsendQueryParams(handle, sql, Int32(texts.count), nil, pointers, nil, nil, 0)
-        }
-        return sent == 1 && PQpipelineSync(handle) == 1
+    /// Queues `sql` (no parameters, unnamed: its answer is dropped unread, and with it a
+    /// preparing's) and a sync behind it, which sends what is queued. False when either failed.
+    private func sendInPipelineOfItsOwn(_ sql: String, on handle: OpaquePointer) -> Bool {
+        send(sql, named: nil, [], on: handle) && PQpipelineSync(handle) == 1
     }
 
     /// Reads (and drops) the answers of the statements sent without waiting.
@@ -220,8 +217,10 @@ public final class PostgresConnection: @unchecked Sendable {
     /// without waiting for it: its answer is dropped and its failure not reported. It goes
     /// with them, but in a pipeline of its own, which the server runs after it answered
     /// them: for what must neither fail nor delay the statements before it, a notification
-    /// after a `COMMIT`. (If one of them failed, it still runs: in the transaction they left
-    /// aborted, where it fails, or after it.)
+    /// after a `COMMIT`. It is prepared as they are (its preparing goes among them, where
+    /// its answer is read). If one of them failed, it still runs: in the transaction they
+    /// left aborted, where it fails, or after it, where it fails too when its preparing was
+    /// among what the failure skipped.
     public func executeEach(_ statements: [(sql: String, parameters: [StoredValue])],
                             thenIgnoringFailure trailing: (sql: String, parameters: [StoredValue])?) throws -> [[[StoredValue]]] {
         try executeEach(statements, thenIgnoringFailure: trailing, thenReading: []).answers
@@ -275,13 +274,25 @@ public final class PostgresConnection: @unchecked Sendable {
             for (statement, texts) in zip(chunk, chunkTexts) {
                 if let lost = send(statement.sql, texts, on: handle, answering: &answering) { failure = lost; break }
             }
+            // The trailing statement's text is prepared here, where its preparing is
+            // answered and so recorded (its own answers are dropped unread): a notification
+            // sent unnamed behind every write cost the server a parse and a plan each time.
+            // Behind statements that failed, the preparing is skipped with them, and the
+            // trailing statement fails as it would have in their aborted transaction.
+            var trailingName: String?
+            if failure == nil, isLast, let trailing {
+                switch nameForSending(trailing.sql, parameterCount: trailing.parameters.count, on: handle, answering: &answering) {
+                case .success(let name): trailingName = name
+                case .failure(let lost): failure = lost
+                }
+            }
             if failure == nil, PQpipelineSync(handle) != 1 { failure = lost(Self.message(PQerrorMessage(handle))) }
             var trailingSent = false
             if failure == nil, isLast, let trailing, let trailingTexts {
                 // A pipeline of its own behind the sync: the server answers the statements
                 // above at the sync, before it runs this one, which it then does while the
                 // caller goes on; its answers are dropped at the connection's next use.
-                trailingSent = sendInPipelineOfItsOwn(trailing.sql, trailingTexts, on: handle)
+                trailingSent = send(trailing.sql, named: trailingName, trailingTexts, on: handle) && PQpipelineSync(handle) == 1
                 if !trailingSent { failure = lost(Self.message(PQerrorMessage(handle))) }
             }
             var followingAnswering: Answering?
@@ -396,25 +407,39 @@ public final class PostgresConnection: @unchecked Sendable {
     /// Queues one statement of a pipeline (preparing its text first when it is worth a
     /// name); returns the failure to send.
     private func send(_ sql: String, _ texts: [String?], on handle: OpaquePointer, answering: inout Answering) -> PostgresError? {
-        let count = Int32(texts.count)
-        var name = prepared.name(of: sql)
-        if name == nil, let (new, droppingAll) = prepared.nameToPrepare(sql) {
-            if droppingAll {
-                if PQsendQueryParams(handle, PreparedStatements.dropAll, 0, nil, nil, nil, nil, 0) != 1 { return lost(Self.message(PQerrorMessage(handle))) }
-                answering.append(.droppingAll)
-            }
-            if PQsendPrepare(handle, new, sql, count, nil) != 1 { return lost(Self.message(PQerrorMessage(handle))) }
-            answering.append(.preparing(sql: sql, name: new))
-            name = new
+        let name: String?
+        switch nameForSending(sql, parameterCount: texts.count, on: handle, answering: &answering) {
+        case .success(let found): name = found
+        case .failure(let failure): return failure
         }
-        prepared.ran(sql)
-        let sent = Self.withOptionalCStrings(texts) { pointers in
-            if let name { return PQsendQueryPrepared(handle, name, count, pointers, nil, nil, 0) }
-            return PQsendQueryParams(handle, sql, count, nil, pointers, nil, nil, 0)
-        }
-        if sent != 1 { return lost(Self.message(PQerrorMessage(handle))) }
+        if !send(sql, named: name, texts, on: handle) { return lost(Self.message(PQerrorMessage(handle))) }
         answering.append(.statement)
         return nil
+    }
+
+    /// Queues `sql` with `texts`: as the prepared statement `name`, or unnamed.
+    private func send(_ sql: String, named name: String?, _ texts: [String?], on handle: OpaquePointer) -> Bool {
+        let count = Int32(texts.count)
+        return Self.withOptionalCStrings(texts) { pointers in
+            if let name { return PQsendQueryPrepared(handle, name, count, pointers, nil, nil, 0) }
+            return PQsendQueryParams(handle, sql, count, nil, pointers, nil, nil, 0)
+        } == 1
+    }
+
+    /// The name `sql` is prepared under, queueing its preparing first (in the pipeline
+    /// `answering` describes) when it is worth a name now; nil when it goes unnamed.
+    private func nameForSending(_ sql: String, parameterCount: Int, on handle: OpaquePointer,
+                                answering: inout Answering) -> Result<String?, PostgresError> {
+        defer { prepared.ran(sql) }
+        if let name = prepared.name(of: sql) { return .success(name) }
+        guard let (new, droppingAll) = prepared.nameToPrepare(sql) else { return .success(nil) }
+        if droppingAll {
+            if PQsendQueryParams(handle, PreparedStatements.dropAll, 0, nil, nil, nil, nil, 0) != 1 { return .failure(lost(Self.message(PQerrorMessage(handle)))) }
+            answering.append(.droppingAll)
+        }
+        if PQsendPrepare(handle, new, sql, Int32(parameterCount), nil) != 1 { return .failure(lost(Self.message(PQerrorMessage(handle)))) }
+        answering.append(.preparing(sql: sql, name: new))
+        return .success(new)
     }
 
     /// Reads a pipeline's results up to its sync point: each statement's rows appended to

@@ -40,6 +40,41 @@ import Testing
         #expect(try Self.preparedTexts(connection).contains(batched))
     }
 
+    /// A statement sent behind a batch, its answer dropped (a write's notification), is
+    /// prepared too, its preparing among the batch's statements; behind a batch that fails,
+    /// the preparing is skipped with them and never recorded, so the text runs again later.
+    @Test func aStatementSentBehindABatchIsPreparedWhereItsPreparingIsAnswered() throws {
+        guard let cluster = try PostgresDialectTests.cluster() else { return }
+        defer { cluster.stop() }
+        let connection = try PostgresConnection(cluster.configuration())
+        try connection.execute("CREATE TABLE notes (n bigint)")
+        let note = "INSERT INTO notes (n) VALUES ($1)"
+        for n in 0..<3 {
+            #expect(try connection.executeEach([("SELECT 1", [])], thenIgnoringFailure: (note, [.integer(Int64(n))])) == [[[.integer(1)]]])
+        }
+        // Each ran; the text is prepared.
+        #expect(try connection.execute("SELECT n FROM notes ORDER BY n") == [[.integer(0)], [.integer(1)], [.integer(2)]])
+        #expect(try Self.preparedTexts(connection).contains(note))
+
+        let other = "INSERT INTO notes (n) VALUES ($1 + 100)"
+        for _ in 0..<3 {
+            #expect(throws: PostgresError.self) {
+                try connection.executeEach([("SELECT n FROM missing", [])], thenIgnoringFailure: (other, [.integer(1)]))
+            }
+        }
+        #expect(try !Self.preparedTexts(connection).contains(other))
+        // Behind batches that succeed it runs every time, prepared from its second run on.
+        let before = try connection.execute("SELECT count(*) FROM notes WHERE n = 101")
+        for _ in 0..<3 { _ = try connection.executeEach([("SELECT 1", [])], thenIgnoringFailure: (other, [.integer(1)])) }
+        let after = try connection.execute("SELECT count(*) FROM notes WHERE n = 101")
+        guard case .integer(let runsBefore)? = before.first?.first, case .integer(let runsAfter)? = after.first?.first else {
+            Issue.record("no counts: \(before), \(after)")
+            return
+        }
+        #expect(runsAfter - runsBefore == 3)
+        #expect(try Self.preparedTexts(connection).contains(other))
+    }
+
     /// The check every statement sent goes through (a schema change forgets the prepared
     /// texts) answers as splitting off the first word and uppercasing it would.
     @Test(arguments: [1, 2] as [UInt64])
