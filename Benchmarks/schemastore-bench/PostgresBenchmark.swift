@@ -273,10 +273,11 @@ enum PostgresBenchmark {
 ///   filled alike (a server whose tenants each have a database).
 /// - `before-flush`: the stores' commits are visible before their flush
 ///   (``Store/CommitVisibility/beforeFlush``), so that a durable server flushes several at once.
-/// - `followers=<n>`: n more processes, each a resident store that only follows the
-///   others' commits (a service's readers). Each new message carries the time its write
-///   began; a follower's observer notes how long after that it heard of the message. Prints
-///   their lag's median and p99, and their CPU time per commit followed.
+/// - `followers=<n>`: n more processes, each a store that only follows the others' commits
+///   (a service's readers), resident or on demand as the writers are. Each new message
+///   carries the time its write began; a follower's observer notes how long after that it
+///   heard of the message. Prints their lag's median and p99, and their CPU time per catch-up
+///   (resident) or per change set delivered (on demand).
 /// - `pace=<ms>`: each writing process waits that long after each write (a load that leaves
 ///   the cores idle between writes, so that followers' lag is their own path's).
 enum PostgresLoadBenchmark {
@@ -333,7 +334,8 @@ enum PostgresLoadBenchmark {
             let following = try (0..<followers).map { index -> (Process, Pipe) in
                 let process = Process()
                 process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-                process.arguments = ["postgres-follow-child", configuration.host, names[index % names.count], "\(proxy?.port ?? configuration.port)"]
+                process.arguments = ["postgres-follow-child", configuration.host, names[index % names.count], "\(proxy?.port ?? configuration.port)",
+                                     residency == .resident ? "resident" : "on-demand"]
                 let pipe = Pipe()
                 process.standardOutput = pipe
                 try process.run()
@@ -379,25 +381,28 @@ enum PostgresLoadBenchmark {
                   + "writes p50 \(percentile(writes, 0.5)) ms, p99 \(percentile(writes, 0.99)) ms (\(reads.count) reads, \(writes.count) writes)"
                   + (residency == .resident ? "; \(retries[5]) started on the database, \(retries[0]) stale, \(retries[1]) runs reading before the lock, \(retries[2]) of them again; caught up \(retries[3]) times from the log, \(retries[4]) by loading the graph" : ""))
             if followers > 0 {
+                let unit = residency == .resident ? "catch-up" : "change set"
                 print("  followers: lag p50 \(percentile(lags, 0.5)) ms, p99 \(percentile(lags, 0.99)) ms (\(lags.count) messages heard of); "
-                      + "\(followed) catch-ups, CPU \(String(format: "%.3f", followed > 0 ? followerCPU / Double(followed) : 0)) ms per catch-up")
+                      + "\(followed) \(unit)s, CPU \(String(format: "%.3f", followed > 0 ? followerCPU / Double(followed) : 0)) ms per \(unit)")
             }
         }
     }
 
-    /// A follower of the load (`followers=<n>`): a resident store that only follows the
-    /// writers' commits for the run's length (and half a second more). Prints `lag <ms>` per
-    /// new message heard of (from the time its text carries), the process's CPU time
-    /// (`cpu <ms>`, from the store's open) and how many catch-ups it made (`followed <n>`).
-    static func follower(host: String, port: Int, database: String) throws {
+    /// A follower of the load (`followers=<n>`): a store that only follows the writers'
+    /// commits for the run's length (and half a second more). Prints `lag <ms>` per new
+    /// message heard of (from the time its text carries), the process's CPU time (`cpu <ms>`,
+    /// from the store's open) and how many catch-ups it made, resident, or change sets it
+    /// was delivered, on demand (`followed <n>`).
+    static func follower(host: String, port: Int, database: String, residency: Store.Residency) throws {
         let store = try Store(.postgres(PostgresConnection.Configuration(host: host, port: port, database: database, user: "schemagen")),
-                              schema: BenchModelsSchema.self, options: Store.Options(residency: .resident))
+                              schema: BenchModelsSchema.self, options: Store.Options(residency: residency))
         let cpuBefore = cpuMilliseconds()
         let lags = LagRecord()
         let changes = store.changes(to: Message.self)
         let listening = Task {
             for await change in changes {
                 let now = Date().timeIntervalSince1970
+                lags.delivered()
                 for id in change.changes(Message.self)?.inserted ?? [] {
                     guard let text = Message.query(id, in: change.context).resolve()?.text, let start = Double(text.split(separator: " ").last ?? "") else { continue }
                     lags.append((now - start) * 1000)
@@ -408,7 +413,7 @@ enum PostgresLoadBenchmark {
         listening.cancel()
         var lines = lags.values.map { "lag \($0)" }
         lines.append("cpu \(cpuMilliseconds() - cpuBefore)")
-        lines.append("followed \(store.catchUps.followed + store.catchUps.reloaded)")
+        lines.append("followed \(residency == .resident ? store.catchUps.followed + store.catchUps.reloaded : lags.changeSets)")
         print(lines.joined(separator: "\n"))
     }
 
@@ -421,8 +426,12 @@ enum PostgresLoadBenchmark {
     final class LagRecord: @unchecked Sendable {
         private let lock = NSLock()
         private var recorded: [Double] = []
+        private var deliveredCount = 0
         func append(_ lag: Double) { lock.withLock { recorded.append(lag) } }
+        /// Counts a change set delivered.
+        func delivered() { lock.withLock { deliveredCount += 1 } }
         var values: [Double] { lock.withLock { recorded } }
+        var changeSets: Int { lock.withLock { deliveredCount } }
     }
 
     /// One process of the load: prints `r <ms>` or `w <ms>` per operation.

@@ -95,7 +95,8 @@ if CommandLine.arguments.dropFirst().first == "postgres-load" {
 }
 if CommandLine.arguments.dropFirst().first == "postgres-follow-child" {
     let arguments = CommandLine.arguments
-    try PostgresLoadBenchmark.follower(host: arguments[2], port: Int(arguments[4]) ?? 5432, database: arguments[3])
+    try PostgresLoadBenchmark.follower(host: arguments[2], port: Int(arguments[4]) ?? 5432, database: arguments[3],
+                                       residency: arguments.dropFirst(5).first == "on-demand" ? .onDemand : .resident)
     exit(0)
 }
 if CommandLine.arguments.dropFirst().first == "postgres-load-child" {
