@@ -15,7 +15,8 @@ public final class HelperProcess: @unchecked Sendable {
     private var output = Data()
     private var ended = false
 
-    init(_ executable: URL, _ arguments: [String], input: Pipe?) throws {
+    /// Starts `executable` with `arguments`, its input `input` (else the test's own).
+    public init(_ executable: URL, _ arguments: [String], input: Pipe? = nil) throws {
         process = Process()
         process.executableURL = executable
         process.arguments = arguments
