@@ -3,9 +3,10 @@ import SchemaRuntime
 @_spi(SchemaStoreTesting) import SchemaStore
 
 /// A follower of a long chat (`Store.refresh()` after another store's commits): messages
-/// sent to it arrive as the chat's new links only, across several commits at once; a
-/// removal from the list, or a list written whole, makes it read the list whole. Used
-/// alike on a SQLite file and on PostgreSQL.
+/// sent to it arrive as the chat's new links and the new messages' rows only, across several
+/// commits at once (the chat's row, which they only relinked, is not read); a removal from
+/// the list, or a list written whole, makes it read the list whole. Used alike on a SQLite
+/// file and on PostgreSQL.
 public enum ListAppendFollowing {
     /// What went wrong, empty when nothing did: the follower's graph differs from the
     /// writer's, or it read other list links than expected.
@@ -17,12 +18,14 @@ public enum ListAppendFollowing {
         // `writes`, then the follower's refresh, which must read `expected` list links. A
         // store on a server may follow some commits before the refresh, as their
         // notifications arrive: counted from before the writes.
-        func step(_ what: String, reading expected: ClosedRange<Int>, _ writes: () throws -> Void) throws {
-            let before = follower.listLinksReadFollowing
+        func step(_ what: String, reading expected: ClosedRange<Int>, rows expectedRows: ClosedRange<Int>? = nil,
+                  _ writes: () throws -> Void) throws {
+            let before = follower.listLinksReadFollowing, rowsBefore = follower.rowsReadFollowing
             try writes()
             try follower.refresh()
-            let read = follower.listLinksReadFollowing - before
+            let read = follower.listLinksReadFollowing - before, rows = follower.rowsReadFollowing - rowsBefore
             if !expected.contains(read) { problems.append("\(what): read \(read) list links, expected \(expected)") }
+            if let expectedRows, !expectedRows.contains(rows) { problems.append("\(what): read \(rows) rows, expected \(expectedRows)") }
             if try ChatGraphText.of(follower.context) != ChatGraphText.of(writer.context) { problems.append("\(what): the graphs differ") }
         }
         // The chat's users and the user's chats, and every message.
@@ -33,8 +36,9 @@ public enum ListAppendFollowing {
                 try (0..<length).map(message).save(to: &context)
             }
         }
-        // Three commits, each sending a message: the chat's last three links.
-        try step("three appends", reading: 3...3) {
+        // Three commits, each sending a message: the chat's last three links, and the three
+        // messages' rows, not the chat's.
+        try step("three appends", reading: 3...3, rows: 3...3) {
             for number in length..<length + 3 { try writer.write { try message(number).save(to: &$0) } }
         }
         // Appended, then removed in a later commit: the list is read whole (after the

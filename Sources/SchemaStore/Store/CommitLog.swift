@@ -47,6 +47,20 @@ enum CommitLog {
             return Int(count)
         }
 
+        /// Whether the entry says the commit left the row's fields as they were, changing
+        /// only the entity's links (a chat a message was added to): a follower holding the
+        /// row has nothing of it to read. False for other kinds, and when the entry does not
+        /// say (a version that did not record it).
+        var leavesRowUnchanged: Bool {
+            guard kind == .row else { return false }
+            switch change {
+            case .integer(let value)?: return value >= 0 && value & 3 == Int64(RowChange.unchanged.code)
+            // The text form, `row:relations`, with no row word for an unchanged row.
+            case .text(let text)?: return text.isEmpty || text.hasPrefix(":")
+            default: return false
+            }
+        }
+
         /// Equal entries name the same row, slot or archive (a follower loads each once).
         static func == (lhs: Entry, rhs: Entry) -> Bool { lhs.kind == rhs.kind && lhs.name == rhs.name && lhs.id == rhs.id }
         func hash(into hasher: inout Hasher) {

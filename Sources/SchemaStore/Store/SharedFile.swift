@@ -21,6 +21,9 @@ final class SharedFile: @unchecked Sendable {
     /// How many links of to-many lists following the log read (tests check that a list
     /// appended to is not read whole).
     var listLinksRead = 0
+    /// How many rows following the log read (tests check that rows a commit only relinked
+    /// are not read).
+    var rowsRead = 0
     /// For a store reading on demand: whether it follows the log for its observers, from
     /// ``seenCommit`` (`Store.deliverOnDemandCommits()`).
     var followsOnDemand = false
