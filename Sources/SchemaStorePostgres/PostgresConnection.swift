@@ -74,11 +74,12 @@ public final class PostgresConnection: @unchecked Sendable {
         handle = nil
         unansweredPipelines = 0
         ahead = []
+        answersEnded = false
     }
 
     /// Statements sent by ``sendWithoutWaiting(_:)`` whose answers are unread, each in a
     /// pipeline of its own: the connection stays in pipeline mode meanwhile.
-    private var unansweredPipelines = 0
+    var unansweredPipelines = 0
 
     /// Sends `sql` (no parameters) and returns at once: the server runs it as it arrives.
     /// For a statement whose answer nobody needs, such as the `ROLLBACK` that ends a
@@ -109,15 +110,17 @@ public final class PostgresConnection: @unchecked Sendable {
 
     /// Reads (and drops) the answers of the statements sent without waiting.
     private func readUnanswered(_ handle: OpaquePointer) throws {
+        var afterEnd = false
         while unansweredPipelines > 0 {
             // NULL ends each statement's results; a lost connection ends them all.
-            guard let result = PQgetResult(handle) else {
-                if PQstatus(handle) != CONNECTION_OK {
-                    unansweredPipelines = 0
-                    throw lost(Self.message(PQerrorMessage(handle)))
-                }
-                continue
+            let next: OpaquePointer?
+            do {
+                next = try nextResult(handle, afterEnd: &afterEnd)
+            } catch {
+                unansweredPipelines = 0
+                throw error
             }
+            guard let result = next else { continue }
             if PQresultStatus(result) == PGRES_PIPELINE_SYNC { unansweredPipelines -= 1 }
             PQclear(result)
         }
@@ -138,8 +141,31 @@ public final class PostgresConnection: @unchecked Sendable {
     /// Whether the connection is still up: false once the server went away or the
     /// connection was closed (libpq notices when a statement fails).
     public var isConnected: Bool {
-        guard let handle else { return false }
+        guard let handle, !answersEnded else { return false }
         return PQstatus(handle) == CONNECTION_OK
+    }
+
+    /// Set when libpq had no more answers for a pipeline that was not answered to its end
+    /// (``nextResult(_:afterEnd:)``): the connection no longer knows where its answers are,
+    /// and counts as lost (the store opens another).
+    private var answersEnded = false
+
+    /// The next result of a pipeline being read; nil at the end of one statement's results.
+    /// Throws when the connection was lost, and when libpq has nothing more to give although
+    /// the pipeline's sync was not read (two ends in a row, `afterEnd`): asking again would
+    /// return nothing forever, a loop that never ends.
+    private func nextResult(_ handle: OpaquePointer, afterEnd: inout Bool) throws -> OpaquePointer? {
+        if let result = PQgetResult(handle) {
+            afterEnd = false
+            return result
+        }
+        if PQstatus(handle) != CONNECTION_OK { throw lost(Self.message(PQerrorMessage(handle))) }
+        if afterEnd {
+            answersEnded = true
+            throw lost("the server's answers ended before the end of what was sent")
+        }
+        afterEnd = true
+        return nil
     }
 
     /// Runs `sql` with `parameters` bound to `$1`, `$2`, ...; returns the rows, each value
@@ -447,11 +473,9 @@ public final class PostgresConnection: @unchecked Sendable {
     private func readAnswers(_ handle: OpaquePointer, _ answering: Answering, into answers: inout [[[StoredValue]]]) throws {
         var failure: PostgresError?
         var answered = 0
+        var afterEnd = false
         while true {
-            guard let result = PQgetResult(handle) else {
-                if PQstatus(handle) != CONNECTION_OK { throw lost(Self.message(PQerrorMessage(handle))) }
-                continue
-            }
+            guard let result = try nextResult(handle, afterEnd: &afterEnd) else { continue }
             let status = PQresultStatus(result)
             let answer = status != PGRES_PIPELINE_SYNC && answered < answering.count ? answering[answered] : .statement
             if status == PGRES_COMMAND_OK, case .preparing(let sql, let name) = answer { prepared.prepared(sql, as: name) }

@@ -73,6 +73,19 @@ public final class HelperProcess: @unchecked Sendable {
         return closed && !process.isRunning
     }
 
+    /// Every thread's stack of the running child, as `gdb` prints it (for a report of a
+    /// child that hangs); nil without `gdb` or once it exited.
+    public func stacks() -> String? {
+        guard process.isRunning, FileManager.default.isExecutableFile(atPath: "/usr/bin/gdb") else { return nil }
+        guard let gdb = try? HelperProcess(URL(fileURLWithPath: "/usr/bin/gdb"),
+                                           ["-p", "\(process.processIdentifier)", "-batch", "-nx", "-ex", "thread apply all bt 30"]) else { return nil }
+        guard gdb.waitForExit(timeout: 60) else {
+            gdb.kill()
+            return nil
+        }
+        return gdb.lines.filter { $0.hasPrefix("#") || $0.hasPrefix("Thread") }.joined(separator: "\n")
+    }
+
     /// Kills the child (SIGKILL) and waits for it.
     public func kill() {
         Foundation.kill(process.processIdentifier, SIGKILL)

@@ -75,6 +75,24 @@ import Testing
         #expect(try Self.preparedTexts(connection).contains(other))
     }
 
+    /// A connection that counts more pipelines unanswered than it sent (its count out of
+    /// step with libpq's) finds libpq's answers ended and throws, counting as lost, instead
+    /// of asking libpq for the missing answers forever.
+    @Test func answersEndingBeforeWhatWasSentLoseTheConnectionInsteadOfWaitingForever() throws {
+        guard let cluster = try PostgresDialectTests.cluster() else { return }
+        defer { cluster.stop() }
+        let connection = try PostgresConnection(cluster.configuration())
+        connection.sendWithoutWaiting("SELECT 1")
+        connection.unansweredPipelines += 1
+        #expect(throws: PostgresError.self) { try connection.execute("SELECT 2") }
+        #expect(!connection.isConnected)
+        // A connection in step reads what it sent without waiting, and goes on.
+        let other = try PostgresConnection(cluster.configuration())
+        other.sendWithoutWaiting("SELECT 1")
+        #expect(try other.execute("SELECT 2") == [[.integer(2)]])
+        #expect(other.isConnected)
+    }
+
     /// The check every statement sent goes through (a schema change forgets the prepared
     /// texts) answers as splitting off the first word and uppercasing it would.
     @Test(arguments: [1, 2] as [UInt64])

@@ -24,6 +24,8 @@ import Testing
         let start = Date()
         #expect(!child.waitForExit(timeout: 0.5))
         #expect(Date().timeIntervalSince(start) < 30)
+        // What a report of a hang shows, where gdb is installed.
+        if let stacks = child.stacks() { #expect(stacks.contains("#0"), "\(stacks)") }
         child.kill()
         #expect(child.wasKilled && !child.process.isRunning)
     }
