@@ -78,7 +78,8 @@ public final class PostgresConnection: @unchecked Sendable {
     }
 
     /// Statements sent by ``sendWithoutWaiting(_:)`` whose answers are unread, each in a
-    /// pipeline of its own: the connection stays in pipeline mode meanwhile.
+    /// pipeline of its own: the connection stays in pipeline mode meanwhile. (Not private:
+    /// a test puts it out of step with libpq's, to check that reading stops.)
     var unansweredPipelines = 0
 
     /// Sends `sql` (no parameters) and returns at once: the server runs it as it arrives.

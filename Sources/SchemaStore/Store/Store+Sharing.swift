@@ -192,8 +192,7 @@ extension Store {
             (_, changes) = try context.trackingChanges { context in
                 var done = Set<CommitLog.Entry>()
                 // A row every commit here only relinked is as the graph holds it: neither read
-                // nor written again (refreshing it redid its indexes, a fifth of a follower's
-                // time when each commit adds a message to a chat).
+                // nor written again (refreshing it read it and redid its indexes for nothing).
                 let rewritten = Set(entries.map(\.entry).filter { $0.kind == .row && !$0.leavesRowUnchanged })
                 let rowEntries = entries.map(\.entry).filter { $0.kind == .row && rewritten.contains($0) && done.insert($0).inserted }
                 // Each slot once. A list the commits only appended to reads just its new
