@@ -43,8 +43,6 @@ public final class HelperProcess: @unchecked Sendable {
         thread.start()
     }
 
-    public var identifier: pid_t { process.processIdentifier }
-
     /// The lines printed so far (a last line not ended yet included).
     public var lines: [String] {
         condition.withLock { Self.lines(output) }

@@ -92,6 +92,7 @@ import Testing
     /// may pass 12 s on a loaded machine, as a CI run found: it has a minute.
     static func expectFailsOrWritesOn(_ writer: HelperProcess, round: Int, _ configuration: PostgresConnection.Configuration) {
         if writer.waitForExit(timeout: 60) { return }
+        defer { writer.kill() }
         let written = writer.lines.count
         let failedLater = writer.waitForExit(timeout: 5)
         let wroteOn = writer.lines.count > written
@@ -102,10 +103,8 @@ import Testing
                 """)) ?? []
             let stacks = writer.stacks() ?? "(none)"
             Issue.record("round \(round): the writer neither failed nor wrote on after the crash: \(writer.lines.suffix(3))\nsessions: \(sessions)\nstacks:\n\(stacks)")
-            writer.kill()
             return
         }
-        writer.kill()
     }
 
     /// Four processes increment one counter at once, each read-modify-write in its own
