@@ -34,6 +34,11 @@ public final class PostgresConnection: @unchecked Sendable {
     /// How this connection waits for a batch's answers (``AnswerWait``).
     private var answerWait = AnswerWait()
 
+    /// Work for the calling thread while the server answers: run each time statements were
+    /// sent and their answers are awaited, before the wait. A store frees there the graph
+    /// its last write replaced, work that would otherwise come before a write returns.
+    public var whileWaiting: (@Sendable () -> Void)?
+
     /// Connects; throws ``PostgresError/cannotConnect(host:database:reason:)`` within the
     /// configuration's timeout for a server that is down or refuses the credentials.
     public init(_ configuration: Configuration) throws {
@@ -197,6 +202,7 @@ public final class PostgresConnection: @unchecked Sendable {
                 return PQsendQueryParams(handle, sql, Int32(parameters.count), nil, pointers, nil, nil, 0)
             }
             guard sent == 1 else { throw lost(Self.message(PQerrorMessage(handle))) }
+            whileWaiting?()
             answerWait.wait(handle)
             // One statement: one result, then none (as PQexec, the last if more came, and
             // a COPY's at once: it stays the result until the copy ends).
@@ -332,6 +338,7 @@ public final class PostgresConnection: @unchecked Sendable {
                 followingAnswering = answering
             }
             if let failure { throw failure }
+            whileWaiting?()
             try readUnanswered(handle)
             answerWait.wait(handle)
             do {

@@ -50,6 +50,11 @@ private final class StoreConnection: ServerConnection {
         return nil
     }
 
+    var whileWaiting: (@Sendable () -> Void)? {
+        get { connection.whileWaiting }
+        set { connection.whileWaiting = newValue }
+    }
+
     func close() { connection.close() }
 }
 

@@ -91,6 +91,12 @@ protocol StoreBackend: AnyObject, Sendable {
     /// (it is then the last commit's number, which the store records after its own).
     var countsOwnCommits: Bool { get }
 
+    /// Has `work` run on the thread of each round trip once it sent its statements, while
+    /// it waits for the answers; returns false when the backend has no such wait (a file:
+    /// its statements run on the calling thread) and never runs it. A store frees there
+    /// the graph its last write replaced (``GraphRetirement``).
+    func runWhileWaiting(_ work: @escaping @Sendable () -> Void) -> Bool
+
     /// The schema fingerprint the database records (another connection may have migrated it).
     func recordedFingerprint() throws -> String?
 
@@ -214,6 +220,8 @@ struct FingerprintChanged: Error {
 
 extension StoreBackend {
     var countsOwnCommits: Bool { false }
+
+    func runWhileWaiting(_ work: @escaping @Sendable () -> Void) -> Bool { false }
 
     func transaction(expectingLastCommit commit: Int64, _ body: (any StoreTransaction) throws -> Void) throws -> Void? { nil }
 

@@ -39,6 +39,8 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
     private let server: ServerLocation
     /// The connection, replaced by a new one when it is found gone (``liveConnection()``).
     private var connection: any ServerConnection
+    /// What each connection runs while it waits for answers (``runWhileWaiting(_:)``).
+    private var whileWaiting: (@Sendable () -> Void)?
     private let readOnly: Bool
     /// A write's full-text changes, by index (its terms table), until its totals are added.
     var fullTextChanges: [String: FullTextChanges] = [:]
@@ -233,6 +235,7 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
         // Commits made while no connection listened are found by what reconnects: a write
         // or a check, each of which catches up first.
         if listensForCommits { try fresh.listen(CommitListener.channel) }
+        fresh.whileWaiting = whileWaiting
         connection = fresh
         return connection
     }
@@ -992,6 +995,12 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
     }
 
     var countsOwnCommits: Bool { true }
+
+    func runWhileWaiting(_ work: @escaping @Sendable () -> Void) -> Bool {
+        whileWaiting = work
+        connection.whileWaiting = work
+        return true
+    }
 
     func listenForCommits() -> Bool {
         guard !listensForCommits else { return true }

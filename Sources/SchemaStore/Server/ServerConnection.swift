@@ -61,6 +61,9 @@ public protocol ServerConnection: AnyObject {
     /// The server's code for the failure `error` of a statement (PostgreSQL's SQLSTATE:
     /// `55P03`, a lock not granted in time); nil for another failure (a lost connection).
     func serverCode(of error: any Error) -> String?
+    /// Work for the calling thread once it sent statements and waits for their answers:
+    /// run before each such wait, where the thread would otherwise poll the socket.
+    var whileWaiting: (@Sendable () -> Void)? { get set }
     func close()
 }
 

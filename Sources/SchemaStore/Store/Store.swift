@@ -206,6 +206,12 @@ public final class Store: @unchecked Sendable {
     private let asyncWriters = WriterQueue()
     /// Who follows the commits (``changes()``, ``observe(_:)``).
     let observers = ObserverRegistry()
+    /// Frees the graph a small write replaced while the next round trip waits for the
+    /// server; nil when the backend has no such wait (a file, memory).
+    private(set) var retirement: GraphRetirement?
+    /// The graph the running write replaced, handed to `retirement` once the write
+    /// returned (``retire(_:rows:)``); under `writeLock`.
+    private var replacedGraph: Context?
     /// Following other stores' commits to the same file (``SharedFile``); nil for a store
     /// no other connection can open.
     var sharing: SharedFile?
@@ -301,6 +307,10 @@ public final class Store: @unchecked Sendable {
             staleWriteReading = StaleWriteReading(links: LinkLookup(layout), connect: connect)
         } else {
             staleWriteReading = nil
+        }
+        if let backend, !options.readOnly {
+            let retirement = GraphRetirement()
+            if backend.runWhileWaiting({ retirement.releaseKept() }) { self.retirement = retirement }
         }
         if isResident { startFollowingOtherStores() }
     }
@@ -458,6 +468,7 @@ public final class Store: @unchecked Sendable {
                 }
                 // Observers (this store's own included) learn of commits from the file's log.
                 try? deliverOnDemandCommits()
+                retire(commit!.before, rows: commit!.changes.rowCount)
                 return commit!.result
             }
             // On a server, first in one round trip: the closure runs on the graph as of the
@@ -708,7 +719,18 @@ public final class Store: @unchecked Sendable {
         }
         stateLock.withLock { current = commit.after }
         observers.deliver(commit.changes, before: commit.before, after: commit.after, layout: layout, described: commit.description)
+        retire(commit.before, rows: commit.changes.rowCount)
         return commit.result
+    }
+
+    /// Has `graph`, the one a write of `rows` changed rows replaced, freed while the store's
+    /// next round trip waits for the server (``GraphRetirement``), once the write returned;
+    /// dropped as the write returns without a server, or after a big write. Only its tables
+    /// are kept: a graph read on demand would also keep what it reads through (a connection
+    /// of its own, open until the graph goes).
+    private func retire(_ graph: Context, rows: Int) {
+        guard retirement != nil, rows <= GraphRetirement.mostRowsKept else { return }
+        replacedGraph = graph.detachedFromStore()
     }
 
     /// Throws ``StoreError/nestedWrite`` on the thread running a write's closure: taking the
@@ -734,6 +756,8 @@ public final class Store: @unchecked Sendable {
                 stateLock.withLock { writingThread = nil }
                 received = commitsReceivedByTheLastUse()
             }
+            // Once the write's own copies of the graph it replaced are gone with its frame.
+            defer { if let replaced = replacedGraph.take() { retirement?.keep(replaced) } }
             return try body()
         }
     }
