@@ -271,8 +271,12 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
     func sql<Entity: EntityModelProtocol>(for list: QueryList<Entity>) -> (text: String, plan: [String])? {
         reading(else: nil) {
             guard let entity = layout.persisterByTable[ObjectIdentifier(Entity.self)] else { return nil }
-            let select = candidates(list, entity: entity)?.0 ?? list.linkOrigin.flatMap { joined(list, entity: entity, origin: $0) }
-            guard let select else { return nil }
+            let joinsFollows = backend.joinsToOneFollows && list.readReach.edges.contains { $0.source == entity.table }
+            let first = candidates(list, entity: entity, qualified: joinsFollows)?.0 ?? list.linkOrigin.flatMap { joined(list, entity: entity, origin: $0) }
+            guard let first else { return nil }
+            // As it runs: with what the list follows joined to it.
+            let select = SubgraphLoader(layout: layout, links: links, backend: backend, resuming: cache)
+                .selectReading(entity, first, following: list.readReach).0
             return (SQLRenderer.render(select, in: backend.dialect).text, try backend.queryPlan(select))
         }
     }
@@ -307,9 +311,10 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
             context.setFullTextStatistics(statistics, for: Entity.self)
             return (list.reading(keys: keys, offsetApplied: false), context)
         }
-        if let (select, ordered) = candidates(list, entity: entity) {
-            let keys = try loader.loadRows(entity, select)
-            try loader.follow(list.readReach, from: keys, of: entity.table)
+        // Where the select may read what the list follows too, its columns name their table.
+        let joinsFollows = backend.joinsToOneFollows && list.readReach.edges.contains { $0.source == entity.table }
+        if let (select, ordered) = candidates(list, entity: entity, qualified: joinsFollows) {
+            let keys = try loader.loadRows(entity, select, following: list.readReach)
             record(loader)
             // An ordered select is the answer; otherwise Swift filters and sorts its candidates.
             return (ordered ? list.answered(by: keys) : list.reading(keys: keys, offsetApplied: false), loader.context)
@@ -326,8 +331,7 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
         }
         if let origin = list.linkOrigin, !ranked || statistics != nil, let owner = layout.persisterByTable[origin.table] {
             if !ranked, let select = joined(list, entity: entity, origin: origin) {
-                let keys = try loader.loadRows(entity, select)
-                try loader.follow(list.readReach, from: keys, of: entity.table)
+                let keys = try loader.loadRows(entity, select, following: list.readReach)
                 record(loader)
                 return (list.answered(by: keys), loader.context)
             }
@@ -389,12 +393,14 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
     /// For a query over every entity: the select reading its candidate rows, and whether it
     /// also applies the query's order, limit and offset (an exact filter, a sort SQL orders
     /// as Swift does, nothing else shaping the result).
-    private func candidates<Entity: EntityModelProtocol>(_ list: QueryList<Entity>, entity: any AnyEntityPersister) -> (SQLSelect, ordered: Bool)? {
+    private func candidates<Entity: EntityModelProtocol>(_ list: QueryList<Entity>, entity: any AnyEntityPersister,
+                                                         qualified: Bool) -> (SQLSelect, ordered: Bool)? {
         guard list.readsAll, !ranks(list) else { return nil }
-        let compiler = PredicateCompiler(entity: entity, dialect: backend.dialect)
+        let compiler = PredicateCompiler(entity: entity, qualified: qualified, dialect: backend.dialect)
         let compiled = filter(of: list, compiler)
-        let storage = SQLOrderTerm(expression: .storageOrder(), descending: false)
-        var select = SQLSelect(output: .columns(entity.columns.map { .column($0.name) }), table: entity.tableName,
+        let table = qualified ? entity.tableName : nil
+        let storage = SQLOrderTerm(expression: .storageOrder(table: table), descending: false)
+        var select = SQLSelect(output: .columns(entity.columns.map { .column($0.name, table: table) }), table: entity.tableName,
                                filter: compiled.filter, order: [storage])
         guard compiled.isExact, list.isPlainFilterSortLimit, let order = compiler.order(list.sortFields) else { return (select, false) }
         // Rows that sort equal keep storage order, as they keep context order in Swift.

@@ -49,6 +49,10 @@ protocol SnapshotConnection: StoreBackend {
     /// commit (``expectNoRows(_:)``): true where each read costs a round trip (a server);
     /// false for a file, whose writes read what they touch at once.
     var checksAssumedReads: Bool { get }
+    /// Whether a query's select also reads, as `LEFT JOIN`s, the to-one links its rows are
+    /// followed through and the rows those link to (``SubgraphLoader``): true where each
+    /// statement costs a round trip (a server), which that saves; false for a file.
+    var joinsToOneFollows: Bool { get }
     /// In a write transaction: fails the write with ``AssumedAbsentFound`` if any of
     /// `selects` finds a row. A server checks it with the write's next statements, in their
     /// round trip, before any later one runs.
@@ -74,6 +78,7 @@ extension SnapshotConnection {
     }
 
     var checksAssumedReads: Bool { false }
+    var joinsToOneFollows: Bool { false }
 
     func expectNoRows(_ selects: [SQLSelect]) throws {
         for select in selects {

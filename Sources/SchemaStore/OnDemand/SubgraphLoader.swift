@@ -74,6 +74,96 @@ struct SubgraphLoader {
         return try loadRows(entity, rows)
     }
 
+    /// Reads the rows `select` returns as ``loadRows(_:_:)`` does, then what `reach` follows
+    /// from them. Where statements cost round trips (``SnapshotConnection/joinsToOneFollows``),
+    /// the select also reads, as `LEFT JOIN`s, the to-one links `reach` follows first that are
+    /// stored with `entity`, and the rows they link to: one round trip where reading them
+    /// after took two. Each row has at most one such link (its owner is the link table's
+    /// key) and each link one row, so the select's order and limit mean what they did.
+    /// `select` names every column with its table (a joined table may have the same names).
+    mutating func loadRows(_ entity: any AnyEntityPersister, _ select: SQLSelect, following reach: ReadReach) throws -> [Int32] {
+        let (wide, joined) = selectReading(entity, select, following: reach)
+        guard !joined.isEmpty, case .columns(let columns) = select.output else {
+            let keys = try loadRows(entity, select)
+            try follow(reach, from: keys, of: entity.table)
+            return keys
+        }
+        var rows: [[StoredValue]] = []
+        statements += 1
+        try backend.rows(wide) { rows.append($0) }
+        let keys = try loadRows(entity, rows.map { Array($0[..<columns.count]) })
+        var start = columns.count
+        for join in joined {
+            let width = 1 + join.target.columns.count
+            let parts = rows.map { $0[start..<(start + width)] }
+            start += width
+            // The links of the rows whose slot was not read before, and the rows they name.
+            let pending = Set(markSlotsRead(entity.table, join.slot, keys))
+            var pairs: [[StoredValue]] = []
+            var targetRows: [[StoredValue]] = []
+            for (row, (key, part)) in zip(rows, zip(keys, parts)) where pending.contains(key) && part.first != .null {
+                pairs.append([row[0], part[part.startIndex]])
+                // A link to no row (never written so) reads as a NULL id.
+                if part[part.startIndex + 1] != .null { targetRows.append(Array(part.dropFirst())) }
+            }
+            try loadLinks(join.slot, from: .stored(join.link), pairs: pairs, owner: entity, target: join.target)
+            _ = try loadRows(join.target, targetRows)
+            // Every target of those rows is read now: those without a row too.
+            var read = cache.readKeys.removeValue(forKey: join.target.table) ?? []
+            for owner in pending { read.formUnion(context.targetKeys(entity.table, join.slot, of: owner)) }
+            cache.readKeys[join.target.table] = read
+        }
+        // What is left: other edges, and what is followed from the rows read here.
+        try follow(reach, from: keys, of: entity.table)
+        return keys
+    }
+
+    /// `select` (of `entity`'s rows) as ``loadRows(_:_:following:)`` runs it: with the to-one
+    /// links `reach` follows joined to it, and their rows, which it returns; else `select` itself.
+    func selectReading(_ entity: any AnyEntityPersister, _ select: SQLSelect, following reach: ReadReach) -> (SQLSelect, joined: [ToOneJoin]) {
+        guard backend.joinsToOneFollows, backend.packUnion == nil, case .columns(let columns) = select.output else { return (select, []) }
+        let joined = toOneJoins(of: entity, select, reach)
+        guard !joined.isEmpty else { return (select, []) }
+        var wide = select
+        var output = columns
+        let owner = SQLExpression.column(entity.columns[0].name, table: entity.tableName)
+        for join in joined {
+            output.append(.column("target", table: join.link.name))
+            output += join.target.columns.map { .column($0.name, table: join.target.tableName) }
+            wide.leftJoins.append(SQLSelect.Join(table: join.link.name, on: .compare(.column("owner", table: join.link.name), .equal, owner)))
+            wide.leftJoins.append(SQLSelect.Join(table: join.target.tableName,
+                                                 on: .compare(.column(join.target.columns[0].name, table: join.target.tableName), .equal,
+                                                              .column("target", table: join.link.name))))
+        }
+        wide.output = .columns(output)
+        return (wide, joined)
+    }
+
+    /// A to-one link `reach` follows from `entity`, read with its rows (``loadRows(_:_:following:)``).
+    struct ToOneJoin {
+        let slot: LinkSlot
+        let link: LinkLayout
+        let target: any AnyEntityPersister
+    }
+
+    /// The edges of `reach` from `entity` that ``loadRows(_:_:following:)`` can join to
+    /// `select`: to-one links stored with `entity`, whose link and target tables no other
+    /// table of the select has (its columns name their tables, not aliases).
+    private func toOneJoins(of entity: any AnyEntityPersister, _ select: SQLSelect, _ reach: ReadReach) -> [ToOneJoin] {
+        var tables: Set<String> = [select.table]
+        if let join = select.join { tables.insert(join.table) }
+        var joins: [ToOneJoin] = []
+        for edge in reach.edges where edge.source == entity.table {
+            guard case .stored(let link)? = links.source(of: edge.slot, in: edge.source), !link.isToMany, link.owner == entity.table,
+                  let target = layout.persisterByTable[edge.target], !tables.contains(link.name), !tables.contains(target.tableName)
+            else { continue }
+            tables.insert(link.name)
+            tables.insert(target.tableName)
+            joins.append(ToOneJoin(slot: edge.slot, link: link, target: target))
+        }
+        return joins
+    }
+
     /// Loads `rows` (read by a select of every column of `entity`) but those read before;
     /// returns the keys of all of them, in order.
     private mutating func loadRows(_ entity: any AnyEntityPersister, _ rows: [[StoredValue]]) throws -> [Int32] {

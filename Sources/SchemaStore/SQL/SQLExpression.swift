@@ -74,7 +74,8 @@ struct SQLOrderTerm: Hashable, Sendable {
     var descending: Bool
 }
 
-/// A `SELECT` from one table, optionally joined to a link table.
+/// A `SELECT` from one table, optionally joined to a link table, and left-joined to the
+/// tables of what its rows link to.
 struct SQLSelect: Hashable, Sendable {
     enum Output: Hashable, Sendable {
         case columns([SQLExpression])
@@ -90,6 +91,9 @@ struct SQLSelect: Hashable, Sendable {
     var output: Output
     var table: String
     var join: Join?
+    /// `LEFT JOIN table ON on`, in order, after `join`: each must match at most one row per
+    /// row before it, so that the select's order and limit keep their meaning.
+    var leftJoins: [Join] = []
     var filter: SQLExpression = .boolean(true)
     var order: [SQLOrderTerm] = []
     var limit: Int?

@@ -54,7 +54,7 @@ struct SQLRenderer {
     }
 
     private mutating func renderAnew(_ select: SQLSelect) -> String {
-        if select.join == nil, let limit = select.limit, let arms = dialect.unionArms(of: select.table) {
+        if select.join == nil, select.leftJoins.isEmpty, let limit = select.limit, let arms = dialect.unionArms(of: select.table) {
             return render(select, limit: limit, eachOf: arms)
         }
         var sql = "SELECT "
@@ -64,6 +64,7 @@ struct SQLRenderer {
         }
         sql += " FROM " + dialect.tableReference(select.table)
         if let join = select.join { sql += " JOIN \(dialect.tableReference(join.table)) ON \(render(join.on))" }
+        for join in select.leftJoins { sql += " LEFT JOIN \(dialect.tableReference(join.table)) ON \(render(join.on))" }
         if select.filter != .boolean(true) { sql += " WHERE " + render(select.filter) }
         if !select.order.isEmpty {
             sql += " ORDER BY " + select.order.map { dialect.orderTerm(render($0.expression), descending: $0.descending) }.joined(separator: ", ")

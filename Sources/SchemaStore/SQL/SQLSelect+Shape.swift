@@ -19,6 +19,11 @@ extension SQLSelect {
         hasher.combine(table)
         hasher.combine(join?.table)
         join?.on.hashShape(into: &hasher)
+        hasher.combine(leftJoins.count)
+        for join in leftJoins {
+            hasher.combine(join.table)
+            join.on.hashShape(into: &hasher)
+        }
         filter.hashShape(into: &hasher)
         hasher.combine(order.count)
         for term in order {
@@ -33,7 +38,8 @@ extension SQLSelect {
     /// number), whatever their bound values.
     func hasSameShape(as other: SQLSelect) -> Bool {
         guard table == other.table, (limit == nil) == (other.limit == nil), (offset > 0) == (other.offset > 0),
-              join?.table == other.join?.table, order.count == other.order.count,
+              join?.table == other.join?.table, order.count == other.order.count, leftJoins.count == other.leftJoins.count,
+              zip(leftJoins, other.leftJoins).allSatisfy({ $0.table == $1.table && $0.on.hasSameShape(as: $1.on) }),
               filter.hasSameShape(as: other.filter) else { return false }
         switch (output, other.output) {
         case (.count, .count): break
@@ -56,6 +62,7 @@ extension SQLSelect {
             for column in columns { column.appendBoundValues(to: &values) }
         }
         join?.on.appendBoundValues(to: &values)
+        for join in leftJoins { join.on.appendBoundValues(to: &values) }
         if filter != .boolean(true) { filter.appendBoundValues(to: &values) }
         for term in order { term.expression.appendBoundValues(to: &values) }
         if let limit {

@@ -8,6 +8,8 @@ extension PostgreSQLBackend: SnapshotConnection {
     var dialect: any SQLDialect { PostgreSQLDialect() }
     var checksAssumedReads: Bool { true }
 
+    var joinsToOneFollows: Bool { true }
+
     func rows(_ select: SQLSelect, _ body: ([StoredValue]) throws -> Void) throws {
         let sql = SQLRenderer.render(select, in: dialect)
         for row in try execute(sql.text, sql.bindings) { try body(row) }

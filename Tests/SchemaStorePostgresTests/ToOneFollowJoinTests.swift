@@ -1,0 +1,93 @@
+import ChatModels
+import Foundation
+import SchemaRuntime
+@_spi(SchemaStoreTesting) @testable import SchemaStore
+import SchemaStorePostgres
+import PostgresTestSupport
+import Testing
+
+/// On a server, a list's select also reads the to-one links it follows that are stored with
+/// its rows, and the rows they link to (`LEFT JOIN`s, ``SubgraphLoader``): a chat's newest
+/// messages with their authors in one round trip, not two, with the answers of a resident
+/// store.
+@Suite(.serialized) struct ToOneFollowJoinTests {
+    /// Chat c1 with 30 messages by three authors (u3 wrote none), and chat c2 with one.
+    static func seed(_ store: Store) throws {
+        try store.write { context in
+            for user in 1...3 { try User(id: "u\(user)", name: "User \(user)").save(to: &context) }
+            try Chat(id: "c1", title: "general").save(to: &context)
+            try Chat(id: "c2", title: "random").save(to: &context)
+            for n in 0..<30 {
+                try Message(id: "m\(n)", text: "message \(n)", timestamp: n, author: .id("u\(1 + n % 2)"), chat: .id("c1")).save(to: &context)
+            }
+            try Message(id: "other", text: "elsewhere", timestamp: 100, author: .id("u3"), chat: .id("c2")).save(to: &context)
+        }
+    }
+
+    /// What a read shows: each message's id and its author's name, in order.
+    static func shown(_ messages: [Message], in context: Context) -> [String] {
+        messages.map { "\($0.id) by \($0.author?.name ?? "nobody")" }
+    }
+
+    @Test func aListWithItsAuthorsIsReadInOneRoundTripAndAnswersAsInMemory() throws {
+        guard let cluster = try PostgresDialectTests.cluster() else { return }
+        defer { cluster.stop() }
+        let (store, configuration) = try AssumedNewWriteTests.store(cluster, "tooneljoin")
+        defer { store.close() }
+        try Self.seed(store)
+        let resident = try Store(.postgres(configuration), schema: ChatModelsSchema.self, options: Store.Options(residency: .resident))
+        defer { resident.close() }
+        let queries: [(String, @Sendable (Context) -> [String])] = [
+            ("a chat's newest messages", { context in
+                Self.shown(Chat.query("c1", in: context).related(\.$messages).sorted(by: \.timestamp.desc).limit(20).with(\.$author).resolve(), in: context)
+            }),
+            ("every chat's newest messages", { context in
+                Self.shown(Message.query(in: context).sorted(by: \.timestamp.desc).limit(5).with(\.$author).resolve(), in: context)
+            }),
+            ("messages of one author, filtered", { context in
+                Self.shown(Message.query(in: context).filter(\.timestamp < 7).sorted(by: \.timestamp).with(\.$author).resolve(), in: context)
+            }),
+        ]
+        for (name, query) in queries {
+            let before = store.onDemandStatistics.roundTrips
+            let onDemand = try store.read(query)
+            #expect(store.onDemandStatistics.roundTrips - before == 1, "\(name)")
+            #expect(onDemand == query(resident.context), "\(name)")
+            #expect(!onDemand.isEmpty && !onDemand.contains { $0.hasSuffix("nobody") }, "\(name)")
+        }
+        // The rows and links one query read serve the next in the same scope; the links
+        // read again with the rows change nothing.
+        let twice = try store.read { context in
+            let first = Self.shown(Chat.query("c1", in: context).related(\.$messages).sorted(by: \.timestamp.desc).limit(3).with(\.$author).resolve(), in: context)
+            let second = Self.shown(Message.query(in: context).sorted(by: \.timestamp.desc).limit(4).with(\.$author).resolve(), in: context)
+            return first + second
+        }
+        #expect(twice == ["m29 by User 2", "m28 by User 1", "m27 by User 2", "other by User 3", "m29 by User 2", "m28 by User 1", "m27 by User 2"])
+        // `explainSQL` shows the select as it runs, and the server's plan for it.
+        let explained = try #require(store.explainSQL(Message.query(in: store.context).sorted(by: \.timestamp.desc).limit(5).with(\.$author)))
+        #expect(explained.sql.contains("LEFT JOIN \"Message.author\""), "\(explained.sql)")
+        #expect(!explained.plan.isEmpty)
+    }
+
+    /// A to-one link read from the other end (a message's chat, stored as the chat's list)
+    /// is followed after the select, as before, with the same answers.
+    @Test func linksStoredWithTheTargetAreFollowedAfterTheSelect() throws {
+        guard let cluster = try PostgresDialectTests.cluster() else { return }
+        defer { cluster.stop() }
+        let (store, configuration) = try AssumedNewWriteTests.store(cluster, "tooneinverse")
+        defer { store.close() }
+        try Self.seed(store)
+        let resident = try Store(.postgres(configuration), schema: ChatModelsSchema.self, options: Store.Options(residency: .resident))
+        defer { resident.close() }
+        let query: @Sendable (Context) -> [String] = { context in
+            Message.query(in: context).sorted(by: \.timestamp.desc).limit(3).with(\.$chat).with(\.$author).resolve().map {
+                "\($0.id) in \($0.chat?.title ?? "none") by \($0.author?.name ?? "nobody")"
+            }
+        }
+        let before = store.onDemandStatistics.roundTrips
+        let onDemand = try store.read(query)
+        #expect(store.onDemandStatistics.roundTrips - before == 2)
+        #expect(onDemand == query(resident.context))
+        #expect(onDemand == ["other in random by User 3", "m29 in general by User 2", "m28 in general by User 1"])
+    }
+}
