@@ -69,6 +69,28 @@ import Testing
         #expect(!explained.plan.isEmpty)
     }
 
+    /// Followed through a list: a chat, then its messages' links and rows with their
+    /// authors (one round trip), where the authors took one more.
+    @Test func aListFollowedReadsTheToOneLinksOfItsRowsWithThem() throws {
+        guard let cluster = try PostgresDialectTests.cluster() else { return }
+        defer { cluster.stop() }
+        let (store, configuration) = try AssumedNewWriteTests.store(cluster, "tooneonward")
+        defer { store.close() }
+        try Self.seed(store)
+        let resident = try Store(.postgres(configuration), schema: ChatModelsSchema.self, options: Store.Options(residency: .resident))
+        defer { resident.close() }
+        let query: @Sendable (Context) -> [String] = { context in
+            Chat.query(["c1", "c2"], in: context).with(\.$messages) { $0.with(\.$author) }.resolve().flatMap { chat in
+                [chat.title ?? "untitled"] + Self.shown(chat.messages ?? [], in: context)
+            }
+        }
+        let before = store.onDemandStatistics.roundTrips
+        let onDemand = try store.read(query)
+        #expect(store.onDemandStatistics.roundTrips - before == 2)
+        #expect(onDemand == query(resident.context))
+        #expect(onDemand.count == 33 && onDemand.last == "other by User 3")
+    }
+
     /// A to-one link read from the other end (a message's chat, stored as the chat's list)
     /// is followed after the select, as before, with the same answers.
     @Test func linksStoredWithTheTargetAreFollowedAfterTheSelect() throws {

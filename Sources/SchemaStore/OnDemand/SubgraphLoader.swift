@@ -91,8 +91,21 @@ struct SubgraphLoader {
         var rows: [[StoredValue]] = []
         statements += 1
         try backend.rows(wide) { rows.append($0) }
-        let keys = try loadRows(entity, rows.map { Array($0[..<columns.count]) })
-        var start = columns.count
+        let keys = try loadJoinedRows(entity, rows, width: columns.count, joined)
+        // What is left: other edges, and what is followed from the rows read here.
+        try follow(reach, from: keys, of: entity.table)
+        return keys
+    }
+
+    /// Loads `rows` of a select ``selectReading(_:_:following:)`` widened with `joined`: the
+    /// first `width` values of each are a row of `entity`, loaded as ``loadRows(_:_:)``
+    /// loads them; then, per join, the link's target and its row. The links of rows whose
+    /// slot was not read before are loaded, with the rows they name. Returns the keys of the
+    /// rows of `entity`, in order.
+    private mutating func loadJoinedRows(_ entity: any AnyEntityPersister, _ rows: [[StoredValue]], width: Int,
+                                         _ joined: [ToOneJoin]) throws -> [Int32] {
+        let keys = try loadRows(entity, rows.map { Array($0[..<width]) })
+        var start = width
         for join in joined {
             let width = 1 + join.target.columns.count
             let parts = rows.map { $0[start..<(start + width)] }
@@ -113,8 +126,6 @@ struct SubgraphLoader {
             for owner in pending { read.formUnion(context.targetKeys(entity.table, join.slot, of: owner)) }
             cache.readKeys[join.target.table] = read
         }
-        // What is left: other edges, and what is followed from the rows read here.
-        try follow(reach, from: keys, of: entity.table)
         return keys
     }
 
@@ -226,7 +237,7 @@ struct SubgraphLoader {
         for edge in reach.edges where edge.source == table {
             guard let source = layout.persisterByTable[edge.source], let target = layout.persisterByTable[edge.target] else { continue }
             let pending = markSlotsRead(table, edge.slot, owners)
-            let linkedRows = try loadLinksAndTheirRows(edge.slot, of: pending, owner: source, target: target)
+            let linkedRows = try loadLinksAndTheirRows(edge.slot, of: pending, owner: source, target: target, following: edge.onward)
             // Every linked target, read now or before, then what is followed from them.
             var linked: [Int32] = []
             var seen = Set<Int32>()
@@ -235,7 +246,7 @@ struct SubgraphLoader {
             }
             if let linkedRows {
                 // Every target of `pending` is read now: those without a row too.
-                _ = try loadRows(target, linkedRows)
+                _ = try loadJoinedRows(target, linkedRows.rows, width: target.columns.count, linkedRows.joined)
                 var read = cache.readKeys.removeValue(forKey: edge.target) ?? []
                 for owner in pending { read.formUnion(context.targetKeys(edge.source, edge.slot, of: owner)) }
                 cache.readKeys[edge.target] = read
@@ -262,11 +273,13 @@ struct SubgraphLoader {
 
     /// Reads the links of `slot` of `owners` as ``loadLinks(_:of:owner:target:)`` does and,
     /// in the same round trip to a server, the rows of every entity they link to (a select
-    /// of the link table inside the rows' select); returns those rows. Nil when it read the
-    /// links alone: more owners than one batch, or a user store over packs (whose rows carry
-    /// their source).
+    /// of the link table inside the rows' select), with the to-one links `onward` follows
+    /// from them joined (``selectReading(_:_:following:)``); returns those rows and the
+    /// joins. Nil when it read the links alone: more owners than one batch, or a user store
+    /// over packs (whose rows carry their source).
     private mutating func loadLinksAndTheirRows(_ slot: LinkSlot, of owners: [Int32], owner: any AnyEntityPersister,
-                                                target: any AnyEntityPersister) throws -> [[StoredValue]]? {
+                                                target: any AnyEntityPersister,
+                                                following onward: ReadReach) throws -> (rows: [[StoredValue]], joined: [ToOneJoin])? {
         guard !owners.isEmpty else { return nil }
         let ids = owners.map { owner.idValue($0, in: context) }
         guard ids.count <= Self.batchSize, backend.packUnion == nil, let (source, linkSelect) = links.select(of: slot, in: owner.table, ids: ids) else {
@@ -280,13 +293,16 @@ struct SubgraphLoader {
         case .inverse(let link):
             targets = SQLSelect(output: .columns([.column("owner")]), table: link.name, filter: .oneOf(.column("target"), ids))
         }
-        let rowsSelect = SQLSelect(output: .columns(target.columns.map { .column($0.name) }), table: target.tableName,
-                                   filter: .oneOfSelected(.column(target.columns[0].name), targets),
-                                   order: [SQLOrderTerm(expression: .storageOrder(), descending: false)])
+        // Its columns name their table: the links it follows may be joined to it.
+        let table = target.tableName
+        let rowsSelect = SQLSelect(output: .columns(target.columns.map { .column($0.name, table: table) }), table: table,
+                                   filter: .oneOfSelected(.column(target.columns[0].name, table: table), targets),
+                                   order: [SQLOrderTerm(expression: .storageOrder(table: table), descending: false)])
+        let (select, joined) = selectReading(target, rowsSelect, following: onward)
         statements += 2
-        let answers = try backend.rows(ofEach: [linkSelect, rowsSelect])
+        let answers = try backend.rows(ofEach: [linkSelect, select])
         try loadLinks(slot, from: source, pairs: answers[0], owner: owner, target: target)
-        return answers[1]
+        return (answers[1], joined)
     }
 
     /// Loads links read from `source` (each row an owner and a target) into `slot` of their owners.
