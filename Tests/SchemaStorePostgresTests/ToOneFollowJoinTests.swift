@@ -47,6 +47,15 @@ import Testing
             ("messages of one author, filtered", { context in
                 Self.shown(Message.query(in: context).filter(\.timestamp < 7).sorted(by: \.timestamp).with(\.$author).resolve(), in: context)
             }),
+            ("one message by its id", { context in
+                Self.shown(Message.query("m5", in: context).with(\.$author).resolve().map { [$0] } ?? [], in: context)
+            }),
+            ("messages by their ids", { context in
+                Self.shown(Message.query(["m8", "other", "m3"], in: context).with(\.$author).resolve(), in: context)
+            }),
+            ("messages by their ids, filtered", { context in
+                Self.shown(Message.query(["m8", "other", "m3"], in: context).filter(\.timestamp > 4).with(\.$author).resolve(), in: context)
+            }),
         ]
         for (name, query) in queries {
             let before = store.onDemandStatistics.roundTrips

@@ -205,8 +205,7 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
             guard let entity = layout.persisterByTable[ObjectIdentifier(Entity.self)], let id = query.namedID,
                   let stored = (id as? any StorableValue)?.storedValue else { return try whole() }
             var loader = SubgraphLoader(layout: layout, links: links, backend: backend, resuming: cache)
-            let keys = try loader.loadRows(entity, ids: [stored])
-            try loader.follow(query.readReach, from: keys, of: entity.table)
+            _ = try loader.loadRows(entity, ids: [stored], following: query.readReach)
             record(loader)
             return loader.context
         }
@@ -303,8 +302,8 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
         guard let entity = layout.persisterByTable[ObjectIdentifier(Entity.self)] else { return (list, try whole()) }
         var loader = SubgraphLoader(layout: layout, links: links, backend: backend, resuming: cache)
         if let (ids, statistics) = try fullTextCandidates(list, entity: entity) {
-            let keys = try loader.loadRows(entity, ids: ids, filter: filter(of: list, PredicateCompiler(entity: entity, dialect: backend.dialect)).filter)
-            try loader.follow(list.readReach, from: keys, of: entity.table)
+            let compiler = PredicateCompiler(entity: entity, qualified: loader.qualifiesColumns, dialect: backend.dialect)
+            let keys = try loader.loadRows(entity, ids: ids, filter: filter(of: list, compiler).filter, following: list.readReach)
             record(loader)
             // Ranked against the whole table, as a resident full-text index would rank them.
             var context = loader.context
@@ -344,8 +343,8 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
             return (list, ranking(loader.context))
         }
         if let ids = list.listedIDs, !ranked || statistics != nil, let stored = storedValues(ids) {
-            let keys = try loader.loadRows(entity, ids: stored, filter: filter(of: list, PredicateCompiler(entity: entity, dialect: backend.dialect)).filter)
-            try loader.follow(list.readReach, from: keys, of: entity.table)
+            let compiler = PredicateCompiler(entity: entity, qualified: loader.qualifiesColumns, dialect: backend.dialect)
+            _ = try loader.loadRows(entity, ids: stored, filter: filter(of: list, compiler).filter, following: list.readReach)
             record(loader)
             // The list names its rows by id, in its own order.
             return (list, ranking(loader.context))

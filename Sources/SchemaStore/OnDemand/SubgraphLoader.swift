@@ -82,19 +82,22 @@ struct SubgraphLoader {
     /// key) and each link one row, so the select's order and limit mean what they did.
     /// `select` names every column with its table (a joined table may have the same names).
     mutating func loadRows(_ entity: any AnyEntityPersister, _ select: SQLSelect, following reach: ReadReach) throws -> [Int32] {
-        let (wide, joined) = selectReading(entity, select, following: reach)
-        guard !joined.isEmpty, case .columns(let columns) = select.output else {
-            let keys = try loadRows(entity, select)
-            try follow(reach, from: keys, of: entity.table)
-            return keys
-        }
-        var rows: [[StoredValue]] = []
-        statements += 1
-        try backend.rows(wide) { rows.append($0) }
-        let keys = try loadJoinedRows(entity, rows, width: columns.count, joined)
+        let keys = try loadRows(entity, select, joining: reach)
         // What is left: other edges, and what is followed from the rows read here.
         try follow(reach, from: keys, of: entity.table)
         return keys
+    }
+
+    /// Runs `select` (every column of `entity`) with the to-one links of `reach` joined
+    /// where it can (``selectReading(_:_:following:)``), and loads what it read; returns the
+    /// keys of `entity`'s rows, in order.
+    private mutating func loadRows(_ entity: any AnyEntityPersister, _ select: SQLSelect, joining reach: ReadReach) throws -> [Int32] {
+        let (wide, joined) = selectReading(entity, select, following: reach)
+        guard !joined.isEmpty else { return try loadRows(entity, select) }
+        var rows: [[StoredValue]] = []
+        statements += 1
+        try backend.rows(wide) { rows.append($0) }
+        return try loadJoinedRows(entity, rows, width: entity.columns.count, joined)
     }
 
     /// Loads `rows` of a select ``selectReading(_:_:following:)`` widened with `joined`: the
@@ -128,6 +131,10 @@ struct SubgraphLoader {
         }
         return keys
     }
+
+    /// Whether selects that may join what their rows follow name their columns' table
+    /// (where statements cost round trips, ``SnapshotConnection/joinsToOneFollows``).
+    var qualifiesColumns: Bool { backend.joinsToOneFollows && backend.packUnion == nil }
 
     /// `select` (of `entity`'s rows) as ``loadRows(_:_:following:)`` runs it: with the to-one
     /// links `reach` follows joined to it, and their rows, which it returns; else `select` itself.
@@ -194,10 +201,15 @@ struct SubgraphLoader {
     }
 
     /// Reads the rows of `ids` not read yet that pass `filter`, in storage order; returns the
-    /// keys of every id in `ids` that has a row passing it.
-    mutating func loadRows(_ entity: any AnyEntityPersister, ids: [StoredValue], filter: SQLExpression = .boolean(true)) throws -> [Int32] {
+    /// keys of every id in `ids` that has a row passing it. With `reach`, then reads what it
+    /// follows from them, the to-one links stored with `entity` joined to the rows' selects
+    /// where statements cost round trips (``loadRows(_:_:following:)``); `filter` then names
+    /// its columns' table there (``qualifiesColumns``).
+    mutating func loadRows(_ entity: any AnyEntityPersister, ids: [StoredValue], filter: SQLExpression = .boolean(true),
+                           following reach: ReadReach? = nil) throws -> [Int32] {
         var keys: [Int32] = []
-        let idColumn = SQLExpression.column(entity.columns[0].name)
+        let table = reach != nil && qualifiesColumns ? entity.tableName : nil
+        let idColumn = SQLExpression.column(entity.columns[0].name, table: table)
         // Each id once, first occurrence kept, compared by key.
         var seen = Set<Int32>()
         let unique = zip(ids, try entity.loadKeys(ids, into: &cache.context)).filter { seen.insert($0.1).inserted }
@@ -205,13 +217,15 @@ struct SubgraphLoader {
         while start < unique.count {
             let batch = unique[start..<min(start + Self.batchSize, unique.count)]
             start += Self.batchSize
-            let select = SQLSelect(output: .columns(entity.columns.map { .column($0.name) }), table: entity.tableName,
-                                   filter: .all([.oneOf(idColumn, batch.map(\.0)), filter]), order: [SQLOrderTerm(expression: .storageOrder(), descending: false)])
-            keys += try loadRows(entity, select)
+            let select = SQLSelect(output: .columns(entity.columns.map { .column($0.name, table: table) }), table: entity.tableName,
+                                   filter: .all([.oneOf(idColumn, batch.map(\.0)), filter]),
+                                   order: [SQLOrderTerm(expression: .storageOrder(table: table), descending: false)])
+            keys += try reach.map { try loadRows(entity, select, joining: $0) } ?? loadRows(entity, select)
             // Ids without a row are read too, when no filter left rows out: nothing to read
             // again. A row the filter left out may still be reached through a link later.
             if filter == .boolean(true) { cache.readKeys[entity.table, default: []].formUnion(batch.map(\.1)) }
         }
+        if let reach { try follow(reach, from: keys, of: entity.table) }
         return keys
     }
 
