@@ -24,6 +24,13 @@ import Testing
         }
     }
 
+    /// A store on demand on a new database, seeded, and a resident store on the same one.
+    static func stores(_ cluster: TemporaryPostgresCluster, _ name: String) throws -> (onDemand: Store, resident: Store) {
+        let (store, configuration) = try AssumedNewWriteTests.store(cluster, name)
+        try seed(store)
+        return (store, try Store(.postgres(configuration), schema: ChatModelsSchema.self, options: Store.Options(residency: .resident)))
+    }
+
     /// What a read shows: each message's id and its author's name, in order.
     static func shown(_ messages: [Message], in context: Context) -> [String] {
         messages.map { "\($0.id) by \($0.author?.name ?? "nobody")" }
@@ -32,11 +39,8 @@ import Testing
     @Test func aListWithItsAuthorsIsReadInOneRoundTripAndAnswersAsInMemory() throws {
         guard let cluster = try PostgresDialectTests.cluster() else { return }
         defer { cluster.stop() }
-        let (store, configuration) = try AssumedNewWriteTests.store(cluster, "tooneljoin")
-        defer { store.close() }
-        try Self.seed(store)
-        let resident = try Store(.postgres(configuration), schema: ChatModelsSchema.self, options: Store.Options(residency: .resident))
-        defer { resident.close() }
+        let (store, resident) = try Self.stores(cluster, "tooneljoin")
+        defer { store.close(); resident.close() }
         let queries: [(String, @Sendable (Context) -> [String])] = [
             ("a chat's newest messages", { context in
                 Self.shown(Chat.query("c1", in: context).related(\.$messages).sorted(by: \.timestamp.desc).limit(20).with(\.$author).resolve(), in: context)
@@ -83,11 +87,8 @@ import Testing
     @Test func aListFollowedReadsTheToOneLinksOfItsRowsWithThem() throws {
         guard let cluster = try PostgresDialectTests.cluster() else { return }
         defer { cluster.stop() }
-        let (store, configuration) = try AssumedNewWriteTests.store(cluster, "tooneonward")
-        defer { store.close() }
-        try Self.seed(store)
-        let resident = try Store(.postgres(configuration), schema: ChatModelsSchema.self, options: Store.Options(residency: .resident))
-        defer { resident.close() }
+        let (store, resident) = try Self.stores(cluster, "tooneonward")
+        defer { store.close(); resident.close() }
         let query: @Sendable (Context) -> [String] = { context in
             Chat.query(["c1", "c2"], in: context).with(\.$messages) { $0.with(\.$author) }.resolve().flatMap { chat in
                 [chat.title ?? "untitled"] + Self.shown(chat.messages ?? [], in: context)
@@ -105,11 +106,8 @@ import Testing
     @Test func linksStoredWithTheTargetAreFollowedAfterTheSelect() throws {
         guard let cluster = try PostgresDialectTests.cluster() else { return }
         defer { cluster.stop() }
-        let (store, configuration) = try AssumedNewWriteTests.store(cluster, "tooneinverse")
-        defer { store.close() }
-        try Self.seed(store)
-        let resident = try Store(.postgres(configuration), schema: ChatModelsSchema.self, options: Store.Options(residency: .resident))
-        defer { resident.close() }
+        let (store, resident) = try Self.stores(cluster, "tooneinverse")
+        defer { store.close(); resident.close() }
         let query: @Sendable (Context) -> [String] = { context in
             Message.query(in: context).sorted(by: \.timestamp.desc).limit(3).with(\.$chat).with(\.$author).resolve().map {
                 "\($0.id) in \($0.chat?.title ?? "none") by \($0.author?.name ?? "nobody")"

@@ -270,8 +270,7 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
     func sql<Entity: EntityModelProtocol>(for list: QueryList<Entity>) -> (text: String, plan: [String])? {
         reading(else: nil) {
             guard let entity = layout.persisterByTable[ObjectIdentifier(Entity.self)] else { return nil }
-            let joinsFollows = backend.joinsToOneFollows && list.readReach.edges.contains { $0.source == entity.table }
-            let first = candidates(list, entity: entity, qualified: joinsFollows)?.0 ?? list.linkOrigin.flatMap { joined(list, entity: entity, origin: $0) }
+            let first = candidates(list, entity: entity, qualified: joinsFollows(list, entity: entity))?.0 ?? list.linkOrigin.flatMap { joined(list, entity: entity, origin: $0) }
             guard let first else { return nil }
             // As it runs: with what the list follows joined to it.
             let select = SubgraphLoader(layout: layout, links: links, backend: backend, resuming: cache)
@@ -310,9 +309,7 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
             context.setFullTextStatistics(statistics, for: Entity.self)
             return (list.reading(keys: keys, offsetApplied: false), context)
         }
-        // Where the select may read what the list follows too, its columns name their table.
-        let joinsFollows = backend.joinsToOneFollows && list.readReach.edges.contains { $0.source == entity.table }
-        if let (select, ordered) = candidates(list, entity: entity, qualified: joinsFollows) {
+        if let (select, ordered) = candidates(list, entity: entity, qualified: joinsFollows(list, entity: entity)) {
             let keys = try loader.loadRows(entity, select, following: list.readReach)
             record(loader)
             // An ordered select is the answer; otherwise Swift filters and sorts its candidates.
@@ -429,6 +426,12 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
                          filter: .all([.identical(.column("owner", table: link.name), .value(origin.id)), compiled.filter]),
                          order: order + [SQLOrderTerm(expression: .column("position", table: link.name), descending: false)],
                          limit: list.limitCount, offset: list.offsetCount)
+    }
+
+    /// Whether the select of `list`'s rows may read what it follows too (``SubgraphLoader/selectReading(_:_:following:)``):
+    /// its columns then name their table.
+    private func joinsFollows<Entity>(_ list: QueryList<Entity>, entity: any AnyEntityPersister) -> Bool {
+        backend.joinsToOneFollows && backend.packUnion == nil && list.readReach.edges.contains { $0.source == entity.table }
     }
 
     /// The list's filter compiled by `compiler`; no filter keeps every row, exactly.

@@ -124,12 +124,18 @@ struct SubgraphLoader {
             }
             try loadLinks(join.slot, from: .stored(join.link), pairs: pairs, owner: entity, target: join.target)
             _ = try loadRows(join.target, targetRows)
-            // Every target of those rows is read now: those without a row too.
-            var read = cache.readKeys.removeValue(forKey: join.target.table) ?? []
-            for owner in pending { read.formUnion(context.targetKeys(entity.table, join.slot, of: owner)) }
-            cache.readKeys[join.target.table] = read
+            markTargetsRead(join.slot, of: pending, in: entity.table, target: join.target.table)
         }
         return keys
+    }
+
+    /// Marks every target of `slot` of `owners` (keys of `table`, whose links were just read
+    /// with the rows they name) as read: those without a row too.
+    private mutating func markTargetsRead(_ slot: LinkSlot, of owners: some Sequence<Int32>, in table: ObjectIdentifier, target: ObjectIdentifier) {
+        // Taken out while inserting: a copy left in the dictionary would make each insert copy the set.
+        var read = cache.readKeys.removeValue(forKey: target) ?? []
+        for owner in owners { read.formUnion(context.targetKeys(table, slot, of: owner)) }
+        cache.readKeys[target] = read
     }
 
     /// Whether selects that may join what their rows follow name their columns' table
@@ -139,7 +145,7 @@ struct SubgraphLoader {
     /// `select` (of `entity`'s rows) as ``loadRows(_:_:following:)`` runs it: with the to-one
     /// links `reach` follows joined to it, and their rows, which it returns; else `select` itself.
     func selectReading(_ entity: any AnyEntityPersister, _ select: SQLSelect, following reach: ReadReach) -> (SQLSelect, joined: [ToOneJoin]) {
-        guard backend.joinsToOneFollows, backend.packUnion == nil, case .columns(let columns) = select.output else { return (select, []) }
+        guard qualifiesColumns, case .columns(let columns) = select.output else { return (select, []) }
         let joined = toOneJoins(of: entity, select, reach)
         guard !joined.isEmpty else { return (select, []) }
         var wide = select
@@ -261,9 +267,7 @@ struct SubgraphLoader {
             if let linkedRows {
                 // Every target of `pending` is read now: those without a row too.
                 _ = try loadJoinedRows(target, linkedRows.rows, width: target.columns.count, linkedRows.joined)
-                var read = cache.readKeys.removeValue(forKey: edge.target) ?? []
-                for owner in pending { read.formUnion(context.targetKeys(edge.source, edge.slot, of: owner)) }
-                cache.readKeys[edge.target] = read
+                markTargetsRead(edge.slot, of: pending, in: edge.source, target: edge.target)
             }
             let read = cache.readKeys[edge.target] ?? []
             let unread = linked.filter { !read.contains($0) }.map { target.idValue($0, in: context) }
@@ -307,9 +311,9 @@ struct SubgraphLoader {
         case .inverse(let link):
             targets = SQLSelect(output: .columns([.column("owner")]), table: link.name, filter: .oneOf(.column("target"), ids))
         }
-        // Its columns name their table: the links it follows may be joined to it.
-        let table = target.tableName
-        let rowsSelect = SQLSelect(output: .columns(target.columns.map { .column($0.name, table: table) }), table: table,
+        // Where the links it follows may be joined to it, its columns name their table.
+        let table = qualifiesColumns ? target.tableName : nil
+        let rowsSelect = SQLSelect(output: .columns(target.columns.map { .column($0.name, table: table) }), table: target.tableName,
                                    filter: .oneOfSelected(.column(target.columns[0].name, table: table), targets),
                                    order: [SQLOrderTerm(expression: .storageOrder(table: table), descending: false)])
         let (select, joined) = selectReading(target, rowsSelect, following: onward)
