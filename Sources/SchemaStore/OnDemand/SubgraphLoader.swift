@@ -122,7 +122,7 @@ struct SubgraphLoader {
                 // A link to no row (never written so) reads as a NULL id.
                 if part[part.startIndex + 1] != .null { targetRows.append(Array(part.dropFirst())) }
             }
-            try loadLinks(join.slot, from: .stored(join.link), pairs: pairs, owner: entity, target: join.target)
+            try loadLinks(join.slot, from: join.source, pairs: pairs, owner: entity, target: join.target)
             _ = try loadRows(join.target, targetRows)
             markTargetsRead(join.slot, of: pending, in: entity.table, target: join.target.table)
         }
@@ -150,14 +150,17 @@ struct SubgraphLoader {
         guard !joined.isEmpty else { return (select, []) }
         var wide = select
         var output = columns
-        let owner = SQLExpression.column(entity.columns[0].name, table: entity.tableName)
+        let id = SQLExpression.column(entity.columns[0].name, table: entity.tableName)
         for join in joined {
-            output.append(.column("target", table: join.link.name))
+            // A link stored with the rows is keyed by its owner; one read from its target's
+            // list names the rows as targets (a to-one inverse: in one list at most).
+            let (near, far) = join.isInverse ? ("target", "owner") : ("owner", "target")
+            let linked = SQLExpression.column(far, table: join.link.name)
+            output.append(linked)
             output += join.target.columns.map { .column($0.name, table: join.target.tableName) }
-            wide.leftJoins.append(SQLSelect.Join(table: join.link.name, on: .compare(.column("owner", table: join.link.name), .equal, owner)))
+            wide.leftJoins.append(SQLSelect.Join(table: join.link.name, on: .compare(.column(near, table: join.link.name), .equal, id)))
             wide.leftJoins.append(SQLSelect.Join(table: join.target.tableName,
-                                                 on: .compare(.column(join.target.columns[0].name, table: join.target.tableName), .equal,
-                                                              .column("target", table: join.link.name))))
+                                                 on: .compare(.column(join.target.columns[0].name, table: join.target.tableName), .equal, linked)))
         }
         wide.output = .columns(output)
         return (wide, joined)
@@ -166,24 +169,37 @@ struct SubgraphLoader {
     /// A to-one link `reach` follows from `entity`, read with its rows (``loadRows(_:_:following:)``).
     struct ToOneJoin {
         let slot: LinkSlot
-        let link: LinkLayout
+        /// Where its links are read: the link table, from its owners' side or its targets'.
+        let source: LinkLookup.Source
         let target: any AnyEntityPersister
+
+        var link: LinkLayout {
+            switch source {
+            case .stored(let link), .inverse(let link): link
+            }
+        }
+
+        var isInverse: Bool {
+            if case .inverse = source { return true }
+            return false
+        }
     }
 
     /// The edges of `reach` from `entity` that ``loadRows(_:_:following:)`` can join to
-    /// `select`: to-one links stored with `entity`, whose link and target tables no other
-    /// table of the select has (its columns name their tables, not aliases).
+    /// `select`: to-one links of `entity` (stored with it, or the inverse of a list, which
+    /// holds each of its rows once at most), whose link and target tables no other table of
+    /// the select has (its columns name their tables, not aliases).
     private func toOneJoins(of entity: any AnyEntityPersister, _ select: SQLSelect, _ reach: ReadReach) -> [ToOneJoin] {
         var tables: Set<String> = [select.table]
         if let join = select.join { tables.insert(join.table) }
         var joins: [ToOneJoin] = []
-        for edge in reach.edges where edge.source == entity.table {
-            guard case .stored(let link)? = links.source(of: edge.slot, in: edge.source), !link.isToMany, link.owner == entity.table,
-                  let target = layout.persisterByTable[edge.target], !tables.contains(link.name), !tables.contains(target.tableName)
-            else { continue }
-            tables.insert(link.name)
+        for edge in reach.edges where edge.source == entity.table && edge.slot.cardinality == .toOne {
+            guard let source = links.source(of: edge.slot, in: edge.source), let target = layout.persisterByTable[edge.target] else { continue }
+            let join = ToOneJoin(slot: edge.slot, source: source, target: target)
+            guard !tables.contains(join.link.name), !tables.contains(target.tableName) else { continue }
+            tables.insert(join.link.name)
             tables.insert(target.tableName)
-            joins.append(ToOneJoin(slot: edge.slot, link: link, target: target))
+            joins.append(join)
         }
         return joins
     }
