@@ -31,6 +31,17 @@ import Testing
         return (store, try Store(.postgres(configuration), schema: ChatModelsSchema.self, options: Store.Options(residency: .resident)))
     }
 
+    /// `query` read by `store` in a scope of its own: its answer, expected to be what
+    /// `resident` answers, and the round trips it took.
+    static func read(_ query: @Sendable (Context) -> [String], on store: Store, beside resident: Store, _ comment: Comment? = nil,
+                     sourceLocation: SourceLocation = #_sourceLocation) throws -> (answer: [String], roundTrips: Int) {
+        let before = store.onDemandStatistics.roundTrips
+        let answer = try store.read(query)
+        let roundTrips = store.onDemandStatistics.roundTrips - before
+        #expect(answer == query(resident.context), comment, sourceLocation: sourceLocation)
+        return (answer, roundTrips)
+    }
+
     /// What a read shows: each message's id and its author's name, in order.
     static func shown(_ messages: [Message], in context: Context) -> [String] {
         messages.map { "\($0.id) by \($0.author?.name ?? "nobody")" }
@@ -62,10 +73,8 @@ import Testing
             }),
         ]
         for (name, query) in queries {
-            let before = store.onDemandStatistics.roundTrips
-            let onDemand = try store.read(query)
-            #expect(store.onDemandStatistics.roundTrips - before == 1, "\(name)")
-            #expect(onDemand == query(resident.context), "\(name)")
+            let (onDemand, roundTrips) = try Self.read(query, on: store, beside: resident, "\(name)")
+            #expect(roundTrips == 1, "\(name)")
             #expect(!onDemand.isEmpty && !onDemand.contains { $0.hasSuffix("nobody") }, "\(name)")
         }
         // The rows and links one query read serve the next in the same scope; the links
@@ -94,10 +103,8 @@ import Testing
                 [chat.title ?? "untitled"] + Self.shown(chat.messages ?? [], in: context)
             }
         }
-        let before = store.onDemandStatistics.roundTrips
-        let onDemand = try store.read(query)
-        #expect(store.onDemandStatistics.roundTrips - before == 2)
-        #expect(onDemand == query(resident.context))
+        let (onDemand, roundTrips) = try Self.read(query, on: store, beside: resident)
+        #expect(roundTrips == 2)
         #expect(onDemand.count == 33 && onDemand.last == "other by User 3")
     }
 
@@ -113,10 +120,8 @@ import Testing
                 "\($0.id) in \($0.chat?.title ?? "none") by \($0.author?.name ?? "nobody")"
             }
         }
-        let before = store.onDemandStatistics.roundTrips
-        let onDemand = try store.read(query)
-        #expect(store.onDemandStatistics.roundTrips - before == 1)
-        #expect(onDemand == query(resident.context))
+        let (onDemand, roundTrips) = try Self.read(query, on: store, beside: resident)
+        #expect(roundTrips == 1)
         #expect(onDemand == ["other in random by User 3", "m29 in general by User 2", "m28 in general by User 1"])
         let explained = try #require(store.explainSQL(Message.query(in: store.context).sorted(by: \.timestamp.desc).limit(3).with(\.$chat)))
         #expect(explained.sql.contains("LEFT JOIN \"Chat.messages\" ON \"Chat.messages\".\"target\" = \"Message\".\"id\""), "\(explained.sql)")
