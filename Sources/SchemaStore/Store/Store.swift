@@ -208,7 +208,7 @@ public final class Store: @unchecked Sendable {
     let observers = ObserverRegistry()
     /// Frees the graph a small write replaced while the next round trip waits for the
     /// server; nil when the backend has no such wait (a file, memory).
-    private(set) var retirement: GraphRetirement?
+    let retirement: GraphRetirement?
     /// The graph the running write replaced, handed to `retirement` once the write
     /// returned (``retire(_:rows:)``); under `writeLock`.
     private var replacedGraph: Context?
@@ -308,9 +308,12 @@ public final class Store: @unchecked Sendable {
         } else {
             staleWriteReading = nil
         }
-        if let backend, !options.readOnly {
-            let retirement = GraphRetirement()
-            if backend.runWhileWaiting({ retirement.releaseKept() }) { self.retirement = retirement }
+        // Only a backend that waits for a server's answers frees replaced graphs there.
+        let retirement = GraphRetirement()
+        if let backend, !options.readOnly, backend.runWhileWaiting({ retirement.releaseKept() }) {
+            self.retirement = retirement
+        } else {
+            self.retirement = nil
         }
         if isResident { startFollowingOtherStores() }
     }
