@@ -89,7 +89,7 @@ import Testing
         try await lostWriter.write { try User(id: "ghost", name: "lost in the crash").save(to: &$0) }
         try follower.refresh()
         #expect(User.query("ghost", in: follower.context).resolve() != nil)
-        #expect(try onDemand.read { User.query("ghost", in: $0).resolve() } != nil)
+        #expect(try await onDemand.read { User.query("ghost", in: $0).resolve() } != nil)
         #expect(await observed.becomes(["base", "ghost"]))
 
         try cluster.crashServer()
@@ -102,7 +102,7 @@ import Testing
             try store.refresh()
             #expect(Set(store.context.ids(of: User.self)) == ["base", "after"], "\(name)")
         }
-        let read = try onDemand.read { context in
+        let read = try await onDemand.read { context in
             (ghost: User.query("ghost", in: context).resolve(), after: User.query("after", in: context).resolve())
         }
         #expect(read.ghost == nil && read.after != nil, "the on-demand store answered from rows of the lost commit")

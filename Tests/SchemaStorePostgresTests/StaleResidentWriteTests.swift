@@ -78,7 +78,7 @@ import Testing
         #expect(store.staleWritesReadUnlocked == (runs: 1, changed: 0))
         #expect(User.query("u1", in: store.context).resolve()?.name == "Ann B.!")
         #expect(Attachment.query("x1", in: store.context).resolve()?.kind == .video)
-        #expect(try other.read { User.query("u1", in: $0).resolve()?.name } == "Ann B.!")
+        #expect(try await other.read { User.query("u1", in: $0).resolve()?.name } == "Ann B.!")
         // Observers learn of the three commits (together: the graph followed them at once).
         let heard = await Self.changes(changes, within: 10) { User.query("u1", in: $0.context).resolve()?.name == "Ann B.!" }
         #expect(heard.count == 1)

@@ -91,6 +91,12 @@ protocol StoreBackend: AnyObject, Sendable {
     /// (it is then the last commit's number, which the store records after its own).
     var countsOwnCommits: Bool { get }
 
+    /// Whether the backend's statements wait for a server's answers (a round trip, another
+    /// process's lock, a flush), not only for the local disk: a store's async API then waits
+    /// on its own threads (``BlockingWork``). False for a file, whose statements mostly use
+    /// the calling thread's CPU: moving them would cost more than they wait.
+    var waitsForAServer: Bool { get }
+
     /// Has `work` run on the thread of each round trip once it sent its statements, while
     /// it waits for the answers; returns false when the backend has no such wait (a file:
     /// its statements run on the calling thread) and never runs it. A store frees there
@@ -220,6 +226,8 @@ struct FingerprintChanged: Error {
 
 extension StoreBackend {
     var countsOwnCommits: Bool { false }
+
+    var waitsForAServer: Bool { false }
 
     func runWhileWaiting(_ work: @escaping @Sendable () -> Void) -> Bool { false }
 

@@ -11,12 +11,16 @@ import Foundation
 /// Buffering: latest wins. If several commits arrive before the consumer asks again, it gets
 /// one result, for the latest graph: a waiting live query holds no graph, only a flag, so it
 /// never makes the writer copy what a snapshot would share. The sequence ends as
-/// ``StoreObservation`` does.
+/// ``StoreObservation`` does. On a server, reading on demand, the query's reads run on a
+/// thread of the store's own while the consumer's task waits suspended, unless the consumer
+/// is isolated to an actor (``BlockingWork``).
 public struct LiveResults<Value: Sendable>: AsyncSequence, Sendable {
     let signals: AsyncStream<Void>
     let current: @Sendable () -> Context?
     let state: LiveQueryState<Value>
     let token: ObservationToken
+    /// Whether the query waits for a server (a store on one, reading on demand).
+    let readsServer: Bool
 
     /// How many times the query ran: once for the first result, then once per relevant
     /// commit the consumer caught up with.
@@ -27,15 +31,18 @@ public struct LiveResults<Value: Sendable>: AsyncSequence, Sendable {
         let current: @Sendable () -> Context?
         let state: LiveQueryState<Value>
         let token: ObservationToken
+        let readsServer: Bool
 
         public mutating func next() async -> Value? {
             guard await base.next() != nil else { return nil }
-            return state.evaluate { current() }
+            let (state, current) = (state, current)
+            guard readsServer else { return state.evaluate { current() } }
+            return await BlockingWork.run { state.evaluate { current() } }
         }
     }
 
     public func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(base: signals.makeAsyncIterator(), current: current, state: state, token: token)
+        AsyncIterator(base: signals.makeAsyncIterator(), current: current, state: state, token: token, readsServer: readsServer)
     }
 }
 
@@ -110,6 +117,6 @@ extension Store {
         let registry = observers
         if let id { continuation.onTermination = { _ in registry.remove(id) } }
         return LiveResults(signals: stream, current: { [weak self] in self?.context }, state: state,
-                           token: ObservationToken(registry: observers, id: id))
+                           token: ObservationToken(registry: observers, id: id), readsServer: readsOnDemand && waitsForAServer)
     }
 }

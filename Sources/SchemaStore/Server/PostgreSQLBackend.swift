@@ -996,6 +996,8 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
 
     var countsOwnCommits: Bool { true }
 
+    var waitsForAServer: Bool { true }
+
     func runWhileWaiting(_ work: @escaping @Sendable () -> Void) -> Bool {
         whileWaiting = work
         connection.whileWaiting = work

@@ -403,6 +403,25 @@ public final class Store: @unchecked Sendable {
     /// }
     /// ```
     public func read<Result>(_ body: (Context) throws -> Result) throws -> Result {
+        try readBlocking(body)
+    }
+
+    /// ``read(_:)`` from any task. On a server, reading on demand, called from code isolated
+    /// to no actor: `body` and the reads its queries make run on a thread of the store's own
+    /// while the task waits suspended (``BlockingWork``), so that the server's round trips
+    /// hold none of the threads Swift runs tasks on. In place otherwise: from an actor, on a
+    /// resident store (whose reads are in memory), on a file. In async code the compiler
+    /// picks this one: there, read a server on demand through it rather than through
+    /// ``context``, whose queries wait for the server on the thread they run on.
+    nonisolated(nonsending) public func read<Result>(_ body: (Context) throws -> Result) async throws -> Result {
+        guard readsOnDemand, waitsForAServer else { return try readBlocking(body) }
+        return try await BlockingWork.run { try readBlocking(body) }
+    }
+
+    /// Whether the store's statements wait for a server (``StoreBackend/waitsForAServer``).
+    var waitsForAServer: Bool { backend?.waitsForAServer ?? false }
+
+    private func readBlocking<Result>(_ body: (Context) throws -> Result) throws -> Result {
         guard let onDemand, !isResident else { return try body(context) }
         let failures = ReadFailures()
         let context: Context
@@ -768,8 +787,22 @@ public final class Store: @unchecked Sendable {
     /// ``write(_:)`` from any task: waits for earlier writes without blocking a thread, then
     /// runs `body` on the latest graph in this task and commits it. In async code the compiler
     /// picks this one.
+    ///
+    /// On a server, called from code isolated to no actor (a request handler, a background
+    /// task), the write, its closure and its commit, runs on a thread of the store's own
+    /// while the task waits suspended (``BlockingWork``): a commit waiting for the server
+    /// (its round trips, the writers' lock, a flush) holds none of the threads Swift runs
+    /// tasks on. Called from an actor (the main actor), it runs there, as the synchronous
+    /// write would; so do writes to a file, which mostly use the CPU (moving one to
+    /// another thread costs about what it waits: Persistence.md, "Async").
     @discardableResult
     nonisolated(nonsending) public func write<Result>(_ body: (inout Context) throws -> Result) async throws -> Result {
+        // There, it waits for the earlier writes too: on the write lock, as a synchronous
+        // write would, so that the next write starts as the last one ends, with no task to
+        // resume in between.
+        if waitsForAServer, let moved = await BlockingWork.elsewhere({ Swift.Result { try writeBlocking(body) } }) {
+            return try moved.get()
+        }
         await asyncWriters.enter()
         let result = Swift.Result { try writeBlocking(body) }
         await asyncWriters.leave()
