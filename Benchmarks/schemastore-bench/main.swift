@@ -13,6 +13,24 @@ import SchemaStore
 // synchronous = NORMAL). The first commit and its plain-SQLite floor run `rounds` times,
 // alternated; medians are printed. A last argument `first-commit` stops after the first commits.
 
+// `schemastore-bench async-writes [rounds] [postgres]`: sync against async single writes
+// (AsyncWriteBenchmark.swift), run in a task; this top-level code stays synchronous.
+if CommandLine.arguments.dropFirst().first == "async-writes" {
+    let rounds = CommandLine.arguments.dropFirst(2).compactMap { Int($0) }.first ?? 20
+    let postgres = CommandLine.arguments.contains("postgres")
+    let done = DispatchSemaphore(value: 0)
+    Task.detached {
+        do {
+            try await AsyncWriteBenchmark.run(rounds: rounds, postgres: postgres)
+        } catch {
+            print("async-writes failed: \(error)")
+        }
+        done.signal()
+    }
+    done.wait()
+    exit(0)
+}
+
 // `schemastore-bench packs ...`: the cross-pack benchmark instead (PacksBenchmark.swift).
 if CommandLine.arguments.dropFirst().first == "packs" {
     let numbers = CommandLine.arguments.dropFirst(2).compactMap { Int($0) }
