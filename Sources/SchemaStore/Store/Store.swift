@@ -784,17 +784,18 @@ public final class Store: @unchecked Sendable {
         }
     }
 
-    /// ``write(_:)`` from any task: waits for earlier writes without blocking a thread, then
-    /// runs `body` on the latest graph in this task and commits it. In async code the compiler
-    /// picks this one.
+    /// ``write(_:)`` from any task: waits for earlier writes without holding a thread Swift
+    /// runs tasks on, then runs `body` on the latest graph in this task and commits it. In
+    /// async code the compiler picks this one.
     ///
     /// On a server, called from code isolated to no actor (a request handler, a background
-    /// task), the write, its closure and its commit, runs on a thread of the store's own
-    /// while the task waits suspended (``BlockingWork``): a commit waiting for the server
-    /// (its round trips, the writers' lock, a flush) holds none of the threads Swift runs
-    /// tasks on. Called from an actor (the main actor), it runs there, as the synchronous
-    /// write would; so do writes to a file, which mostly use the CPU (moving one to
-    /// another thread costs about what it waits: Persistence.md, "Async").
+    /// task), the write (its wait for earlier writes, its closure, its commit) runs on a
+    /// thread of the store's own while the task waits suspended (``BlockingWork``): a
+    /// commit waiting for the server (its round trips, the writers' lock, a flush) holds
+    /// none of the cooperative pool's threads. Called from an actor (the main actor), and
+    /// on a file, the task waits for earlier writes suspended and the write then runs in
+    /// place, as the synchronous write would: a file's commit mostly uses the CPU, and
+    /// moving it to another thread would cost about as much again (Persistence.md, "Async").
     @discardableResult
     nonisolated(nonsending) public func write<Result>(_ body: (inout Context) throws -> Result) async throws -> Result {
         // There, it waits for the earlier writes too: on the write lock, as a synchronous
