@@ -1,12 +1,12 @@
 import Foundation
 
-/// Threads of the store's own for work that blocks on the disk or the network (a commit, a
-/// query answered by a server), so that async callers never hold a thread of Swift's
-/// cooperative pool while they wait: that pool has about one thread per core, and a service
-/// whose requests each held one through a round trip would stop running anything else.
+/// Threads of the stores' own for work that waits for a server (a commit, a query answered
+/// on demand), so that async callers never hold a thread of Swift's cooperative pool while
+/// they wait: that pool has about one thread per core, and a service whose requests each
+/// held one through a round trip would stop running anything else.
 ///
-/// A task executor (SE-0417): ``run(_:)`` runs a closure on one of its threads, in the
-/// calling task, which is suspended meanwhile. A thread is started when a job finds none
+/// A task executor (SE-0417): ``BlockingWork`` runs a closure on one of its threads, in
+/// the calling task, which is suspended meanwhile. A thread is started when a job finds none
 /// idle, up to ``maximumThreads`` (past that, jobs wait their turn, first in first out), and
 /// ends after ``idleTimeout`` without work. Enqueuing is O(1) amortized.
 @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)

@@ -798,9 +798,9 @@ public final class Store: @unchecked Sendable {
     /// moving it to another thread would cost about as much again (Persistence.md, "Async").
     @discardableResult
     nonisolated(nonsending) public func write<Result>(_ body: (inout Context) throws -> Result) async throws -> Result {
-        // There, it waits for the earlier writes too: on the write lock, as a synchronous
-        // write would, so that the next write starts as the last one ends, with no task to
-        // resume in between.
+        // Moved, the write waits for earlier ones on the store's thread too, on the write
+        // lock as a synchronous write does: the next write starts as the last one ends, with
+        // no task to resume in between.
         if waitsForAServer, let moved = await BlockingWork.elsewhere({ Swift.Result { try writeBlocking(body) } }) {
             return try moved.get()
         }
