@@ -51,17 +51,22 @@ enum AsyncWriteBenchmark {
         }
         print("Single writes from a task isolated to no actor, sync vs async (ms; \(rounds) rounds of \(writes) each; load \(OnDemandBenchmark.loadAverage()))")
         if let cluster {
-            let configuration = try cluster.createDatabase("async_responsiveness")
-            try await Store(.postgres(configuration), schema: BenchModelsSchema.self).write { context in
-                try User(id: 0, name: "Ada", age: 30).save(to: &context)
-                try Chat(id: 0, title: "general").save(to: &context)
-            }
             let writers = 4 * ProcessInfo.processInfo.activeProcessorCount
-            for shared in [true, false] {
-                print("\(writers) tasks writing to one database through \(shared ? "one store" : "a store each") for 2 s, sync or async writes, alternated; a task sleeping 1 ms at a time wakes late by (ms):")
+            var databases: [PostgresConnection.Configuration] = []
+            for index in 0..<writers {
+                let configuration = try cluster.createDatabase("async_responsiveness_\(index)")
+                try await Store(.postgres(configuration), schema: BenchModelsSchema.self).write { context in
+                    try User(id: 0, name: "Ada", age: 30).save(to: &context)
+                    try Chat(id: 0, title: "general").save(to: &context)
+                }
+                databases.append(configuration)
+            }
+            for shape in Shape.allCases {
+                print("\(writers) tasks writing for 2 s through \(shape.rawValue), sync or async writes, alternated; a task sleeping 1 ms at a time wakes late by (ms):")
                 for round in 0..<4 {
                     for async in round % 2 == 0 ? [false, true] : [true, false] {
-                        let run = try await responsiveness(configuration, writers: writers, shared: shared, seconds: 2, async: async)
+                        let run = try await responsiveness(shape == .databaseEach ? databases : [databases[0]], writers: writers,
+                                                           storeEach: shape != .oneStore, seconds: 2, async: async)
                         print("  \(async ? "async" : "sync "): p50 \(String(format: "%.3f", run.late50)), p99 \(String(format: "%.3f", run.late99)); \(Int(run.writesPerSecond)) writes/s")
                     }
                 }
@@ -87,15 +92,24 @@ enum AsyncWriteBenchmark {
         }
     }
 
-    /// With `writers` tasks writing to one server database for `seconds`, through one store
-    /// they share (as a service's request handlers would) or a store each, each either through
-    /// the synchronous write (holding a thread of the cooperative pool through each wait, as
-    /// async writes did before) or the async one: how late a task that sleeps 1 ms at a time
-    /// wakes (ms: p50, p99), and the writes per second.
-    static func responsiveness(_ configuration: PostgresConnection.Configuration, writers: Int, shared: Bool, seconds: Double, async: Bool) async throws
+    /// How the writing tasks reach the server.
+    enum Shape: String, CaseIterable {
+        /// As a service's request handlers share a store.
+        case oneStore = "one store"
+        case storeEach = "a store each on one database"
+        /// As a service with a database per tenant.
+        case databaseEach = "a store each on a database each"
+    }
+
+    /// With `writers` tasks writing to `databases` (in turn) for `seconds`, through one store
+    /// they share or a store each, each either through the synchronous write (holding a
+    /// thread of the cooperative pool through each wait, as async writes did before) or the
+    /// async one: how late a task that sleeps 1 ms at a time wakes (ms: p50, p99), and the
+    /// writes per second.
+    static func responsiveness(_ databases: [PostgresConnection.Configuration], writers: Int, storeEach: Bool, seconds: Double, async: Bool) async throws
         -> (late50: Double, late99: Double, writesPerSecond: Double) {
-        let opened = try (0..<(shared ? 1 : writers)).map { _ in
-            try Store(.postgres(configuration), schema: BenchModelsSchema.self, options: .init(residency: .onDemand))
+        let opened = try (0..<(storeEach ? writers : 1)).map { index in
+            try Store(.postgres(databases[index % databases.count]), schema: BenchModelsSchema.self, options: .init(residency: .onDemand))
         }
         defer { for store in opened { store.close() } }
         let stores = (0..<writers).map { opened[$0 % opened.count] }
@@ -141,7 +155,7 @@ enum AsyncWriteBenchmark {
         }
     }
 
-    /// What a task of ``responsiveness(_:writers:seconds:async:)`` reports.
+    /// What a task of ``responsiveness(_:writers:storeEach:seconds:async:)`` reports.
     private enum Outcome: Sendable {
         case written(Int)
         case lateness([Double])
