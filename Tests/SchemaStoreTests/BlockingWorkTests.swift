@@ -1,5 +1,6 @@
 import ChatModels
 import ChatWorkloads
+import DeterministicRandom
 import Foundation
 import SchemaRuntime
 @testable import SchemaStore
@@ -47,6 +48,58 @@ import Testing
             threads = executor.threadCount
         }
         #expect(threads == 0, "idle threads did not end")
+    }
+
+    /// Jobs past the last thread start in the order they came.
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
+    @Test func jobsWaitingForAThreadStartFirstInFirstOut() async throws {
+        let executor = BlockingWorkExecutor(maximumThreads: 1, idleTimeout: 0.05)
+        let gate = DispatchSemaphore(value: 0)
+        let started = Locked([Int]())
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await withTaskExecutorPreference(executor) { gate.wait() } }
+            for index in 0..<6 {
+                // Each job waits behind the first before the next comes.
+                try await Self.until { executor.threadCount == 1 && executor.waitingJobCount == index }
+                group.addTask { await withTaskExecutorPreference(executor) { started.withLock { $0.append(index) } } }
+                try await Self.until { executor.waitingJobCount == index + 1 }
+            }
+            gate.signal()
+            try await group.waitForAll()
+        }
+        #expect(started.withLock { $0 } == Array(0..<6))
+    }
+
+    /// Random bursts of jobs, each blocking a while, from many tasks: each runs once, never
+    /// more at once than the executor's threads, and its threads end once idle.
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
+    @Test(arguments: [1, 3, 16])
+    func burstsOfBlockingJobsRunOnceEachWithinTheThreadBound(maximumThreads: Int) async throws {
+        let executor = BlockingWorkExecutor(maximumThreads: maximumThreads, idleTimeout: 0.05)
+        var random = SplitMix64(seed: UInt64(maximumThreads))
+        let pauses = (0..<120).map { _ in Double(Int.random(in: 0...3, using: &random)) / 1000 }
+        let runs = Locked((counts: [Int](repeating: 0, count: pauses.count), now: 0, most: 0))
+        await withTaskGroup(of: Void.self) { group in
+            for (index, pause) in pauses.enumerated() {
+                group.addTask {
+                    await withTaskExecutorPreference(executor) {
+                        runs.withLock { $0.counts[index] += 1; $0.now += 1; $0.most = max($0.most, $0.now) }
+                        Self.pause(pause)
+                        runs.withLock { $0.now -= 1 }
+                    }
+                }
+            }
+        }
+        let seen = runs.withLock { $0 }
+        #expect(seen.counts.allSatisfy { $0 == 1 } && seen.now == 0)
+        #expect(seen.most <= maximumThreads && executor.threadCount <= maximumThreads)
+        try await Self.until { executor.threadCount == 0 }
+        #expect(executor.threadCount == 0 && executor.waitingJobCount == 0)
+    }
+
+    /// Waits, polling, up to 5 s for `condition`.
+    static func until(_ condition: () -> Bool) async throws {
+        for _ in 0..<500 where !condition() { try await Task.sleep(for: .milliseconds(10)) }
     }
 
     /// A file's statements mostly use the CPU: its async writes and reads run in place.

@@ -34,6 +34,9 @@ final class BlockingWorkExecutor: TaskExecutor, @unchecked Sendable {
     /// How many threads are running now, idle ones included.
     var threadCount: Int { condition.withLock { threads } }
 
+    /// How many jobs wait for a thread.
+    var waitingJobCount: Int { condition.withLock { jobs.count - head } }
+
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         condition.lock()
