@@ -121,6 +121,51 @@ import Testing
         #expect(try await !memory.write { _ in BlockingWorkExecutor.currentThreadIsOurs })
     }
 
+    /// An async write to a file another store is writing to waits for it on the store's
+    /// threads: more of them than the pool has threads, while the other store's write ends
+    /// only once a task on the pool lets it. Were their waits holding the pool's threads, it
+    /// never would, and they would fail when their lock timeout ran out.
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
+    @Test func aFileWriteWaitingForAnotherStoresWaitsOnTheStoresThreads() async throws {
+        let folder = try TemporaryFolder()
+        for residency in [Store.Residency.onDemand, .resident] {
+            let url = folder.file("\(residency).sqlite")
+            let holder = try Store(.file(url), schema: ChatModelsSchema.self)
+            let writers = try (0..<CooperativePoolGate.waiters).map { _ in
+                try Store(.file(url), schema: ChatModelsSchema.self, options: .init(residency: residency))
+            }
+            let (holding, release) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
+            Thread {
+                try? holder.write { context in
+                    try User(id: "holder", name: "Hal").save(to: &context)
+                    holding.signal()
+                    _ = release.wait(timeout: .now() + 10)
+                }
+            }.start()
+            holding.wait()
+            let moved = try await withThrowingTaskGroup(of: Bool.self) { group in
+                for (index, writer) in writers.enumerated() {
+                    group.addTask {
+                        try await writer.write { context in
+                            try User(id: "u\(index)", name: "Ada").save(to: &context)
+                            return BlockingWorkExecutor.currentThreadIsOurs
+                        }
+                    }
+                }
+                group.addTask {
+                    try await Task.sleep(for: .milliseconds(200))
+                    release.signal()
+                    return true
+                }
+                return try await group.reduce(into: [Bool]()) { $0.append($1) }
+            }
+            #expect(moved.count == writers.count + 1 && moved.allSatisfy { $0 }, "\(residency)")
+            #expect(holder.context.count(of: User.self) == writers.count + 1)
+            // With no other writer, a file's write stays in place.
+            #expect(try await !writers[0].write { _ in BlockingWorkExecutor.currentThreadIsOurs })
+        }
+    }
+
     /// A live query that reads a server runs each evaluation on the store's threads.
     @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func aLiveQueryReadingAServerEvaluatesOnTheStoresThreads() async throws {

@@ -67,8 +67,15 @@ final class SQLiteBackend: StoreBackend, @unchecked Sendable {
     /// by ``beginSnapshot()`` (SQLiteBackend+Reading.swift).
     var snapshotCommit: Int64?
 
+    /// How long a statement waits for another connection's lock.
+    private let lockTimeout: TimeInterval
+    /// Whether a write transaction waits for another connection's write to end (up to
+    /// ``lockTimeout``) rather than throw ``OtherWriterFirst``; under the store's write lock.
+    private var waitsForOtherWriters = true
+
     init(path: String, durability: Store.Durability, lockTimeout: TimeInterval, readOnly: Bool = false, createsSQLIndexes: Bool = false) throws {
         location = path
+        self.lockTimeout = lockTimeout
         self.durability = durability
         self.readOnly = readOnly
         self.createsSQLIndexes = createsSQLIndexes
@@ -296,7 +303,7 @@ final class SQLiteBackend: StoreBackend, @unchecked Sendable {
 
     func transaction(_ body: (any StoreTransaction) throws -> Void) throws {
         try mapped {
-            try database.execute("BEGIN IMMEDIATE")
+            try beginWriting()
             do {
                 try body(SQLiteTransaction(database: database))
                 try database.execute("COMMIT")
@@ -305,6 +312,25 @@ final class SQLiteBackend: StoreBackend, @unchecked Sendable {
                 try? database.execute("ROLLBACK")
                 throw error
             }
+        }
+    }
+
+    func withoutWaitingForOtherWriters<Result>(_ body: () throws -> Result) rethrows -> Result {
+        waitsForOtherWriters = false
+        defer { waitsForOtherWriters = true }
+        return try body()
+    }
+
+    /// Takes the file's write lock (`BEGIN IMMEDIATE`): waiting for another connection's
+    /// write up to ``lockTimeout``, or, in ``withoutWaitingForOtherWriters(_:)``, not at all.
+    private func beginWriting() throws {
+        guard !waitsForOtherWriters else { return try database.execute("BEGIN IMMEDIATE") }
+        sqlite3_busy_timeout(database.handle, 0)
+        defer { sqlite3_busy_timeout(database.handle, Int32(lockTimeout * 1000)) }
+        do {
+            try database.execute("BEGIN IMMEDIATE")
+        } catch let error as SQLiteError where error.code == SQLITE_BUSY {
+            throw OtherWriterFirst()
         }
     }
 

@@ -97,6 +97,11 @@ protocol StoreBackend: AnyObject, Sendable {
     /// the calling thread's CPU: moving them would cost more than they wait.
     var waitsForAServer: Bool { get }
 
+    /// Runs `body`, in which a write transaction that would wait for another connection's
+    /// write (a file's lock another store holds) throws ``OtherWriterFirst`` at once, before
+    /// anything is written, instead. A server's waits as ever. Called holding the write lock.
+    func withoutWaitingForOtherWriters<Result>(_ body: () throws -> Result) rethrows -> Result
+
     /// Has `work` run on the thread of each round trip once it sent its statements, while
     /// it waits for the answers; returns false when the backend has no such wait (a file:
     /// its statements run on the calling thread) and never runs it. A store frees there
@@ -217,6 +222,10 @@ struct ReadsChanged: Error {}
 /// reading what it touches first.
 struct AssumedAbsentFound: Error {}
 
+/// A write would have waited for another connection's (``StoreBackend/withoutWaitingForOtherWriters(_:)``):
+/// nothing was written, and its closure did not run.
+struct OtherWriterFirst: Error {}
+
 /// A write found the schema fingerprint the database records changed to `recorded` (another
 /// version of the app migrated it): nothing was written; the store fails it with
 /// ``StoreError/schemaChangedElsewhere(path:)``.
@@ -228,6 +237,8 @@ extension StoreBackend {
     var countsOwnCommits: Bool { false }
 
     var waitsForAServer: Bool { false }
+
+    func withoutWaitingForOtherWriters<Result>(_ body: () throws -> Result) rethrows -> Result { try body() }
 
     func runWhileWaiting(_ work: @escaping @Sendable () -> Void) -> Bool { false }
 

@@ -463,8 +463,10 @@ public final class Store: @unchecked Sendable {
         try writeBlocking(body)
     }
 
-    private func writeBlocking<Result>(_ body: (inout Context) throws -> Result) throws -> Result {
-        try exclusively {
+    /// `waitingForOtherWriters` false: throws ``OtherWriterFirst`` where the write would wait
+    /// for another connection's (a file's lock), before its closure runs.
+    private func writeBlocking<Result>(_ body: (inout Context) throws -> Result, waitingForOtherWriters: Bool = true) throws -> Result {
+        try exclusively(waitingForOtherWriters: waitingForOtherWriters) {
             guard let backend else {
                 let commit = try run(body, transaction: nil)
                 return finish(commit)
@@ -763,7 +765,7 @@ public final class Store: @unchecked Sendable {
 
     /// Runs `body` as the only writer: the checks every write makes (not nested in a
     /// write's closure, not closed, not read-only), then `body` under the write lock.
-    func exclusively<Result>(_ body: () throws -> Result) throws -> Result {
+    func exclusively<Result>(waitingForOtherWriters: Bool = true, _ body: () throws -> Result) throws -> Result {
         // A write from inside a write's closure would wait for itself forever.
         try checkNotInsideAWrite()
         // What the connection received meanwhile (commit notifications) goes to the
@@ -780,7 +782,8 @@ public final class Store: @unchecked Sendable {
             }
             // Once the write's own copies of the graph it replaced are gone with its frame.
             defer { if let replaced = replacedGraph.take() { retirement?.keep(replaced) } }
-            return try body()
+            guard !waitingForOtherWriters, let backend else { return try body() }
+            return try backend.withoutWaitingForOtherWriters(body)
         }
     }
 
@@ -796,6 +799,8 @@ public final class Store: @unchecked Sendable {
     /// on a file, the task waits for earlier writes suspended and the write then runs in
     /// place, as the synchronous write would: a file's commit mostly uses the CPU, and
     /// moving it to another thread would cost about as much again (Persistence.md, "Async").
+    /// A write to a file that another store is writing to (in this process or another) is
+    /// moved so, from code isolated to no actor, before it waits for that store.
     @discardableResult
     nonisolated(nonsending) public func write<Result>(_ body: (inout Context) throws -> Result) async throws -> Result {
         // Moved, the write waits for earlier ones on the store's thread too, on the write
@@ -805,7 +810,13 @@ public final class Store: @unchecked Sendable {
             return try moved.get()
         }
         await asyncWriters.enter()
-        let result = Swift.Result { try writeBlocking(body) }
+        var result = Swift.Result { try writeBlocking(body, waitingForOtherWriters: false) }
+        if case .failure(let error) = result, error is OtherWriterFirst {
+            // Another store writes to the file (here or in another process): the wait for
+            // it, which may be long (an import), goes where it holds no thread Swift runs
+            // tasks on (``BlockingWork``).
+            result = await BlockingWork.run { Swift.Result { try writeBlocking(body) } }
+        }
         await asyncWriters.leave()
         return try result.get()
     }
