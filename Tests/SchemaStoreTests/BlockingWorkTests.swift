@@ -153,13 +153,16 @@ import Testing
                     }
                 }
                 group.addTask {
-                    try await Task.sleep(for: .milliseconds(200))
+                    try await Task.sleep(for: .milliseconds(500))
                     release.signal()
                     return true
                 }
                 return try await group.reduce(into: [Bool]()) { $0.append($1) }
             }
-            #expect(moved.count == writers.count + 1 && moved.allSatisfy { $0 }, "\(residency)")
+            // Every write committed (in place, they would have thrown at their lock timeout);
+            // those that began before the release were moved (on a busy machine, some may
+            // begin after it, and stay in place).
+            #expect(moved.count == writers.count + 1 && moved.filter { $0 }.count >= 2, "\(residency)")
             #expect(holder.context.count(of: User.self) == writers.count + 1)
             // With no other writer, a file's write stays in place.
             #expect(try await !writers[0].write { _ in BlockingWorkExecutor.currentThreadIsOurs })
