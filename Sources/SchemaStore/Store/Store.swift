@@ -201,6 +201,13 @@ public final class Store: @unchecked Sendable {
     var optimisticRetries = 0
     /// The thread running a write's closure, guarded by `stateLock`.
     private var writingThread: Thread?
+    /// Async writes that found another store writing to the file and waited for it moved
+    /// (``write(_:)-(inout Context) async``); under `stateLock` (tests wait for them).
+    private(set) var writesMovedBehindOtherWriters: Int {
+        get { stateLock.withLock { movedBehindOtherWriters } }
+        set { stateLock.withLock { movedBehindOtherWriters = newValue } }
+    }
+    private var movedBehindOtherWriters = 0
     /// Queues async writers, so they wait for each other without blocking threads; only a
     /// concurrent synchronous writer can make one wait on `writeLock`.
     private let asyncWriters = WriterQueue()
@@ -815,7 +822,14 @@ public final class Store: @unchecked Sendable {
             // Another store writes to the file (here or in another process): the wait for
             // it, which may be long (an import), goes where it holds no thread Swift runs
             // tasks on (``BlockingWork``).
-            result = await BlockingWork.run { Swift.Result { try writeBlocking(body) } }
+            if let moved = await BlockingWork.elsewhere({ () -> Swift.Result<Result, any Error> in
+                writesMovedBehindOtherWriters += 1
+                return Swift.Result { try writeBlocking(body) }
+            }) {
+                result = moved
+            } else {
+                result = Swift.Result { try writeBlocking(body) }
+            }
         }
         await asyncWriters.leave()
         return try result.get()
