@@ -123,7 +123,7 @@ import Testing
 
     /// An async write to a file another store is writing to waits for it on the store's
     /// threads: more of them than the pool has threads, while the other store's write ends
-    /// only once a task on the pool saw them all waiting. Were their waits holding the
+    /// only once a task on the pool saw them all find it. Were their waits holding the
     /// pool's threads, it never would, and they would fail when their lock timeout ran out.
     /// (Timeouts are long: in the whole suite, long synchronous tests hold the pool's
     /// threads for minutes, and this test's tasks wait their turn.)
@@ -155,7 +155,7 @@ import Testing
                     }
                 }
                 group.addTask {
-                    while writers.map(\.writesMovedBehindOtherWriters).reduce(0, +) < writers.count {
+                    while writers.map(\.asyncWritesBehindOtherWriters).reduce(0, +) < writers.count {
                         try await Task.sleep(for: .milliseconds(10))
                     }
                     release.signal()

@@ -201,13 +201,11 @@ public final class Store: @unchecked Sendable {
     var optimisticRetries = 0
     /// The thread running a write's closure, guarded by `stateLock`.
     private var writingThread: Thread?
-    /// Async writes that found another store writing to the file and waited for it moved
-    /// (``write(_:)-(inout Context) async``); under `stateLock` (tests wait for them).
-    private(set) var writesMovedBehindOtherWriters: Int {
-        get { stateLock.withLock { movedBehindOtherWriters } }
-        set { stateLock.withLock { movedBehindOtherWriters = newValue } }
-    }
-    private var movedBehindOtherWriters = 0
+    /// Async writes that found another store writing to the file, and so waited for it
+    /// where they hold no thread Swift runs tasks on; under `stateLock`.
+    private var writesBehindOtherWriters = 0
+    /// How many async writes found another store writing to the file (tests wait for them).
+    var asyncWritesBehindOtherWriters: Int { stateLock.withLock { writesBehindOtherWriters } }
     /// Queues async writers, so they wait for each other without blocking threads; only a
     /// concurrent synchronous writer can make one wait on `writeLock`.
     private let asyncWriters = WriterQueue()
@@ -822,14 +820,8 @@ public final class Store: @unchecked Sendable {
             // Another store writes to the file (here or in another process): the wait for
             // it, which may be long (an import), goes where it holds no thread Swift runs
             // tasks on (``BlockingWork``).
-            if let moved = await BlockingWork.elsewhere({ () -> Swift.Result<Result, any Error> in
-                writesMovedBehindOtherWriters += 1
-                return Swift.Result { try writeBlocking(body) }
-            }) {
-                result = moved
-            } else {
-                result = Swift.Result { try writeBlocking(body) }
-            }
+            stateLock.withLock { writesBehindOtherWriters += 1 }
+            result = await BlockingWork.run { Swift.Result { try writeBlocking(body) } }
         }
         await asyncWriters.leave()
         return try result.get()
