@@ -138,8 +138,7 @@ enum AsyncWriteBenchmark {
                 var start = created
                 repeat {
                     try await Task.sleep(for: .milliseconds(1))
-                    let elapsed = ContinuousClock.now - start
-                    lateness.append((Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15) - 1)
+                    lateness.append(OnDemandBenchmark.milliseconds(of: ContinuousClock.now - start) - 1)
                     start = ContinuousClock.now
                 } while start < deadline
                 return .lateness(lateness)
@@ -189,8 +188,7 @@ enum AsyncWriteBenchmark {
         for index in 0..<writes {
             let start = ContinuousClock.now
             try await store.write { try Message(id: firstID + index, text: "new", timestamp: index, chat: .id(0), author: .id(0)).save(to: &$0) }
-            let elapsed = ContinuousClock.now - start
-            times.append(Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15)
+            times.append(OnDemandBenchmark.milliseconds(of: ContinuousClock.now - start))
         }
         return OnDemandBenchmark.median(times)
     }

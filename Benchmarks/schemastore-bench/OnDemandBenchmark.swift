@@ -327,8 +327,11 @@ enum OnDemandBenchmark {
     static func milliseconds(_ body: () throws -> Void) rethrows -> Double {
         let start = ContinuousClock.now
         try body()
-        let elapsed = ContinuousClock.now - start
-        return Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+        return milliseconds(of: ContinuousClock.now - start)
+    }
+
+    static func milliseconds(of duration: Duration) -> Double {
+        Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
     }
 
     static func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }

@@ -187,8 +187,7 @@ func removeDatabase(_ url: URL) {
 func milliseconds(_ body: () throws -> Void) rethrows -> Double {
     let start = ContinuousClock.now
     try body()
-    let elapsed = ContinuousClock.now - start
-    return Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+    return OnDemandBenchmark.milliseconds(of: ContinuousClock.now - start)
 }
 
 func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
@@ -411,8 +410,7 @@ for index in 0..<20 {
         try writer.write { try Message(id: id, text: "shared", timestamp: id, chat: .id(userCount - 1), author: .id(0)).save(to: &$0) }
     })
     while follower.context.find(Message.self, id: id) == nil { usleep(200) }
-    let elapsed = ContinuousClock.now - start
-    reachDelays.append(Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15)
+    reachDelays.append(OnDemandBenchmark.milliseconds(of: ContinuousClock.now - start))
 }
 report("1 message in its own write, another store open on the file", [median(sharedWrites)])
 report("  until the other store's context has it (median of 20)", reachDelays)
