@@ -179,7 +179,7 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
         if plannedOnce {
             // A read inside a write (its catch-up, or a query of an on-demand write's
             // closure) is planned for its values, as outside one.
-            pending.append(Self.planForValues, [])
+            for statement in Self.planForValues { pending.append(statement, []) }
             plannedOnce = false
         }
         // Indexes that wait for the write's end (IndexDeferral) are made first: these
@@ -1291,6 +1291,17 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
     /// would otherwise plan some of them again on every run (a custom plan for each array of
     /// rows; 60 µs of a 0.6 ms write for a list append), while their plans never depend on
     /// the values. Reads in the write go back to plans for their values (``execute(_:_:)``).
+    ///
+    /// Those plans also never scan a table in full where an index finds the rows
+    /// (`enable_seqscan` off): a write names the rows it touches, by key, owner or term,
+    /// and its plan lasts as long as the connection, or until the table's next vacuum or
+    /// analyze. Planned on a new database, whose tables then fit in a page, a plan scanning
+    /// the whole table looks cheapest, and then kept scanning it as it grew: the commit
+    /// log's pruning did so every 16 commits, through the log's dead rows (0.4-0.7 ms a
+    /// time in `postgres-single`; `GrownTableScanTests`). A statement no index serves still
+    /// scans. Nor are they compiled (`jit` off): the cost that setting adds to a scan
+    /// nothing else serves (a full-text index's one-row totals) took them past
+    /// `jit_above_cost`, and compiling a write's statement took 40-160 ms.
     private func planOnce() {
         // Only in a write transaction (the setting lasts until it ends), not in a writer's
         // opening one, which writes rarely.
@@ -1301,7 +1312,7 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
 
     /// Sets generic plans until the transaction ends (as `SET LOCAL`), as an expression: a
     /// write that reads nothing first sets them with its lock (``writeTransaction(expecting:numberedOnServer:_:)``).
-    private static let planGenerically = "set_config('plan_cache_mode', 'force_generic_plan', true)"
+    private static let planGenerically = "set_config('plan_cache_mode', 'force_generic_plan', true), set_config('enable_seqscan', 'off', true), set_config('jit', 'off', true)"
     /// The statements setting them, spelled once (each write sends one).
     private static let planningGenerically = "SELECT \(planGenerically)"
     private static let lockPlanningGenerically = "SELECT pg_advisory_xact_lock($1), \(planGenerically)"
@@ -1333,7 +1344,9 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
         try sendAhead()
     }
 
-    private static let planForValues = "SET LOCAL plan_cache_mode TO DEFAULT"
+    /// What ``planGenerically`` set, back to the connection's own settings (but `jit`: a
+    /// read in a write reads few rows).
+    private static let planForValues = ["SET LOCAL plan_cache_mode TO DEFAULT", "SET LOCAL enable_seqscan TO DEFAULT"]
 
     /// A write whose answer nothing waits for: sent with the next batch, as part of one
     /// statement with the writes beside it when it declares its tables (`fusion`).
