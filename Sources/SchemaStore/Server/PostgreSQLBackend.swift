@@ -1310,8 +1310,10 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
         plannedOnce = true
     }
 
-    /// Sets generic plans until the transaction ends (as `SET LOCAL`), as an expression: a
-    /// write that reads nothing first sets them with its lock (``writeTransaction(expecting:numberedOnServer:_:)``).
+    /// Sets generic plans, which scan no table in full where an index serves and are never
+    /// compiled (``planOnce()``), until the transaction ends (as `SET LOCAL`), as an
+    /// expression: a write that reads nothing first sets them with its lock
+    /// (``writeTransaction(expecting:numberedOnServer:_:)``).
     private static let planGenerically = "set_config('plan_cache_mode', 'force_generic_plan', true), set_config('enable_seqscan', 'off', true), set_config('jit', 'off', true)"
     /// The statements setting them, spelled once (each write sends one).
     private static let planningGenerically = "SELECT \(planGenerically)"
