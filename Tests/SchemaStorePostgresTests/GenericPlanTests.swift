@@ -20,9 +20,7 @@ import Testing
     /// metadata its opening records, outside any write): each one's text and how many
     /// times the server planned it generically and for its values.
     private static func preparedWrites(_ store: Store) throws -> [(sql: String, generic: Int64, custom: Int64)] {
-        let backend = try #require(store.backend as? PostgreSQLBackend)
-        // Under the store's write lock, as every use of its connection.
-        return try store.exclusively { try backend.execute("SELECT statement, generic_plans, custom_plans FROM pg_prepared_statements") }.compactMap { row in
+        try store.executeOnOwnConnection("SELECT statement, generic_plans, custom_plans FROM pg_prepared_statements").compactMap { row in
             guard case .text(let sql) = row[0], sql.hasPrefix("INSERT") || sql.hasPrefix("WITH"), !sql.contains("\"schemagen:meta\""),
                   case .integer(let generic) = row[1], case .integer(let custom) = row[2] else { return nil }
             return (sql, generic, custom)

@@ -26,15 +26,9 @@ import Testing
     /// The grown tables' full scans so far, by table: those holding at least `rows` rows, and
     /// the commit log.
     private static func fullScans(_ store: Store, ofTablesWithAtLeast rows: Int) throws -> [String: Int64] {
-        let backend = try #require(store.backend as? PostgreSQLBackend)
-        // On the store's connection, under its write lock like every use of it (a resident
-        // store also reads there what other commits it was told of): used beside that, the
-        // connection's answers went to the wrong caller and this waited forever.
-        let statistics = try store.exclusively {
-            // Reported when the connection next goes idle, before the query below begins.
-            try backend.execute("SELECT pg_stat_force_next_flush()")
-            return try backend.execute("SELECT relname, seq_scan, n_live_tup FROM pg_stat_user_tables")
-        }
+        // Reported when the connection next goes idle, before the query after it begins.
+        let statistics = try store.executeOnOwnConnection("SELECT pg_stat_force_next_flush()",
+                                                          "SELECT relname, seq_scan, n_live_tup FROM pg_stat_user_tables")
         var scans: [String: Int64] = [:]
         for row in statistics {
             guard case .text(let table) = row[0], case .integer(let count) = row[1], case .integer(let live) = row[2] else { continue }
@@ -76,10 +70,7 @@ import Testing
         // settings, keep the plans made from such statistics too, until the next analyze;
         // docs/PostgreSQL.md, "Plans".)
         try writeRandomly(40)
-        if residency == .resident {
-            let backend = try #require(store.backend as? PostgreSQLBackend)
-            try store.exclusively { _ = try backend.execute("ANALYZE") }
-        }
+        if residency == .resident { _ = try store.executeOnOwnConnection("ANALYZE") }
         try writeRandomly(80)
         // The tables grow: 4,000 messages with their links and postings, and enough commits
         // that the log holds hundreds of rows (its pruning runs every 16).
