@@ -270,7 +270,8 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
     func sql<Entity: EntityModelProtocol>(for list: QueryList<Entity>) -> (text: String, plan: [String])? {
         reading(else: nil) {
             guard let entity = layout.persisterByTable[ObjectIdentifier(Entity.self)] else { return nil }
-            let first = candidates(list, entity: entity, qualified: joinsFollows(list, entity: entity))?.0 ?? list.linkOrigin.flatMap { joined(list, entity: entity, origin: $0) }
+            let first = candidates(list, entity: entity, qualified: joinsFollows(list, entity: entity))?.0
+                ?? list.linkOrigin.flatMap { joined(list, entity: entity, origin: $0) }?.first
             guard let first else { return nil }
             // As it runs: with what the list follows joined to it.
             let select = SubgraphLoader(layout: layout, links: links, backend: backend, resuming: cache)
@@ -326,8 +327,8 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
             return context
         }
         if let origin = list.linkOrigin, !ranked || statistics != nil, let owner = layout.persisterByTable[origin.table] {
-            if !ranked, let select = joined(list, entity: entity, origin: origin) {
-                let keys = try loader.loadRows(entity, select, following: list.readReach)
+            if !ranked, let read = joined(list, entity: entity, origin: origin) {
+                let keys = try loader.loadRows(entity, read, following: list.readReach)
                 record(loader)
                 return (list.answered(by: keys), loader.context)
             }
@@ -406,11 +407,11 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
         return (select, true)
     }
 
-    /// For a list of the entities one entity links to: the select reading exactly its rows in
-    /// its order (link order breaking ties), limited, joined to the link table, when the
-    /// filter is exact and SQL orders the sort as Swift does.
+    /// For a list of the entities one entity links to: the read of exactly its rows in its
+    /// order (link order breaking ties), limited, through the link table, when the filter is
+    /// exact and SQL orders the sort as Swift does.
     private func joined<Entity: EntityModelProtocol>(_ list: QueryList<Entity>, entity: any AnyEntityPersister,
-                                                     origin: RelatedOrigin) -> SQLSelect? {
+                                                     origin: RelatedOrigin) -> RelatedListRead? {
         // Over packs, SQLite joins two unions by reading one of them whole, and sorting and
         // limiting each select of the entity's union scans the selects that hold none of the
         // owner's links: the owner's links are read instead, then their rows by id (O(links)).
@@ -420,12 +421,14 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
               case let compiled = filter(of: list, compiler), compiled.isExact,
               let order = compiler.order(list.sortFields) else { return nil }
         let table = entity.tableName
-        return SQLSelect(output: .columns(entity.columns.map { .column($0.name, table: table) }), table: table,
-                         join: SQLSelect.Join(table: link.name, on: .compare(.column("target", table: link.name), .equal,
-                                                                               .column(entity.columns[0].name, table: table))),
-                         filter: .all([.identical(.column("owner", table: link.name), .value(origin.id)), compiled.filter]),
-                         order: order + [SQLOrderTerm(expression: .column("position", table: link.name), descending: false)],
-                         limit: list.limitCount, offset: list.offsetCount)
+        let owner = SQLExpression.identical(.column("owner", table: link.name), .value(origin.id))
+        let select = SQLSelect(output: .columns(entity.columns.map { .column($0.name, table: table) }), table: table,
+                               join: SQLSelect.Join(table: link.name, on: .compare(.column("target", table: link.name), .equal,
+                                                                                     .column(entity.columns[0].name, table: table))),
+                               filter: .all([owner, compiled.filter]),
+                               order: order + [SQLOrderTerm(expression: .column("position", table: link.name), descending: false)],
+                               limit: list.limitCount, offset: list.offsetCount)
+        return RelatedListRead(select, owner: owner, entity: entity, dialect: backend.dialect)
     }
 
     /// Whether the select of `list`'s rows may read what it follows too (``SubgraphLoader/selectReading(_:_:following:)``):

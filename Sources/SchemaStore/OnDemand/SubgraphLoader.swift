@@ -88,6 +88,24 @@ struct SubgraphLoader {
         return keys
     }
 
+    /// Reads a related list's rows in the steps `read` holds (``RelatedListRead``), then what
+    /// `reach` follows from the answer's rows. Returns their keys in order.
+    mutating func loadRows(_ entity: any AnyEntityPersister, _ read: RelatedListRead, following reach: ReadReach) throws -> [Int32] {
+        if let steps = read.steps {
+            let (wide, joined) = selectReading(entity, steps, following: reach)
+            var rows: [[StoredValue]] = []
+            statements += 1
+            try backend.rows(wide) { rows.append($0) }
+            if RelatedListRead.answers(rows, limit: steps.limit) {
+                let answer = rows.map { Array($0.dropLast()) }
+                let keys = joined.isEmpty ? try loadRows(entity, answer) : try loadJoinedRows(entity, answer, width: entity.columns.count, joined)
+                try follow(reach, from: keys, of: entity.table)
+                return keys
+            }
+        }
+        return try loadRows(entity, read.links, following: reach)
+    }
+
     /// Runs `select` (every column of `entity`) with the to-one links of `reach` joined
     /// where it can (``selectReading(_:_:following:)``), and loads what it read; returns the
     /// keys of `entity`'s rows, in order.

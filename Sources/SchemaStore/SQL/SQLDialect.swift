@@ -36,12 +36,16 @@ protocol SQLDialect: Sendable {
     /// Where ``SQLRenderer`` keeps the texts of selects it wrote in this dialect, by shape;
     /// nil when a select's text depends on more than its shape (``PackUnionDialect``).
     var textCache: SQLTextCache? { get }
+    /// Whether a sorted, limited list of the rows one row links to is read in bounded steps
+    /// (``RelatedListRead``) rather than as one join the database plans as it likes.
+    var readsRelatedListsInSteps: Bool { get }
 }
 
 extension SQLDialect {
     func tableReference(_ name: String) -> String { quote(name) }
     func unionArms(of table: String) -> [String]? { nil }
     var textCache: SQLTextCache? { nil }
+    var readsRelatedListsInSteps: Bool { false }
 }
 
 /// SQLite: `?` parameters, `IS` for NULL-safe equality, the `schemagen` collation (registered
@@ -88,4 +92,8 @@ struct PostgreSQLDialect: SQLDialect {
     var textFunction: String? { nil }
     var textCache: SQLTextCache? { Self.texts }
     private static let texts = SQLTextCache()
+    // Its plans for the join may walk the sort's index until the limit is met, however far
+    // down the list's rows lie (a chat whose newest messages are the oldest of 100,000:
+    // 171 ms, where reading its 300 links took 1).
+    var readsRelatedListsInSteps: Bool { true }
 }

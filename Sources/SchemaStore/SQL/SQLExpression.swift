@@ -88,8 +88,28 @@ struct SQLSelect: Hashable, Sendable {
         var on: SQLExpression
     }
 
+    /// Which rows of `table` the select reads, and how: choices made for a dialect whose
+    /// planner cannot see where a related list's rows lie in the table (``RelatedListRead``).
+    enum Rows: Hashable, Sendable {
+        /// The table's rows, read as the database plans.
+        case table
+        /// The table's first `count` rows in the order of `term`, and every row tying with
+        /// the last of them (`FETCH FIRST ... WITH TIES`: a walk down an index serving
+        /// `term`, bounded), each joined to its rows of `join`, read by key.
+        case first(count: Int, by: SQLOrderTerm)
+        /// The row of each row of `join`, read by key: the join's table drives the read,
+        /// so its cost grows with the rows joined, never with the table.
+        case eachJoined
+        /// ``eachJoined`` where `join` holds at most `joined` rows meeting `owner` (a
+        /// condition on its table), else ``first(count:by:)``: both selects, each kept from
+        /// running by its condition (`UNION ALL`), with a last column saying which one
+        /// answered (1 the walk, 0 the joined rows).
+        case joinedOrFirst(joined: Int, owner: SQLExpression, count: Int, by: SQLOrderTerm)
+    }
+
     var output: Output
     var table: String
+    var rows: Rows = .table
     var join: Join?
     /// `LEFT JOIN table ON on`, in order, after `join`: each must match at most one row per
     /// row before it, so that the select's order and limit keep their meaning.

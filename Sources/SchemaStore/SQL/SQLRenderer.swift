@@ -57,15 +57,34 @@ struct SQLRenderer {
         if select.join == nil, select.leftJoins.isEmpty, let limit = select.limit, let arms = dialect.unionArms(of: select.table) {
             return render(select, limit: limit, eachOf: arms)
         }
+        guard case .joinedOrFirst(let joined, let owner, let count, let term) = select.rows, let join = select.join else { return renderOne(select) }
+        // Whether the owner has at most `joined` rows of the join, counted once (at most
+        // `joined + 1` of them); each part runs only where its condition on that holds
+        // (PostgreSQL evaluates it once, before the rest of the part). Only one part returns
+        // rows, in its own order.
+        let few = dialect.quote("schemagen:few")
+        let rows = "SELECT 1 FROM \(dialect.tableReference(join.table)) WHERE \(render(owner)) LIMIT \(joined + 1)"
+        var each = select, first = select
+        each.rows = .eachJoined
+        first.rows = .first(count: count, by: term)
+        return "WITH \(few) AS MATERIALIZED (SELECT count(*) <= \(joined) AS \(few) FROM (\(rows)) AS \(dialect.quote("schemagen:joined"))) "
+            + "(" + renderOne(each, marker: 0, condition: "(SELECT \(few) FROM \(few))") + ") UNION ALL ("
+            + renderOne(first, marker: 1, condition: "NOT (SELECT \(few) FROM \(few))") + ")"
+    }
+
+    /// One `SELECT`; with `marker`, a last column holding it; with `condition`, that too
+    /// in its `WHERE`.
+    private mutating func renderOne(_ select: SQLSelect, marker: Int? = nil, condition: String? = nil) -> String {
         var sql = "SELECT "
         switch select.output {
         case .columns(let columns): sql += columns.map { render($0) }.joined(separator: ", ")
         case .count: sql += "count(*)"
         }
-        sql += " FROM " + dialect.tableReference(select.table)
-        if let join = select.join { sql += " JOIN \(dialect.tableReference(join.table)) ON \(render(join.on))" }
+        if let marker { sql += ", \(marker) AS \(dialect.quote("schemagen:walked"))" }
+        sql += " FROM " + from(select)
         for join in select.leftJoins { sql += " LEFT JOIN \(dialect.tableReference(join.table)) ON \(render(join.on))" }
-        if select.filter != .boolean(true) { sql += " WHERE " + render(select.filter) }
+        let conditions = (select.filter == .boolean(true) ? [] : [render(select.filter)]) + (condition.map { [$0] } ?? [])
+        if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
         if !select.order.isEmpty {
             sql += " ORDER BY " + select.order.map { dialect.orderTerm(render($0.expression), descending: $0.descending) }.joined(separator: ", ")
         }
@@ -77,6 +96,31 @@ struct SQLRenderer {
             sql += " LIMIT " + bind(.integer(Int64.max)) + " OFFSET " + bind(.integer(Int64(select.offset)))
         }
         return sql
+    }
+
+    /// The `FROM` clause of `select`: its table, or the rows of it ``SQLSelect/Rows`` names,
+    /// and its join.
+    private mutating func from(_ select: SQLSelect) -> String {
+        let table = dialect.tableReference(select.table)
+        guard let join = select.join else {
+            precondition(select.rows == .table, "only a joined select reads some of its table's rows")
+            return table
+        }
+        let joined = dialect.tableReference(join.table)
+        switch select.rows {
+        case .table:
+            return "\(table) JOIN \(joined) ON \(render(join.on))"
+        case .first(let count, let term):
+            // Each subquery is named as its table, so that expressions naming the table's
+            // columns name its; `OFFSET 0` keeps the planner from flattening it into a join
+            // it would plan as it likes (reading the whole join first, say).
+            return "(SELECT * FROM \(table) ORDER BY \(orderTerms([term])) FETCH FIRST \(count) ROWS WITH TIES) AS \(dialect.quote(select.table)) "
+                + "CROSS JOIN LATERAL (SELECT * FROM \(joined) WHERE \(render(join.on)) OFFSET 0) AS \(dialect.quote(join.table))"
+        case .eachJoined:
+            return "\(joined) CROSS JOIN LATERAL (SELECT * FROM \(table) WHERE \(render(join.on)) OFFSET 0) AS \(dialect.quote(select.table))"
+        case .joinedOrFirst:
+            preconditionFailure("rendered as its two parts")
+        }
     }
 
     /// `select` over a table that is the union of `arms`: each arm filtered, sorted and

@@ -17,6 +17,7 @@ extension SQLSelect {
             hasher.combine(-1)
         }
         hasher.combine(table)
+        rows.hashShape(into: &hasher)
         hasher.combine(join?.table)
         join?.on.hashShape(into: &hasher)
         hasher.combine(leftJoins.count)
@@ -26,10 +27,7 @@ extension SQLSelect {
         }
         filter.hashShape(into: &hasher)
         hasher.combine(order.count)
-        for term in order {
-            term.expression.hashShape(into: &hasher)
-            hasher.combine(term.descending)
-        }
+        for term in order { term.hashShape(into: &hasher) }
         hasher.combine(limit != nil)
         hasher.combine(offset > 0)
     }
@@ -37,7 +35,7 @@ extension SQLSelect {
     /// Whether this select and `other` render to the same text (from the same placeholder
     /// number), whatever their bound values.
     func hasSameShape(as other: SQLSelect) -> Bool {
-        guard table == other.table, (limit == nil) == (other.limit == nil), (offset > 0) == (other.offset > 0),
+        guard table == other.table, rows.hasSameShape(as: other.rows), (limit == nil) == (other.limit == nil), (offset > 0) == (other.offset > 0),
               join?.table == other.join?.table, order.count == other.order.count, leftJoins.count == other.leftJoins.count,
               zip(leftJoins, other.leftJoins).allSatisfy({ $0.table == $1.table && $0.on.hasSameShape(as: $1.on) }),
               filter.hasSameShape(as: other.filter) else { return false }
@@ -52,15 +50,26 @@ extension SQLSelect {
         case (let mine?, let theirs?): guard mine.on.hasSameShape(as: theirs.on) else { return false }
         default: return false
         }
-        return zip(order, other.order).allSatisfy { $0.descending == $1.descending && $0.expression.hasSameShape(as: $1.expression) }
+        return zip(order, other.order).allSatisfy { $0.hasSameShape(as: $1) }
     }
 
     /// Appends this select's bound values to `values` in the order ``SQLRenderer`` binds
     /// them (a table read as a union of selects aside: its dialect caches no text).
     func appendBoundValues(to values: inout [StoredValue]) {
+        if case .joinedOrFirst(_, let owner, let count, let term) = rows {
+            // The count of the owner's rows of the join, then the two parts in turn.
+            owner.appendBoundValues(to: &values)
+            var each = self, first = self
+            each.rows = .eachJoined
+            first.rows = .first(count: count, by: term)
+            each.appendBoundValues(to: &values)
+            first.appendBoundValues(to: &values)
+            return
+        }
         if case .columns(let columns) = output {
             for column in columns { column.appendBoundValues(to: &values) }
         }
+        if case .first(_, let term) = rows { term.expression.appendBoundValues(to: &values) }
         join?.on.appendBoundValues(to: &values)
         for join in leftJoins { join.on.appendBoundValues(to: &values) }
         if filter != .boolean(true) { filter.appendBoundValues(to: &values) }
@@ -72,6 +81,45 @@ extension SQLSelect {
             values.append(.integer(Int64.max))
             values.append(.integer(Int64(offset)))
         }
+    }
+}
+
+extension SQLSelect.Rows {
+    func hashShape(into hasher: inout Hasher) {
+        switch self {
+        case .table:
+            hasher.combine(0)
+        case .first(let count, let term):
+            hasher.combine(1); hasher.combine(count); term.hashShape(into: &hasher)
+        case .eachJoined:
+            hasher.combine(2)
+        case .joinedOrFirst(let joined, let owner, let count, let term):
+            hasher.combine(3); hasher.combine(joined); owner.hashShape(into: &hasher); hasher.combine(count); term.hashShape(into: &hasher)
+        }
+    }
+
+    func hasSameShape(as other: SQLSelect.Rows) -> Bool {
+        switch (self, other) {
+        case (.table, .table), (.eachJoined, .eachJoined):
+            return true
+        case (.first(let count, let term), .first(let otherCount, let otherTerm)):
+            return count == otherCount && term.hasSameShape(as: otherTerm)
+        case (.joinedOrFirst(let joined, let owner, let count, let term), .joinedOrFirst(let otherJoined, let otherOwner, let otherCount, let otherTerm)):
+            return joined == otherJoined && owner.hasSameShape(as: otherOwner) && count == otherCount && term.hasSameShape(as: otherTerm)
+        default:
+            return false
+        }
+    }
+}
+
+extension SQLOrderTerm {
+    func hashShape(into hasher: inout Hasher) {
+        expression.hashShape(into: &hasher)
+        hasher.combine(descending)
+    }
+
+    func hasSameShape(as other: SQLOrderTerm) -> Bool {
+        descending == other.descending && expression.hasSameShape(as: other.expression)
     }
 }
 
