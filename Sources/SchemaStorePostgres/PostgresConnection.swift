@@ -67,9 +67,27 @@ public final class PostgresConnection: @unchecked Sendable {
             throw PostgresError.cannotConnect(host: configuration.host, database: configuration.database,
                                               reason: Self.redacted(reason, password: configuration.password))
         }
+        if let problem = Self.versionProblem(serverVersion: PQserverVersion(handle)) {
+            PQfinish(handle)
+            self.handle = nil
+            throw PostgresError.cannotConnect(host: configuration.host, database: configuration.database, reason: problem)
+        }
         // The server's notices ("index ... does not exist, skipping") would go to the
         // process's standard error: a library keeps quiet.
         PQsetNoticeProcessor(handle, { _, _ in }, nil)
+    }
+
+    /// The oldest server version the store's SQL runs on (`server_version_num`): 13, for
+    /// `FETCH FIRST ... WITH TIES` (related lists, `RelatedListRead`).
+    public static let oldestServerVersion: Int32 = 130_000
+
+    /// Why a server reporting `serverVersion` (`PQserverVersion`: major × 10,000 + minor
+    /// since version 10) cannot serve a store; nil where it can.
+    static func versionProblem(serverVersion: Int32) -> String? {
+        guard serverVersion < oldestServerVersion else { return nil }
+        let version = serverVersion >= 100_000 ? "\(serverVersion / 10_000).\(serverVersion % 10_000)"
+            : "\(serverVersion / 10_000).\(serverVersion / 100 % 100).\(serverVersion % 100)"
+        return "the server runs PostgreSQL \(version); SchemaStore needs PostgreSQL \(oldestServerVersion / 10_000) or later"
     }
 
     deinit { close() }

@@ -2,7 +2,7 @@
 /// password or a full connection string.
 public enum PostgresError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The server could not be reached or refused the connection (down, wrong port, wrong
-    /// password, unknown database).
+    /// password, unknown database), or runs a version older than PostgreSQL 13.
     case cannotConnect(host: String, database: String, reason: String)
     /// A statement failed on the server; `state` is its SQLSTATE code.
     case statementFailed(host: String, database: String, state: String, reason: String)

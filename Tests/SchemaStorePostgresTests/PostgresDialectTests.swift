@@ -3,7 +3,7 @@ import DeterministicRandom
 import Foundation
 @_spi(SchemaStore) import SchemaRuntime
 @testable import SchemaStore
-import SchemaStorePostgres
+@testable import SchemaStorePostgres
 import PostgresTestSupport
 import Testing
 
@@ -133,6 +133,26 @@ import Testing
     /// A statement sent without waiting (the `ROLLBACK` ending a snapshot) runs at once, not
     /// when the connection is next used: another connection sees its effect meanwhile. Its
     /// answer, even a failure, is read by the next use, whichever it is.
+    /// A server older than PostgreSQL 13 (whose SQL lacks `FETCH FIRST ... WITH TIES`, which
+    /// related lists are read with) is refused at connect, naming its version; 13 and later
+    /// are served, as the test cluster is.
+    @Test func serversOlderThanPostgreSQL13AreRefusedNamingTheirVersion() throws {
+        #expect(PostgresConnection.versionProblem(serverVersion: 120_015) == "the server runs PostgreSQL 12.15; SchemaStore needs PostgreSQL 13 or later")
+        #expect(PostgresConnection.versionProblem(serverVersion: 90_624)?.hasPrefix("the server runs PostgreSQL 9.6.24;") == true)
+        #expect(PostgresConnection.versionProblem(serverVersion: 129_999) != nil)
+        #expect(PostgresConnection.versionProblem(serverVersion: 130_000) == nil)
+        #expect(PostgresConnection.versionProblem(serverVersion: 150_018) == nil)
+        guard let cluster = try Self.cluster() else { return }
+        defer { cluster.stop() }
+        let connection = try PostgresConnection(cluster.configuration())
+        defer { connection.close() }
+        guard case .integer(let version) = try connection.execute("SELECT current_setting('server_version_num')::int")[0][0] else {
+            Issue.record("no server version")
+            return
+        }
+        #expect(version >= Int64(PostgresConnection.oldestServerVersion))
+    }
+
     @Test func aStatementSentWithoutWaitingRunsAtOnceAndIsAnsweredByTheNextUse() throws {
         guard let cluster = try Self.cluster() else { return }
         defer { cluster.stop() }
