@@ -68,10 +68,15 @@ struct SubgraphLoader {
     /// Reads the rows `select` returns (every column of `entity`, in the select's order) and
     /// returns their keys in that order.
     mutating func loadRows(_ entity: any AnyEntityPersister, _ select: SQLSelect) throws -> [Int32] {
+        try loadRows(entity, try rows(of: PackUnion.readingSources(select, of: backend.packUnion)))
+    }
+
+    /// The rows `select` returns, in order: one statement.
+    private mutating func rows(of select: SQLSelect) throws -> [[StoredValue]] {
         var rows: [[StoredValue]] = []
         statements += 1
-        try backend.rows(PackUnion.readingSources(select, of: backend.packUnion)) { rows.append($0) }
-        return try loadRows(entity, rows)
+        try backend.rows(select) { rows.append($0) }
+        return rows
     }
 
     /// Reads the rows `select` returns as ``loadRows(_:_:)`` does, then what `reach` follows
@@ -93,9 +98,7 @@ struct SubgraphLoader {
     mutating func loadRows(_ entity: any AnyEntityPersister, _ read: RelatedListRead, following reach: ReadReach) throws -> [Int32] {
         if let steps = read.steps {
             let (wide, joined) = selectReading(entity, steps, following: reach)
-            var rows: [[StoredValue]] = []
-            statements += 1
-            try backend.rows(wide) { rows.append($0) }
+            let rows = try rows(of: wide)
             if RelatedListRead.answers(rows, limit: steps.limit) {
                 let answer = rows.map { Array($0.dropLast()) }
                 let keys = joined.isEmpty ? try loadRows(entity, answer) : try loadJoinedRows(entity, answer, width: entity.columns.count, joined)
@@ -112,10 +115,7 @@ struct SubgraphLoader {
     private mutating func loadRows(_ entity: any AnyEntityPersister, _ select: SQLSelect, joining reach: ReadReach) throws -> [Int32] {
         let (wide, joined) = selectReading(entity, select, following: reach)
         guard !joined.isEmpty else { return try loadRows(entity, select) }
-        var rows: [[StoredValue]] = []
-        statements += 1
-        try backend.rows(wide) { rows.append($0) }
-        return try loadJoinedRows(entity, rows, width: entity.columns.count, joined)
+        return try loadJoinedRows(entity, try rows(of: wide), width: entity.columns.count, joined)
     }
 
     /// Loads `rows` of a select ``selectReading(_:_:following:)`` widened with `joined`: the
@@ -316,10 +316,7 @@ struct SubgraphLoader {
         let ids = owners.map { owner.idValue($0, in: context) }
         for batch in Self.batches(ids) {
             guard let (source, select) = links.select(of: slot, in: owner.table, ids: batch) else { return }
-            statements += 1
-            var pairs: [[StoredValue]] = []
-            try backend.rows(select) { pairs.append($0) }
-            try loadLinks(slot, from: source, pairs: pairs, owner: owner, target: target)
+            try loadLinks(slot, from: source, pairs: try rows(of: select), owner: owner, target: target)
         }
     }
 

@@ -85,9 +85,7 @@ struct SQLRenderer {
         for join in select.leftJoins { sql += " LEFT JOIN \(dialect.tableReference(join.table)) ON \(render(join.on))" }
         let conditions = (select.filter == .boolean(true) ? [] : [render(select.filter)]) + (condition.map { [$0] } ?? [])
         if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
-        if !select.order.isEmpty {
-            sql += " ORDER BY " + select.order.map { dialect.orderTerm(render($0.expression), descending: $0.descending) }.joined(separator: ", ")
-        }
+        if !select.order.isEmpty { sql += " ORDER BY " + orderTerms(select.order) }
         if let limit = select.limit {
             sql += " LIMIT " + bind(.integer(Int64(limit)))
             if select.offset > 0 { sql += " OFFSET " + bind(.integer(Int64(select.offset))) }
