@@ -102,6 +102,31 @@ import Testing
         }
     }
 
+    /// A list read in steps runs on a generic plan, as its parts are fenced into the plans
+    /// they must have: left to choose, PostgreSQL planned the statement anew at every read
+    /// (its generic plan looked dearer). The reads share a snapshot, whose connection's
+    /// prepared statements say how each run was planned.
+    @Test func aListReadInStepsIsPlannedOnceForEveryChat() throws {
+        guard let cluster = try PostgresDialectTests.cluster() else { return }
+        defer { cluster.stop() }
+        let (store, resident) = try Self.stores(cluster, "relatedlistplan")
+        defer { store.close(); resident.close() }
+        for chat in ["busy", "quiet", "old", "busy", "sparse", "quiet", "busy", "old", "busy"] {
+            let query: @Sendable (Context) -> [String] = { context in
+                Chat.query(chat, in: context).related(\.$messages).sorted(by: \.timestamp.desc).limit(20).resolve().map(\.id)
+            }
+            #expect(try store.read(query) == query(resident.context))
+        }
+        let onDemand = try #require(store.onDemand)
+        let plans = try onDemand.currentSnapshot().withConnection { connection in
+            try #require(connection as? PostgreSQLBackend).execute("""
+                SELECT sum(generic_plans)::bigint, sum(custom_plans)::bigint FROM pg_prepared_statements WHERE statement LIKE '%UNION ALL%'
+                """)
+        }
+        // The first run is of an unnamed statement; the store prepares it when it runs again.
+        #expect(plans == [[.integer(8), .integer(0)]], "generic and custom plans of the prepared statement: \(plans)")
+    }
+
     /// The walk's end falls inside a group of messages with one timestamp: chat "tied" has
     /// 15 messages among the newest, 10 at timestamp 0, which only 7 rows of the walk can
     /// hold, and 500 older ones (so that it is walked for). Half of those 10 were moved away and back (so PostgreSQL's index holds them

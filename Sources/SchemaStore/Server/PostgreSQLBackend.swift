@@ -1316,7 +1316,7 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
     /// (``writeTransaction(expecting:numberedOnServer:_:)``).
     private static let planGenerically = "set_config('plan_cache_mode', 'force_generic_plan', true), set_config('enable_seqscan', 'off', true), set_config('jit', 'off', true)"
     /// The statements setting them, spelled once (each write sends one).
-    private static let planningGenerically = "SELECT \(planGenerically)"
+    static let planningGenerically = "SELECT \(planGenerically)"
     private static let lockPlanningGenerically = "SELECT pg_advisory_xact_lock($1), \(planGenerically)"
 
     /// How many complete statements a write's batch holds before they go ahead of the rest
@@ -1348,7 +1348,7 @@ final class PostgreSQLBackend: StoreBackend, @unchecked Sendable {
 
     /// What ``planGenerically`` set, back to the connection's own settings (but `jit`: a
     /// read in a write reads few rows).
-    private static let planForValues = ["SET LOCAL plan_cache_mode TO DEFAULT", "SET LOCAL enable_seqscan TO DEFAULT"]
+    static let planForValues = ["SET LOCAL plan_cache_mode TO DEFAULT", "SET LOCAL enable_seqscan TO DEFAULT"]
 
     /// A write whose answer nothing waits for: sent with the next batch, as part of one
     /// statement with the writes beside it when it declares its tables (`fusion`).
