@@ -119,3 +119,18 @@ struct SQLSelect: Hashable, Sendable {
     var limit: Int?
     var offset = 0
 }
+
+extension SQLSelect {
+    /// A select read in steps (``Rows/joinedOrFirst(joined:owner:count:by:)``) as its two
+    /// parts, each a select of its own: the joined rows read by key, then the walk; with the
+    /// condition on the join's table that counts the owner's rows, and their bound. Nil for
+    /// any other select. ``SQLRenderer`` writes the parts in this order, and binds their
+    /// values so (``appendBoundValues(to:)``).
+    var steps: (owner: SQLExpression, joined: Int, each: SQLSelect, first: SQLSelect)? {
+        guard case .joinedOrFirst(let joined, let owner, let count, let term) = rows else { return nil }
+        var each = self, first = self
+        each.rows = .eachJoined
+        first.rows = .first(count: count, by: term)
+        return (owner, joined, each, first)
+    }
+}

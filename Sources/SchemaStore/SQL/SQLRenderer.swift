@@ -57,16 +57,13 @@ struct SQLRenderer {
         if select.join == nil, select.leftJoins.isEmpty, let limit = select.limit, let arms = dialect.unionArms(of: select.table) {
             return render(select, limit: limit, eachOf: arms)
         }
-        guard case .joinedOrFirst(let joined, let owner, let count, let term) = select.rows, let join = select.join else { return renderOne(select) }
+        guard let (owner, joined, each, first) = select.steps, let join = select.join else { return renderOne(select) }
         // Whether the owner has at most `joined` rows of the join, counted once (at most
         // `joined + 1` of them); each part runs only where its condition on that holds
         // (PostgreSQL evaluates it once, before the rest of the part). Only one part returns
         // rows, in its own order.
         let few = dialect.quote("schemagen:few")
         let rows = "SELECT 1 FROM \(dialect.tableReference(join.table)) WHERE \(render(owner)) LIMIT \(joined + 1)"
-        var each = select, first = select
-        each.rows = .eachJoined
-        first.rows = .first(count: count, by: term)
         return "WITH \(few) AS MATERIALIZED (SELECT count(*) <= \(joined) AS \(few) FROM (\(rows)) AS \(dialect.quote("schemagen:joined"))) "
             + "(" + renderOne(each, marker: 0, condition: "(SELECT \(few) FROM \(few))") + ") UNION ALL ("
             + renderOne(first, marker: 1, condition: "NOT (SELECT \(few) FROM \(few))") + ")"

@@ -56,12 +56,9 @@ extension SQLSelect {
     /// Appends this select's bound values to `values` in the order ``SQLRenderer`` binds
     /// them (a table read as a union of selects aside: its dialect caches no text).
     func appendBoundValues(to values: inout [StoredValue]) {
-        if case .joinedOrFirst(_, let owner, let count, let term) = rows {
+        if let (owner, _, each, first) = steps {
             // The count of the owner's rows of the join, then the two parts in turn.
             owner.appendBoundValues(to: &values)
-            var each = self, first = self
-            each.rows = .eachJoined
-            first.rows = .first(count: count, by: term)
             each.appendBoundValues(to: &values)
             first.appendBoundValues(to: &values)
             return
