@@ -88,6 +88,13 @@ if CommandLine.arguments.dropFirst().first == "ondemand-nested" {
     print(times.sorted()[15])
     exit(0)
 }
+// `schemastore-bench related-lists <path> <messages> [rounds]`: a chat's newest 20 on demand
+// from SQLite, for chats at different depths of the index (RelatedListBenchmark.swift).
+if CommandLine.arguments.dropFirst().first == "related-lists" {
+    try RelatedListBenchmark.run(path: CommandLine.arguments[2], messages: Int(CommandLine.arguments[3]) ?? 100_000,
+                                 rounds: CommandLine.arguments.dropFirst(4).first.flatMap { Int($0) } ?? 31, only: CommandLine.arguments.dropFirst(5).first)
+    exit(0)
+}
 if CommandLine.arguments.dropFirst().first == "ondemand-fill" {
     // A store file to profile a child with: `ondemand-fill <path> <messages> [resident]`
     // (resident: without the SQL indexes an on-demand writer creates). Prints the time taken.

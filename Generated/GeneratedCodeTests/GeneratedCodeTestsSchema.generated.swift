@@ -8,7 +8,7 @@ import SchemaRuntime
 enum GeneratedCodeTestsSchema: PersistentSchema {
     /// Changes when an entity, field type or relation changes; not for indexes, merge rules or comments.
     /// A store file records the fingerprint it was written with.
-    static let fingerprint = "1cd1237e77336193"
+    static let fingerprint = "ddc2ce0bfb6d2c0d"
 
     static let entities: [any PersistentEntity.Type] = [
         Document.self,
@@ -27,6 +27,8 @@ enum GeneratedCodeTestsSchema: PersistentSchema {
         Post.self,
         Item.self,
         Ranked.self,
+        Reading.self,
+        Sensor.self,
         ChainNode.self,
         TreeNode.self,
         Book.self,
@@ -56,6 +58,8 @@ enum GeneratedCodeTestsSchema: PersistentSchema {
         shapeOfPost,
         shapeOfItem,
         shapeOfRanked,
+        shapeOfReading,
+        shapeOfSensor,
         shapeOfChainNode,
         shapeOfTreeNode,
         shapeOfBook,
@@ -454,6 +458,27 @@ enum GeneratedCodeTestsSchema: PersistentSchema {
             FieldShape("id", "String", column: .text),
             FieldShape("rank", "Int", column: .integer, defaultValue: "0"),
             FieldShape("score", "Int", column: .integer, defaultValue: "0"),
+        ]
+    )
+
+    private static let shapeOfReading = EntityShape(
+        "Reading",
+        fields: [
+            FieldShape("id", "String", column: .text),
+            FieldShape("takenAt", "Int?", column: .integer),
+        ],
+        relations: [
+            RelationShape("sensor", to: "Sensor", inverse: "readings"),
+        ]
+    )
+
+    private static let shapeOfSensor = EntityShape(
+        "Sensor",
+        fields: [
+            FieldShape("id", "String", column: .text),
+        ],
+        relations: [
+            RelationShape("readings", to: "Reading", toMany: true, inverse: "sensor"),
         ]
     )
 

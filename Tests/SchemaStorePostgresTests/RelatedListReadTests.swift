@@ -1,4 +1,5 @@
 import ChatModels
+import ChatWorkloads
 import DeterministicRandom
 import Foundation
 import SchemaRuntime
@@ -13,92 +14,42 @@ import Testing
 /// list's links. Answers equal a resident store's, ties across the walk's end included, and
 /// a list whose rows lie far down the index is never walked to them.
 @Suite(.serialized) struct RelatedListReadTests {
-    /// Chats whose messages lie at different depths of the timestamp index:
-    /// - "old": 40 messages, the table's oldest (timestamps 0..<40);
-    /// - "sparse": 600, timestamps drawn from 40..<100 but for 30 from 100..<400 (a walk
-    ///   newest first finds some of them, often fewer than a limit asks for);
-    /// - "busy": 2,400 from 100..<400 (about eight messages to a timestamp, so that the
-    ///   walk's last row ties with rows past it);
-    /// - "quiet": 100 from 40..<400;
-    /// - "empty": none.
-    ///
-    /// And 520 users, 40 names among them: all in "busy", 5 in "quiet".
-    static func seed(_ store: Store) throws {
-        var random = SplitMix64(seed: 2_912)
-        try store.write { context in
-            for user in 0..<520 { try User(id: "u\(user)", name: "Name \(user % 40)").save(to: &context) }
-            try Chat(id: "old").save(to: &context)
-            try Chat(id: "sparse").save(to: &context)
-            try Chat(id: "busy", users: .ids((0..<520).map { "u\($0)" })).save(to: &context)
-            try Chat(id: "quiet", users: .ids((10..<15).map { "u\($0)" })).save(to: &context)
-            try Chat(id: "empty").save(to: &context)
-            let chats = [("old", 40, 0..<40), ("sparse", 600, 40..<100), ("busy", 2_400, 100..<400), ("quiet", 100, 40..<400)]
-            for (chat, count, timestamps) in chats {
-                for n in 0..<count {
-                    let timestamp = chat == "old" ? n : Int.random(in: chat == "sparse" && n >= 570 ? 100..<400 : timestamps, using: &random)
-                    try Message(id: "\(chat) \(n)", text: chat, timestamp: timestamp, author: .id("u1"), chat: .id(chat)).save(to: &context)
-                }
-            }
-        }
-    }
-
     /// A store on demand over a new, seeded and analyzed database, and a resident store on it.
     static func stores(_ cluster: TemporaryPostgresCluster, _ name: String) throws -> (onDemand: Store, resident: Store) {
         let configuration = try cluster.createDatabase(name)
         let resident = try Store(.postgres(configuration), schema: ChatModelsSchema.self, options: Store.Options(residency: .resident))
-        try seed(resident)
+        try RelatedListFixture.seed(resident)
         _ = try resident.executeOnOwnConnection("ANALYZE")
         return (try Store(.postgres(configuration), schema: ChatModelsSchema.self, options: Store.Options(residency: .onDemand)), resident)
     }
 
     /// Random limited lists of every chat's messages, newest or oldest first, some filtered,
-    /// and of its users by name: the answers a resident store gives, from each step.
+    /// and of its users by name (``RelatedListFixture``): the answers a resident store gives,
+    /// from each step.
     @Test func answersEqualAResidentStoresWhereverTheListsRowsLie() throws {
         guard let cluster = try PostgresDialectTests.cluster() else { return }
         defer { cluster.stop() }
         let (store, resident) = try Self.stores(cluster, "relatedlists")
         defer { store.close(); resident.close() }
-        var random = SplitMix64(seed: 29)
         // How each read was answered: by the links at once (lists of up to `linkedRows`),
-        // by the walk, or by the links after a walk that found too few rows.
+        // by the walk, or by the links after a walk that found too few rows; or, asking for
+        // more than `walkedLimit` rows, as one join.
         var answered: [String: Int] = [:]
-        for round in 0..<200 {
-            let chat = ["old", "sparse", "busy", "quiet", "empty"][round % 5]
-            let descending = Bool.random(using: &random)
-            let limit = [1, 3, 7, 20, 50, 51][Int.random(in: 0..<6, using: &random)]
-            let offset = Bool.random(using: &random) ? 0 : Int.random(in: 1..<40, using: &random)
-            let floor = Bool.random(using: &random) ? nil : Int.random(in: 0..<400, using: &random)
-            let query: @Sendable (Context) -> [String] = { context in
-                var list = Chat.query(chat, in: context).related(\.$messages)
-                if let floor { list = list.filter(\.timestamp >= floor) }
-                let sorted = descending ? list.sorted(by: \.timestamp.desc) : list.sorted(by: \.timestamp)
-                return sorted.limit(limit, offset: offset).resolve().map(\.id)
-            }
+        for list in RelatedListFixture.messageLists(200) {
             let before = store.onDemandStatistics.statements
-            let answer = try store.read(query)
-            let expected = query(resident.context)
-            #expect(answer == expected, "chat \(chat), \(descending ? "newest" : "oldest") first, limit \(limit), offset \(offset), timestamp >= \(floor.map(String.init) ?? "any")")
-            let long = ["sparse", "busy"].contains(chat)
+            let answer = try store.read { list.ids(in: $0) }
+            #expect(answer == list.ids(in: resident.context), "\(list)")
             switch store.onDemandStatistics.statements - before {
-            case 1: answered[long ? "walk" : "links", default: 0] += 1
-            case 2 where long && !answer.isEmpty: answered["links after the walk", default: 0] += 1
+            case 1 where list.limit + list.offset > RelatedListRead.walkedLimit: answered["one join", default: 0] += 1
+            case 1: answered[list.isLong ? "walk" : "links", default: 0] += 1
+            case 2 where list.isLong && !answer.isEmpty: answered["links after the walk", default: 0] += 1
             case 2: break
             case let statements: Issue.record("a related list read in \(statements) statements")
             }
         }
-        #expect(answered.count == 3 && answered.values.allSatisfy { $0 >= 10 }, "\(answered)")
-        // A text sort served by the users' index on names (ties), both directions: "busy"
-        // walks (520 users), "quiet" does not.
-        for chat in ["busy", "quiet", "empty"] {
-            for descending in [false, true] {
-                for (limit, offset) in [(1, 0), (6, 2), (20, 30)] {
-                    let query: @Sendable (Context) -> [String] = { context in
-                        let users = Chat.query(chat, in: context).related(\.$users)
-                        return (descending ? users.sorted(by: \.name.desc) : users.sorted(by: \.name)).limit(limit, offset: offset).resolve().map(\.id)
-                    }
-                    #expect(try store.read(query) == query(resident.context), "users of \(chat), limit \(limit), offset \(offset)")
-                }
-            }
+        #expect(answered.count == 4 && answered.values.allSatisfy { $0 >= 10 }, "\(answered)")
+        for (name, ids) in RelatedListFixture.userLists() {
+            #expect(try store.read(ids) == ids(resident.context), "\(name)")
         }
     }
 
@@ -127,55 +78,25 @@ import Testing
         #expect(plans == [[.integer(8), .integer(0)]], "generic and custom plans of the prepared statement: \(plans)")
     }
 
-    /// The walk's end falls inside a group of messages with one timestamp: chat "tied" has
-    /// 15 messages among the newest, 10 at timestamp 0, which only 7 rows of the walk can
-    /// hold, and 500 older ones (so that it is walked for). Half of those 10 were moved away and back (so PostgreSQL's index holds them
-    /// after the others: its equal keys are in the order of their rows), and they come first
-    /// in the chat's list. The walk reads the whole group, and answers what a resident store
-    /// does; cut at its end, it would answer with the wrong half.
+    /// The walk's end falls inside a group of messages with one timestamp
+    /// (``RelatedListFixture/seedTiedGroup(_:walkedRows:linkedRows:)``). The walk reads the
+    /// whole group, and answers what a resident store does; cut at its end, it would answer
+    /// with the wrong half.
     @Test func aTimestampGroupCutByTheWalksEndIsReadWhole() throws {
         guard let cluster = try PostgresDialectTests.cluster() else { return }
         defer { cluster.stop() }
         let configuration = try cluster.createDatabase("relatedlistties")
         let resident = try Store(.postgres(configuration), schema: ChatModelsSchema.self, options: Store.Options(residency: .resident))
         defer { resident.close() }
-        let newest = RelatedListRead.walkedRows - 7
-        try resident.write { context in
-            try User(id: "u", name: "Ann").save(to: &context)
-            try Chat(id: "busy").save(to: &context)
-            try Chat(id: "tied").save(to: &context)
-            for n in 0..<10 {
-                try Message(id: "tied at 0 \(n)", text: "tied", timestamp: 0, author: .id("u"), chat: .id("tied")).save(to: &context)
-            }
-            // Older ones, so that the chat has more links than are read at once.
-            for n in 0..<RelatedListRead.linkedRows {
-                try Message(id: "tied older \(n)", text: "tied", timestamp: -2 - n, author: .id("u"), chat: .id("tied")).save(to: &context)
-            }
-            for n in 1...newest {
-                let chat = n % 60 == 0 && n / 60 <= 15 ? "tied" : "busy"
-                try Message(id: "\(chat) \(n)", text: chat, timestamp: n, author: .id("u"), chat: .id(chat)).save(to: &context)
-            }
-        }
-        for timestamp in [-1, 0] {
-            try resident.write { context in
-                for n in 0..<5 {
-                    var message = try #require(Message.query("tied at 0 \(n)", in: context).resolve())
-                    message.timestamp = timestamp
-                    try message.save(to: &context)
-                }
-            }
-        }
+        try RelatedListFixture.seedTiedGroup(resident, walkedRows: RelatedListRead.walkedRows, linkedRows: RelatedListRead.linkedRows)
         _ = try resident.executeOnOwnConnection("ANALYZE")
         let store = try Store(.postgres(configuration), schema: ChatModelsSchema.self, options: Store.Options(residency: .onDemand))
         defer { store.close() }
-        let query: @Sendable (Context) -> [String] = { context in
-            Chat.query("tied", in: context).related(\.$messages).sorted(by: \.timestamp.desc).limit(20).resolve().map(\.id)
-        }
         let before = store.onDemandStatistics.statements
-        let answer = try store.read(query)
+        let answer = try store.read(RelatedListFixture.newestTied)
         #expect(store.onDemandStatistics.statements - before == 1, "the walk answered")
-        #expect(answer == query(resident.context))
-        #expect(answer.suffix(5) == (0..<5).map { "tied at 0 \($0)" })
+        #expect(answer == RelatedListFixture.newestTied(in: resident.context))
+        #expect(answer.suffix(5) == RelatedListFixture.movedHalf)
     }
 
     /// The newest messages of "early", a chat holding 40% of the messages, all older than

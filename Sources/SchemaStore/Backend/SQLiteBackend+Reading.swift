@@ -52,6 +52,11 @@ extension SQLiteBackend: SnapshotConnection {
         }
     }
 
+    /// Whether the file has the SQL index `name`: only writers opened on demand create them.
+    func hasSQLIndex(_ name: String) throws -> Bool {
+        try mapped { try database.indexNames().contains(name) }
+    }
+
     /// SQLite's plan for `select` (`EXPLAIN QUERY PLAN`), one line per step.
     func queryPlan(_ select: SQLSelect) throws -> [String] {
         let sql = SQLRenderer.render(select, in: dialect)

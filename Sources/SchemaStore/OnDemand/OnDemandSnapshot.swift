@@ -271,7 +271,7 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
         reading(else: nil) {
             guard let entity = layout.persisterByTable[ObjectIdentifier(Entity.self)] else { return nil }
             let first = candidates(list, entity: entity, qualified: joinsFollows(list, entity: entity))?.0
-                ?? list.linkOrigin.flatMap { joined(list, entity: entity, origin: $0) }?.first
+                ?? list.linkOrigin.flatMap { joined(list, entity: entity, origin: $0) }?.explained
             guard let first else { return nil }
             // As it runs: with what the list follows joined to it.
             let select = SubgraphLoader(layout: layout, links: links, backend: backend, resuming: cache)
@@ -428,7 +428,7 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
                                filter: .all([owner, compiled.filter]),
                                order: order + [SQLOrderTerm(expression: .column("position", table: link.name), descending: false)],
                                limit: list.limitCount, offset: list.offsetCount)
-        return RelatedListRead(select, owner: owner, entity: entity, dialect: backend.dialect)
+        return RelatedListRead(select, owner: owner, entity: entity, dialect: backend.dialect) { (try? backend.hasSQLIndex($0)) ?? false }
     }
 
     /// Whether the select of `list`'s rows may read what it follows too (``SubgraphLoader/selectReading(_:_:following:)``):

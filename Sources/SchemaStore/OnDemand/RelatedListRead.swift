@@ -2,7 +2,7 @@
 
 /// How a store reading on demand reads a sorted, limited list of the rows one row links to
 /// (`Chat.query(id).related(\.$messages).sorted(by: \.timestamp.desc).limit(20)`) where its
-/// dialect reads such lists in steps (``SQLDialect/readsRelatedListsInSteps``).
+/// dialect reads such lists in steps (``SQLDialect/relatedListSteps``).
 ///
 /// Read as one join, the database picks one of two plans from its estimates: read every
 /// link and sort their rows (cost grows with the list), or walk an index serving the sort
@@ -11,19 +11,31 @@
 /// are old). Its estimates cannot tell those lists apart, so it sometimes walks where reading
 /// the links is a hundred times faster. In steps, each plan is bounded:
 ///
-/// 1. ``steps``, one statement: where the owner has at most ``linkedRows`` links, its links'
-///    rows, sorted (the answer); else a walk past the table's first ``walkedRows`` rows in
-///    the sort's first term, and every row tying with the last of them. Any linked row the
-///    walk did not pass sorts after every row it passed, so if the walk found as many rows
-///    as the limit asks for (past the offset), those are the answer.
+/// 1. Where the owner has at most ``linkedRows`` links, its links' rows, sorted (the
+///    answer); else a walk past the table's first ``walkedRows`` rows in the sort's first
+///    term, and every row tying with the last of them. Any linked row the walk did not pass
+///    sorts after every row it passed, so if the walk found as many rows as the limit asks
+///    for (past the offset), those are the answer.
 /// 2. Otherwise (and where step 1 found no row at all) ``links``: every link's row, sorted.
 ///
 /// So a read costs at most what reading the links costs, and a walk of ``walkedRows`` more
-/// index entries for a list of more than ``linkedRows``.
+/// index entries for a list of more than ``linkedRows``. How step 1 runs is the dialect's
+/// (``RelatedListSteps``): one statement to a server (``Steps/united(_:)``), a statement per
+/// choice in process (``Steps/separate(longList:walk:)``).
 struct RelatedListRead {
+    /// How step 1 runs.
+    enum Steps {
+        /// One statement holding both of its parts, each ending its rows with a marker
+        /// saying which part answered (``SQLSelect/Rows/joinedOrFirst(joined:owner:count:by:)``).
+        case united(SQLSelect)
+        /// `longList` returns a row where the owner has more than ``linkedRows`` links; then
+        /// `walk` runs, else the links are read at once.
+        case separate(longList: SQLSelect, walk: SQLSelect)
+    }
+
     /// Step 1; nil where no SQL index serves the sort's first term (no plan walks then), the
     /// list is not limited, or its limit asks for more rows than a walk is likely to find.
-    let steps: SQLSelect?
+    let steps: Steps?
     /// Step 2: the list's rows read through its links, by key; or, without steps, the list
     /// as one join.
     let links: SQLSelect
@@ -40,38 +52,62 @@ struct RelatedListRead {
 
     /// The read of `joined` (a select of `entity`'s rows joined to the link table, as one
     /// join, whose rows of the link table are those meeting `owner`), in steps where `dialect`
-    /// reads so.
-    init(_ joined: SQLSelect, owner: SQLExpression, entity: any AnyEntityPersister, dialect: any SQLDialect) {
-        guard dialect.readsRelatedListsInSteps, joined.join != nil, let limit = joined.limit, limit + joined.offset <= Self.walkedLimit,
-              let first = joined.order.first, Self.isServed(first, entity) else {
+    /// reads so and the database has an SQL index serving the sort (`hasIndex`, by name).
+    init(_ joined: SQLSelect, owner: SQLExpression, entity: any AnyEntityPersister, dialect: any SQLDialect, hasIndex: (String) -> Bool) {
+        guard let spelling = dialect.relatedListSteps, let join = joined.join, let limit = joined.limit, limit + joined.offset <= Self.walkedLimit,
+              let first = joined.order.first, Self.isServed(first, entity, spelling, hasIndex) else {
             steps = nil
             links = joined
             return
         }
-        var steps = joined, links = joined
-        steps.rows = .joinedOrFirst(joined: Self.linkedRows, owner: owner, count: Self.walkedRows, by: first)
+        var links = joined
         links.rows = .eachJoined
-        self.steps = steps
         self.links = links
+        switch spelling {
+        case .lateral:
+            var steps = joined
+            steps.rows = .joinedOrFirst(joined: Self.linkedRows, owner: owner, count: Self.walkedRows, by: first)
+            self.steps = .united(steps)
+        case .crossJoin:
+            // The owner's link past the first `linkedRows`, if any.
+            let longList = SQLSelect(output: .columns([.column("owner", table: join.table)]), table: join.table, filter: owner,
+                                     limit: 1, offset: Self.linkedRows)
+            var walk = joined
+            walk.rows = .first(count: Self.walkedRows, by: first)
+            self.steps = .separate(longList: longList, walk: walk)
+        }
     }
 
-    /// The select that runs first.
-    var first: SQLSelect { steps ?? links }
+    /// The select whose plan `explain` shows: the one statement of ``Steps/united(_:)``, the
+    /// walk of ``Steps/separate(longList:walk:)``, or the one join.
+    var explained: SQLSelect {
+        switch steps {
+        case .united(let select)?: select
+        case .separate(_, let walk)?: walk
+        case nil: links
+        }
+    }
 
-    /// Whether the rows step 1 returned (each ending with the part's marker, ``SQLSelect/Rows/joinedOrFirst(joined:owner:count:by:)``)
+    /// Whether the rows ``Steps/united(_:)`` returned (each ending with the part's marker)
     /// are the answer: the links' rows, or as many rows of the walk as the limit asks for.
     static func answers(_ rows: [[StoredValue]], limit: Int?) -> Bool {
         guard let marker = rows.first?.last else { return false }
         return marker == .integer(0) || rows.count == limit
     }
 
-    /// Whether an SQL index of `entity` starts with `term`'s column (either direction: an
-    /// index is read backwards as readily).
-    private static func isServed(_ term: SQLOrderTerm, _ entity: any AnyEntityPersister) -> Bool {
+    /// Whether an SQL index of `entity` the database has (`hasIndex`) starts with `term`'s
+    /// column (either direction: an index is read backwards as readily), so that `spelling`
+    /// walks it; without one, a walk would read and sort the whole table. The term is a
+    /// column, so it binds no value however often a spelling writes it.
+    private static func isServed(_ term: SQLOrderTerm, _ entity: any AnyEntityPersister, _ spelling: RelatedListSteps,
+                                 _ hasIndex: (String) -> Bool) -> Bool {
         let (expression, swiftOrdered) = if case .swiftOrdered(let inner) = term.expression { (inner, true) } else { (term.expression, false) }
-        guard case .column(let name, let table) = expression, table == nil || table == entity.tableName else { return false }
+        guard case .column(let name, let table) = expression, table == nil || table == entity.tableName,
+              let column = entity.columns.first(where: { $0.name == name }) else { return false }
+        // NULL sorts first ascending, and a walk down a range of the index would miss it.
+        if spelling == .crossJoin, column.isNullable, !term.descending { return false }
         return entity.sqlIndexes.contains { index in
-            index.columns.first.map { $0.name == name && $0.swiftOrdered == swiftOrdered } ?? false
+            (index.columns.first.map { $0.name == name && $0.swiftOrdered == swiftOrdered } ?? false) && hasIndex(index.name)
         }
     }
 }

@@ -96,17 +96,31 @@ struct SubgraphLoader {
     /// Reads a related list's rows in the steps `read` holds (``RelatedListRead``), then what
     /// `reach` follows from the answer's rows. Returns their keys in order.
     mutating func loadRows(_ entity: any AnyEntityPersister, _ read: RelatedListRead, following reach: ReadReach) throws -> [Int32] {
-        if let steps = read.steps {
+        switch read.steps {
+        case .united(let steps)?:
             let (wide, joined) = selectReading(entity, steps, following: reach)
             let rows = try rows(of: wide)
             if RelatedListRead.answers(rows, limit: steps.limit) {
-                let answer = rows.map { Array($0.dropLast()) }
-                let keys = joined.isEmpty ? try loadRows(entity, answer) : try loadJoinedRows(entity, answer, width: entity.columns.count, joined)
-                try follow(reach, from: keys, of: entity.table)
-                return keys
+                return try loadAnswer(entity, rows.map { Array($0.dropLast()) }, joined, following: reach)
             }
+        case .separate(let longList, let walk)?:
+            guard try !rows(of: longList).isEmpty else { break }
+            let (wide, joined) = selectReading(entity, walk, following: reach)
+            let rows = try rows(of: wide)
+            if rows.count == walk.limit { return try loadAnswer(entity, rows, joined, following: reach) }
+        case nil:
+            break
         }
         return try loadRows(entity, read.links, following: reach)
+    }
+
+    /// Loads `rows`, a related list's answer read with the to-one links `joined`, then what
+    /// `reach` follows from them. Returns their keys in order.
+    private mutating func loadAnswer(_ entity: any AnyEntityPersister, _ rows: [[StoredValue]], _ joined: [ToOneJoin],
+                                     following reach: ReadReach) throws -> [Int32] {
+        let keys = joined.isEmpty ? try loadRows(entity, rows) : try loadJoinedRows(entity, rows, width: entity.columns.count, joined)
+        try follow(reach, from: keys, of: entity.table)
+        return keys
     }
 
     /// Runs `select` (every column of `entity`) with the to-one links of `reach` joined

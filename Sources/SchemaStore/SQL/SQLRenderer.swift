@@ -80,7 +80,10 @@ struct SQLRenderer {
         if let marker { sql += ", \(marker) AS \(dialect.quote("schemagen:walked"))" }
         sql += " FROM " + from(select)
         for join in select.leftJoins { sql += " LEFT JOIN \(dialect.tableReference(join.table)) ON \(render(join.on))" }
-        let conditions = (select.filter == .boolean(true) ? [] : [render(select.filter)]) + (condition.map { [$0] } ?? [])
+        var conditions = (select.filter == .boolean(true) ? [] : [render(select.filter)]) + (condition.map { [$0] } ?? [])
+        if case .first(let count, let term) = select.rows, dialect.relatedListSteps == .crossJoin {
+            conditions.append(walkedRange(select.table, count: count, by: term))
+        }
         if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
         if !select.order.isEmpty { sql += " ORDER BY " + orderTerms(select.order) }
         if let limit = select.limit {
@@ -105,6 +108,11 @@ struct SQLRenderer {
         switch select.rows {
         case .table:
             return "\(table) JOIN \(joined) ON \(render(join.on))"
+        case .first where dialect.relatedListSteps == .crossJoin:
+            // The walk's rows are a range of the index (``walkedRange(_:count:by:)``).
+            return "\(table) CROSS JOIN \(joined) ON \(render(join.on))"
+        case .eachJoined where dialect.relatedListSteps == .crossJoin:
+            return "\(joined) CROSS JOIN \(table) ON \(render(join.on))"
         case .first(let count, let term):
             // Each subquery is named as its table, so that expressions naming the table's
             // columns name its; `OFFSET 0` keeps the planner from flattening it into a join
@@ -116,6 +124,17 @@ struct SQLRenderer {
         case .joinedOrFirst:
             preconditionFailure("rendered as its two parts")
         }
+    }
+
+    /// The rows of `table` that sort no later than its `count`th row in the order of `term`
+    /// (``RelatedListSteps/crossJoin``): those before it and every row tying with it, as
+    /// `FETCH FIRST count ROWS WITH TIES` reads them, a range of an index serving `term`. With
+    /// fewer than `count` rows, or a NULL `count`th row, none (the links are read then).
+    /// `term` is a column, and binds nothing.
+    private mutating func walkedRange(_ table: String, count: Int, by term: SQLOrderTerm) -> String {
+        let expression = render(term.expression)
+        let last = "SELECT \(expression) FROM \(dialect.tableReference(table)) ORDER BY \(orderTerms([term])) LIMIT 1 OFFSET \(count - 1)"
+        return "\(expression) \(term.descending ? ">=" : "<=") (\(last))"
     }
 
     /// `select` over a table that is the union of `arms`: each arm filtered, sorted and

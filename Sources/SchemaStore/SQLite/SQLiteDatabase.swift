@@ -12,8 +12,8 @@ import CSQLite
 final class SQLiteDatabase {
     private(set) var handle: OpaquePointer?
     private var statements: [String: SQLiteStatement] = [:]
-    /// ``tableNames()`` as of a schema version.
-    private var cachedTableNames: (version: Int64, names: Set<String>)?
+    /// ``tableNames()`` and ``indexNames()`` as of a schema version, by `sqlite_master`'s type.
+    private var cachedNames: [String: (version: Int64, names: Set<String>)] = [:]
 
     /// Opens (or, with `create`, creates) the database at `path`.
     init(path: String, readOnly: Bool = false, create: Bool = true) throws {
@@ -97,13 +97,18 @@ final class SQLiteDatabase {
 
     /// The names of the database's tables, read again only when its schema changed (by this
     /// connection or another: `PRAGMA schema_version`).
-    func tableNames() throws -> Set<String> {
+    func tableNames() throws -> Set<String> { try names(of: "table") }
+
+    /// The names of the database's indexes, read again only when its schema changed.
+    func indexNames() throws -> Set<String> { try names(of: "index") }
+
+    private func names(of type: String) throws -> Set<String> {
         let version = try statement(cacheKey: "schema version", "PRAGMA schema_version")
         defer { version.reset() }
         guard try version.step(), case .integer(let number) = version.value(at: 0) else { return [] }
-        if let cached = cachedTableNames, cached.version == number { return cached.names }
-        let names = Set(try strings("SELECT name FROM sqlite_master WHERE type = 'table'"))
-        cachedTableNames = (number, names)
+        if let cached = cachedNames[type], cached.version == number { return cached.names }
+        let names = Set(try strings("SELECT name FROM sqlite_master WHERE type = '\(type)'"))
+        cachedNames[type] = (number, names)
         return names
     }
 

@@ -33,8 +33,10 @@ extension Store {
 
     /// The SQL an on-demand store runs first for `query` (the rows it reads, with bound
     /// values as placeholders) and the database's plan for it (SQLite's `EXPLAIN QUERY PLAN`,
-    /// PostgreSQL's `EXPLAIN`); nil for a resident
-    /// store, or a query SQL does not narrow (it runs on the whole graph).
+    /// PostgreSQL's `EXPLAIN`); nil for a resident store, or a query SQL does not narrow (it
+    /// runs on the whole graph). For a sorted, limited `related(_:)` list read in steps on
+    /// SQLite, the walk down the sort's index, which runs once a first statement found the
+    /// list long.
     public func explainSQL<Entity: EntityModelProtocol>(_ query: QueryList<Entity>) -> (sql: String, plan: [String])? {
         guard readsOnDemand, let onDemand, let (text, plan) = onDemand.sql(for: query) else { return nil }
         return (text, plan)
