@@ -101,7 +101,7 @@ let package = Package(
         .executableTarget(name: "schemagen-bench", dependencies: ["BenchModels", "DeterministicRandom", "SchemaRuntime"], path: "Benchmarks/schemagen-bench"),
         .executableTarget(
             name: "schemastore-bench",
-            dependencies: ["BenchModels", "DeterministicRandom", "SchemaRuntime", "SchemaStore", "SchemaStorePostgres", "PostgresTestSupport",
+            dependencies: ["BenchModels", "ChatModels", "DeterministicRandom", "SchemaRuntime", "SchemaStore", "SchemaStorePostgres", "PostgresTestSupport",
                            .target(name: "CSQLite", condition: .when(platforms: nonApplePlatforms))],
             path: "Benchmarks/schemastore-bench"
         ),

@@ -95,6 +95,13 @@ if CommandLine.arguments.dropFirst().first == "related-lists" {
                                  rounds: CommandLine.arguments.dropFirst(4).first.flatMap { Int($0) } ?? 31, only: CommandLine.arguments.dropFirst(5).first)
     exit(0)
 }
+// `schemastore-bench filtered-lists <path> <users> [rounds]`: the 20 youngest or oldest users
+// of one status on demand from SQLite, for statuses many and few hold (FilteredListBenchmark.swift).
+if CommandLine.arguments.dropFirst().first == "filtered-lists" {
+    try FilteredListBenchmark.run(path: CommandLine.arguments[2], users: Int(CommandLine.arguments[3]) ?? 100_000,
+                                  rounds: CommandLine.arguments.dropFirst(4).first.flatMap { Int($0) } ?? 31)
+    exit(0)
+}
 if CommandLine.arguments.dropFirst().first == "ondemand-fill" {
     // A store file to profile a child with: `ondemand-fill <path> <messages> [resident]`
     // (resident: without the SQL indexes an on-demand writer creates). Prints the time taken.

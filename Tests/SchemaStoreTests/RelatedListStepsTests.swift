@@ -6,13 +6,13 @@ import SchemaRuntime
 import Testing
 
 /// A sorted, limited list of the rows one row links to, read on demand from SQLite in
-/// bounded steps (``RelatedListRead``, ``RelatedListSteps/crossJoin``): SQLite planned the
+/// bounded steps (``RelatedListRead``, ``ListSteps/crossJoin``): SQLite planned the
 /// one join by reading every link and sorting their rows, so the newest 20 of a chat's
 /// 100,000 messages cost as much as all of them. Each step is a statement of its own: whether
 /// the chat has more links than are read at once, then the walk or the links. Answers equal a
 /// resident store's, ties across the walk's end included, and the walk reads a range of an
 /// index.
-@Suite struct RelatedListStepsTests {
+@Suite struct ListStepsTests {
     /// A file seeded by a writer reading on demand (which creates the SQL indexes; with
     /// `indexed` false, a resident one, which does not), a resident store on it and one
     /// reading on demand.

@@ -105,6 +105,12 @@ struct FieldColumn: @unchecked Sendable {
     let column: ColumnLayout
     /// Whether SQL compares and sorts the column as Swift compares the field.
     let ordersInSQL: Bool
+
+    /// Whether queries compare the column in Swift's string order (the `schemagen` collation,
+    /// or PostgreSQL's NFC "C" order), as its SQL indexes must then order it: text fields
+    /// SQL orders. An enum's text is compared for equality alone, as stored, so its indexes
+    /// keep that order (indexed in Swift's order, no query could use them: 2026-12-08).
+    var comparesInSwiftOrder: Bool { column.type == .text && ordersInSQL }
 }
 
 /// A column of an entity table.
@@ -174,7 +180,7 @@ struct EntityPersister<Entity: PersistentEntity>: AnyEntityPersister {
             for field in fields {
                 // A JSON field orders by its encoding, which helps no query.
                 guard let column = byKeyPath[field.keyPath], !column.column.isJSON else { return nil }
-                columns.append(SQLIndex.Column(name: column.column.name, descending: field.descending, swiftOrdered: column.column.type == .text))
+                columns.append(SQLIndex.Column(name: column.column.name, descending: field.descending, swiftOrdered: column.comparesInSwiftOrder))
             }
             return SQLIndex(name: tableName + ":index:" + index.name, table: tableName, columns: columns)
         }

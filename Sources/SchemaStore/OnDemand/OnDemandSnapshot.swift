@@ -270,8 +270,9 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
     func sql<Entity: EntityModelProtocol>(for list: QueryList<Entity>) -> (text: String, plan: [String])? {
         reading(else: nil) {
             guard let entity = layout.persisterByTable[ObjectIdentifier(Entity.self)] else { return nil }
-            let first = candidates(list, entity: entity, qualified: joinsFollows(list, entity: entity))?.0
-                ?? list.linkOrigin.flatMap { joined(list, entity: entity, origin: $0) }?.explained
+            let first = candidates(list, entity: entity, qualified: joinsFollows(list, entity: entity)).map { select, ordered in
+                ordered ? filtered(select, entity: entity).explained : select
+            } ?? list.linkOrigin.flatMap { joined(list, entity: entity, origin: $0) }?.explained
             guard let first else { return nil }
             // As it runs: with what the list follows joined to it.
             let select = SubgraphLoader(layout: layout, links: links, backend: backend, resuming: cache)
@@ -311,7 +312,8 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
             return (list.reading(keys: keys, offsetApplied: false), context)
         }
         if let (select, ordered) = candidates(list, entity: entity, qualified: joinsFollows(list, entity: entity)) {
-            let keys = try loader.loadRows(entity, select, following: list.readReach)
+            let keys = ordered ? try loader.loadRows(entity, filtered(select, entity: entity), following: list.readReach)
+                : try loader.loadRows(entity, select, following: list.readReach)
             record(loader)
             // An ordered select is the answer; otherwise Swift filters and sorts its candidates.
             return (ordered ? list.answered(by: keys) : list.reading(keys: keys, offsetApplied: false), loader.context)
@@ -429,6 +431,12 @@ final class OnDemandSnapshot: ContextReader, @unchecked Sendable {
                                order: order + [SQLOrderTerm(expression: .column("position", table: link.name), descending: false)],
                                limit: list.limitCount, offset: list.offsetCount)
         return RelatedListRead(select, owner: owner, entity: entity, dialect: backend.dialect) { (try? backend.hasSQLIndex($0)) ?? false }
+    }
+
+    /// The read of `select` (a filtered, sorted list of `entity`'s rows), in steps where
+    /// that bounds it (``FilteredListRead``).
+    private func filtered(_ select: SQLSelect, entity: any AnyEntityPersister) -> FilteredListRead {
+        FilteredListRead(select, entity: entity, dialect: backend.dialect) { (try? backend.hasSQLIndex($0)) ?? false }
     }
 
     /// Whether the select of `list`'s rows may read what it follows too (``SubgraphLoader/selectReading(_:_:following:)``):

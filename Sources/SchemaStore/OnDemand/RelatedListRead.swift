@@ -2,7 +2,7 @@
 
 /// How a store reading on demand reads a sorted, limited list of the rows one row links to
 /// (`Chat.query(id).related(\.$messages).sorted(by: \.timestamp.desc).limit(20)`) where its
-/// dialect reads such lists in steps (``SQLDialect/relatedListSteps``).
+/// dialect reads such lists in steps (``SQLDialect/listSteps``).
 ///
 /// Read as one join, the database picks one of two plans from its estimates: read every
 /// link and sort their rows (cost grows with the list), or walk an index serving the sort
@@ -20,7 +20,7 @@
 ///
 /// So a read costs at most what reading the links costs, and a walk of ``walkedRows`` more
 /// index entries for a list of more than ``linkedRows``. How step 1 runs is the dialect's
-/// (``RelatedListSteps``): one statement to a server (``Steps/united(_:)``), a statement per
+/// (``ListSteps``): one statement to a server (``Steps/united(_:)``), a statement per
 /// choice in process (``Steps/separate(longList:walk:)``).
 struct RelatedListRead {
     /// How step 1 runs.
@@ -54,8 +54,8 @@ struct RelatedListRead {
     /// join, whose rows of the link table are those meeting `owner`), in steps where `dialect`
     /// reads so and the database has an SQL index serving the sort (`hasIndex`, by name).
     init(_ joined: SQLSelect, owner: SQLExpression, entity: any AnyEntityPersister, dialect: any SQLDialect, hasIndex: (String) -> Bool) {
-        guard let spelling = dialect.relatedListSteps, let join = joined.join, let limit = joined.limit, limit + joined.offset <= Self.walkedLimit,
-              let first = joined.order.first, Self.isServed(first, entity, spelling, hasIndex) else {
+        guard let spelling = dialect.listSteps, let join = joined.join, let limit = joined.limit, limit + joined.offset <= Self.walkedLimit,
+              let first = joined.order.first, spelling.index(walking: first, of: entity, hasIndex: hasIndex) != nil else {
             steps = nil
             links = joined
             return
@@ -93,21 +93,5 @@ struct RelatedListRead {
     static func answers(_ rows: [[StoredValue]], limit: Int?) -> Bool {
         guard let marker = rows.first?.last else { return false }
         return marker == .integer(0) || rows.count == limit
-    }
-
-    /// Whether an SQL index of `entity` the database has (`hasIndex`) starts with `term`'s
-    /// column (either direction: an index is read backwards as readily), so that `spelling`
-    /// walks it; without one, a walk would read and sort the whole table. The term is a
-    /// column, so it binds no value however often a spelling writes it.
-    private static func isServed(_ term: SQLOrderTerm, _ entity: any AnyEntityPersister, _ spelling: RelatedListSteps,
-                                 _ hasIndex: (String) -> Bool) -> Bool {
-        let (expression, swiftOrdered) = if case .swiftOrdered(let inner) = term.expression { (inner, true) } else { (term.expression, false) }
-        guard case .column(let name, let table) = expression, table == nil || table == entity.tableName,
-              let column = entity.columns.first(where: { $0.name == name }) else { return false }
-        // NULL sorts first ascending, and a walk down a range of the index would miss it.
-        if spelling == .crossJoin, column.isNullable, !term.descending { return false }
-        return entity.sqlIndexes.contains { index in
-            (index.columns.first.map { $0.name == name && $0.swiftOrdered == swiftOrdered } ?? false) && hasIndex(index.name)
-        }
     }
 }

@@ -114,7 +114,18 @@ struct SubgraphLoader {
         return try loadRows(entity, read.links, following: reach)
     }
 
-    /// Loads `rows`, a related list's answer read with the to-one links `joined`, then what
+    /// Reads a filtered list's rows in the steps `read` holds (``FilteredListRead``), then
+    /// what `reach` follows from the answer's rows. Returns their keys in order.
+    mutating func loadRows(_ entity: any AnyEntityPersister, _ read: FilteredListRead, following reach: ReadReach) throws -> [Int32] {
+        if let (many, walk) = read.steps, try !rows(of: many).isEmpty {
+            let (wide, joined) = selectReading(entity, walk, following: reach)
+            let rows = try rows(of: wide)
+            if rows.count == walk.limit { return try loadAnswer(entity, rows, joined, following: reach) }
+        }
+        return try loadRows(entity, read.plain, following: reach)
+    }
+
+    /// Loads `rows`, a list's answer read with the to-one links `joined`, then what
     /// `reach` follows from them. Returns their keys in order.
     private mutating func loadAnswer(_ entity: any AnyEntityPersister, _ rows: [[StoredValue]], _ joined: [ToOneJoin],
                                      following reach: ReadReach) throws -> [Int32] {

@@ -93,9 +93,10 @@ struct PredicateCompiler {
         return terms
     }
 
+    /// The field's column as queries compare it, and its SQL indexes order it.
     private func ordered(_ field: FieldColumn) -> SQLExpression {
         let column = SQLExpression.column(field.column.name, table: table)
-        return field.column.type == .text ? .swiftOrdered(column) : column
+        return field.comparesInSwiftOrder ? .swiftOrdered(column) : column
     }
 
     private func comparison(_ keyPath: AnyKeyPath, _ op: PredicateStructure.Operator, _ value: IndexValue, _ stored: StoredValue?) -> Compiled {
@@ -123,7 +124,7 @@ struct PredicateCompiler {
         }
         guard field.ordersInSQL else { return .everything }
         // Both sides of a text comparison in Swift's order (PostgreSQL normalizes each side).
-        let operand = field.column.type == .text ? SQLExpression.swiftOrdered(bound) : bound
+        let operand = field.comparesInSwiftOrder ? SQLExpression.swiftOrdered(bound) : bound
         let isNull = SQLExpression.isNull(column)
         let nullable = field.column.isNullable
         let filter: SQLExpression = switch op {

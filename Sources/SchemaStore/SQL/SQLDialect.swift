@@ -36,21 +36,22 @@ protocol SQLDialect: Sendable {
     /// Where ``SQLRenderer`` keeps the texts of selects it wrote in this dialect, by shape;
     /// nil when a select's text depends on more than its shape (``PackUnionDialect``).
     var textCache: SQLTextCache? { get }
-    /// How a sorted, limited list of the rows one row links to is read in bounded steps
-    /// (``RelatedListRead``); nil to read it as one join the database plans as it likes.
-    var relatedListSteps: RelatedListSteps? { get }
+    /// How a sorted, limited list is read in bounded steps: the rows one row links to
+    /// (``RelatedListRead``), and on SQLite a table's rows filtered on an indexed field
+    /// (``FilteredListRead``); nil to read each as one select the database plans as it likes.
+    var listSteps: ListSteps? { get }
 }
 
-/// How a dialect reads a related list in steps (``RelatedListRead``).
-enum RelatedListSteps: Sendable {
+/// How a dialect reads a list in steps (``RelatedListRead``, ``FilteredListRead``).
+enum ListSteps: Sendable {
     /// PostgreSQL: one statement (a round trip), in which the count of the owner's links
     /// decides which of two parts returns rows (``SQLSelect/Rows/joinedOrFirst(joined:owner:count:by:)``).
     /// The walk is `FETCH FIRST n ROWS WITH TIES`; each part reads its other table through a
     /// `CROSS JOIN LATERAL` subquery fenced with `OFFSET 0`, which the planner cannot flatten
     /// back into a join it would plan as it likes.
     case lateral
-    /// SQLite: a statement per step, in process: whether the owner has more links than are
-    /// read at once, then the walk or the links. (In one statement SQLite opened a scratch
+    /// SQLite: a statement per step, in process: whether the owner has more links (or the
+    /// value more rows) than are read at once, then the walk or the links (the rows). (In one statement SQLite opened a scratch
     /// table for each part and the count whichever part ran, and freeing their page caches
     /// made the allocator give memory back at every read: a chat of 100 read 0.06-0.12 ms
     /// slower than as one join.) The walk is the rows sorting no later than the `n`th (its
@@ -65,7 +66,7 @@ extension SQLDialect {
     func tableReference(_ name: String) -> String { quote(name) }
     func unionArms(of table: String) -> [String]? { nil }
     var textCache: SQLTextCache? { nil }
-    var relatedListSteps: RelatedListSteps? { nil }
+    var listSteps: ListSteps? { nil }
 }
 
 /// SQLite: `?` parameters, `IS` for NULL-safe equality, the `schemagen` collation (registered
@@ -86,8 +87,9 @@ struct SQLiteDialect: SQLDialect {
     var textCache: SQLTextCache? { Self.texts }
     private static let texts = SQLTextCache()
     // It reads the owner's links first and sorts their rows, whatever their number: a chat's
-    // newest 20 of its 100,000 messages took 108-152 ms, walking the index 3.
-    var relatedListSteps: RelatedListSteps? { .crossJoin }
+    // newest 20 of its 100,000 messages took 108-152 ms, walking the index 3. Without
+    // statistics, it reads every row an equality on an indexed field finds, and sorts them.
+    var listSteps: ListSteps? { .crossJoin }
 }
 
 /// PostgreSQL: `$n` parameters, `IS NOT DISTINCT FROM`, NFC-normalized text under the "C"
@@ -118,5 +120,5 @@ struct PostgreSQLDialect: SQLDialect {
     // Its plans for the join may walk the sort's index until the limit is met, however far
     // down the list's rows lie (a chat whose newest messages are the oldest of 100,000:
     // 171 ms, where reading its 300 links took 1).
-    var relatedListSteps: RelatedListSteps? { .lateral }
+    var listSteps: ListSteps? { .lateral }
 }

@@ -53,6 +53,15 @@ indirect enum SQLExpression: Hashable, Sendable {
         }
     }
 
+    /// Whether this is a bound value that is not NULL (as it is, or in Swift's string order).
+    var isNonNullValue: Bool {
+        switch self {
+        case .value(let value): value != .null
+        case .swiftOrdered(let operand): operand.isNonNullValue
+        default: false
+        }
+    }
+
     /// `NOT operand`, folding constants.
     static func negation(_ operand: SQLExpression) -> SQLExpression {
         switch operand {
@@ -109,6 +118,10 @@ struct SQLSelect: Hashable, Sendable {
 
     var output: Output
     var table: String
+    /// The SQL index the select must read `table` through (SQLite's `INDEXED BY`), where the
+    /// planner, without statistics, would pick another (``FilteredListRead``); nil to let it
+    /// choose. Only for a dialect reading lists so (``ListSteps/crossJoin``).
+    var index: String?
     var rows: Rows = .table
     var join: Join?
     /// `LEFT JOIN table ON on`, in order, after `join`: each must match at most one row per

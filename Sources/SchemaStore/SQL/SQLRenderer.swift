@@ -81,7 +81,7 @@ struct SQLRenderer {
         sql += " FROM " + from(select)
         for join in select.leftJoins { sql += " LEFT JOIN \(dialect.tableReference(join.table)) ON \(render(join.on))" }
         var conditions = (select.filter == .boolean(true) ? [] : [render(select.filter)]) + (condition.map { [$0] } ?? [])
-        if case .first(let count, let term) = select.rows, dialect.relatedListSteps == .crossJoin {
+        if case .first(let count, let term) = select.rows, dialect.listSteps == .crossJoin {
             conditions.append(walkedRange(select.table, count: count, by: term))
         }
         if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
@@ -99,19 +99,24 @@ struct SQLRenderer {
     /// The `FROM` clause of `select`: its table, or the rows of it ``SQLSelect/Rows`` names,
     /// and its join.
     private mutating func from(_ select: SQLSelect) -> String {
-        let table = dialect.tableReference(select.table)
+        var table = dialect.tableReference(select.table)
+        if let index = select.index {
+            precondition(dialect.listSteps == .crossJoin, "only SQLite is told which index to read")
+            table += " INDEXED BY \(dialect.quote(index))"
+        }
         guard let join = select.join else {
-            precondition(select.rows == .table, "only a joined select reads some of its table's rows")
+            // A walk of a table alone is a range of its index (``walkedRange(_:count:by:)``).
+            precondition(select.rows == .table || dialect.listSteps == .crossJoin, "only a joined select reads some of its table's rows")
             return table
         }
         let joined = dialect.tableReference(join.table)
         switch select.rows {
         case .table:
             return "\(table) JOIN \(joined) ON \(render(join.on))"
-        case .first where dialect.relatedListSteps == .crossJoin:
+        case .first where dialect.listSteps == .crossJoin:
             // The walk's rows are a range of the index (``walkedRange(_:count:by:)``).
             return "\(table) CROSS JOIN \(joined) ON \(render(join.on))"
-        case .eachJoined where dialect.relatedListSteps == .crossJoin:
+        case .eachJoined where dialect.listSteps == .crossJoin:
             return "\(joined) CROSS JOIN \(table) ON \(render(join.on))"
         case .first(let count, let term):
             // Each subquery is named as its table, so that expressions naming the table's
@@ -127,7 +132,7 @@ struct SQLRenderer {
     }
 
     /// The rows of `table` that sort no later than its `count`th row in the order of `term`
-    /// (``RelatedListSteps/crossJoin``): those before it and every row tying with it, as
+    /// (``ListSteps/crossJoin``): those before it and every row tying with it, as
     /// `FETCH FIRST count ROWS WITH TIES` reads them, a range of an index serving `term`. With
     /// fewer than `count` rows, or a NULL `count`th row, none (the links are read then).
     /// `term` is a column, and binds nothing.
@@ -215,13 +220,3 @@ struct SQLRenderer {
     }
 }
 
-private extension SQLExpression {
-    /// Whether this is a bound value that is not NULL (as it is, or in Swift's string order).
-    var isNonNullValue: Bool {
-        switch self {
-        case .value(let value): value != .null
-        case .swiftOrdered(let operand): operand.isNonNullValue
-        default: false
-        }
-    }
-}

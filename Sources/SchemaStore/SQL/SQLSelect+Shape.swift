@@ -17,6 +17,7 @@ extension SQLSelect {
             hasher.combine(-1)
         }
         hasher.combine(table)
+        hasher.combine(index)
         rows.hashShape(into: &hasher)
         hasher.combine(join?.table)
         join?.on.hashShape(into: &hasher)
@@ -35,7 +36,7 @@ extension SQLSelect {
     /// Whether this select and `other` render to the same text (from the same placeholder
     /// number), whatever their bound values.
     func hasSameShape(as other: SQLSelect) -> Bool {
-        guard table == other.table, rows.hasSameShape(as: other.rows), (limit == nil) == (other.limit == nil), (offset > 0) == (other.offset > 0),
+        guard table == other.table, index == other.index, rows.hasSameShape(as: other.rows), (limit == nil) == (other.limit == nil), (offset > 0) == (other.offset > 0),
               join?.table == other.join?.table, order.count == other.order.count, leftJoins.count == other.leftJoins.count,
               zip(leftJoins, other.leftJoins).allSatisfy({ $0.table == $1.table && $0.on.hasSameShape(as: $1.on) }),
               filter.hasSameShape(as: other.filter) else { return false }
