@@ -52,9 +52,11 @@ extension SQLiteBackend: SnapshotConnection {
         }
     }
 
-    /// Whether the file has the SQL index `name`: only writers opened on demand create them.
-    func hasSQLIndex(_ name: String) throws -> Bool {
-        try mapped { try database.indexNames().contains(name) }
+    /// Whether the file has `index` as this version declares it: only writers opened on
+    /// demand create indexes, and a file an older version wrote may hold one by the same name
+    /// ordered otherwise (a select naming it with `INDEXED BY` could then not be prepared).
+    func hasSQLIndex(_ index: SQLIndex) throws -> Bool {
+        try mapped { try database.indexStatements()[index.name] == index.createStatement(SQLiteDialect()) }
     }
 
     /// SQLite's plan for `select` (`EXPLAIN QUERY PLAN`), one line per step.

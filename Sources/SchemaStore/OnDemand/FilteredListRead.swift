@@ -33,8 +33,8 @@ struct FilteredListRead {
 
     /// The read of `select`, `entity`'s rows filtered, sorted and limited, in steps where
     /// `dialect` reads a table's lists so and the database has the SQL indexes they take
-    /// (`hasIndex`, by name).
-    init(_ select: SQLSelect, entity: any AnyEntityPersister, dialect: any SQLDialect, hasIndex: (String) -> Bool) {
+    /// (`hasIndex`).
+    init(_ select: SQLSelect, entity: any AnyEntityPersister, dialect: any SQLDialect, hasIndex: (SQLIndex) -> Bool) {
         guard dialect.listSteps == .crossJoin, select.join == nil, select.leftJoins.isEmpty, let limit = select.limit,
               limit + select.offset <= RelatedListRead.walkedLimit, let first = select.order.first,
               let sortIndex = ListSteps.crossJoin.index(walking: first, of: entity, hasIndex: hasIndex),
@@ -62,7 +62,7 @@ struct FilteredListRead {
     /// index the database has that finds its rows (starting with that column, ordered as the
     /// equality compares), other than `sortIndex`.
     private static func valueAsked(by filter: SQLExpression, of entity: any AnyEntityPersister, besides sortIndex: SQLIndex,
-                                   hasIndex: (String) -> Bool) -> (SQLExpression, SQLIndex)? {
+                                   hasIndex: (SQLIndex) -> Bool) -> (SQLExpression, SQLIndex)? {
         switch filter {
         case .and(let operands):
             for operand in operands {

@@ -52,8 +52,8 @@ struct RelatedListRead {
 
     /// The read of `joined` (a select of `entity`'s rows joined to the link table, as one
     /// join, whose rows of the link table are those meeting `owner`), in steps where `dialect`
-    /// reads so and the database has an SQL index serving the sort (`hasIndex`, by name).
-    init(_ joined: SQLSelect, owner: SQLExpression, entity: any AnyEntityPersister, dialect: any SQLDialect, hasIndex: (String) -> Bool) {
+    /// reads so and the database has an SQL index serving the sort (`hasIndex`).
+    init(_ joined: SQLSelect, owner: SQLExpression, entity: any AnyEntityPersister, dialect: any SQLDialect, hasIndex: (SQLIndex) -> Bool) {
         guard let spelling = dialect.listSteps, let join = joined.join, let limit = joined.limit, limit + joined.offset <= Self.walkedLimit,
               let first = joined.order.first, spelling.index(walking: first, of: entity, hasIndex: hasIndex) != nil else {
             steps = nil

@@ -59,9 +59,9 @@ protocol SnapshotConnection: StoreBackend {
     func expectNoRows(_ selects: [SQLSelect]) throws
     /// The ids of the archives of the entity `name`, in storage order.
     func archiveIDs(name: String) throws -> [StoredValue]
-    /// Whether the database has the SQL index named `name` (``SQLIndex``): a file only
-    /// resident stores wrote has none.
-    func hasSQLIndex(_ name: String) throws -> Bool
+    /// Whether the database has `index` as the layout declares it: a file only resident
+    /// stores wrote has none.
+    func hasSQLIndex(_ index: SQLIndex) throws -> Bool
     /// Whether the database keeps `index`'s postings (ranked full text read in SQL).
     func hasFullText(_ index: FullTextLayout) throws -> Bool
     func fullTextIDs(_ index: FullTextLayout, of entity: any AnyEntityPersister, tokens: [String]) throws -> [StoredValue]
@@ -83,7 +83,7 @@ extension SnapshotConnection {
     var checksAssumedReads: Bool { false }
     var joinsToOneFollows: Bool { false }
     // A server's every writer creates the indexes its layout declares as it opens.
-    func hasSQLIndex(_ name: String) throws -> Bool { true }
+    func hasSQLIndex(_ index: SQLIndex) throws -> Bool { true }
 
     func expectNoRows(_ selects: [SQLSelect]) throws {
         for select in selects {

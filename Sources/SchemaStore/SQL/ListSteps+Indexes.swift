@@ -1,12 +1,12 @@
 @_spi(SchemaStore) import SchemaRuntime
 
 extension ListSteps {
-    /// The SQL index of `entity` the database has (`hasIndex`, by name) that a walk of this
+    /// The SQL index of `entity` the database has (`hasIndex`) that a walk of this
     /// spelling takes down `term`: one whose first column is `term`'s (either direction: an
     /// index is read backwards as readily); nil without one (a walk would then read and sort
     /// the whole table). The term is a column, so it binds no value however often a spelling
     /// writes it.
-    func index(walking term: SQLOrderTerm, of entity: any AnyEntityPersister, hasIndex: (String) -> Bool) -> SQLIndex? {
+    func index(walking term: SQLOrderTerm, of entity: any AnyEntityPersister, hasIndex: (SQLIndex) -> Bool) -> SQLIndex? {
         let (expression, swiftOrdered) = if case .swiftOrdered(let inner) = term.expression { (inner, true) } else { (term.expression, false) }
         guard case .column(let name, let table) = expression, table == nil || table == entity.tableName,
               let column = entity.columns.first(where: { $0.name == name }) else { return nil }
@@ -18,9 +18,9 @@ extension ListSteps {
     /// The SQL index of `entity` the database has whose first column is `name`, ordered in
     /// Swift's string order or not as `swiftOrdered` says.
     static func index(startingWith name: String, swiftOrdered: Bool, of entity: any AnyEntityPersister,
-                      hasIndex: (String) -> Bool) -> SQLIndex? {
+                      hasIndex: (SQLIndex) -> Bool) -> SQLIndex? {
         entity.sqlIndexes.first { index in
-            (index.columns.first.map { $0.name == name && $0.swiftOrdered == swiftOrdered } ?? false) && hasIndex(index.name)
+            (index.columns.first.map { $0.name == name && $0.swiftOrdered == swiftOrdered } ?? false) && hasIndex(index)
         }
     }
 }

@@ -12,8 +12,8 @@ import CSQLite
 final class SQLiteDatabase {
     private(set) var handle: OpaquePointer?
     private var statements: [String: SQLiteStatement] = [:]
-    /// ``tableNames()`` and ``indexNames()`` as of a schema version, by `sqlite_master`'s type.
-    private var cachedNames: [String: (version: Int64, names: Set<String>)] = [:]
+    /// ``tableNames()`` and ``indexStatements()`` as of a schema version, by `sqlite_master`'s type.
+    private var cachedObjects: [String: (version: Int64, objects: [String: String])] = [:]
 
     /// Opens (or, with `create`, creates) the database at `path`.
     init(path: String, readOnly: Bool = false, create: Bool = true) throws {
@@ -97,19 +97,28 @@ final class SQLiteDatabase {
 
     /// The names of the database's tables, read again only when its schema changed (by this
     /// connection or another: `PRAGMA schema_version`).
-    func tableNames() throws -> Set<String> { try names(of: "table") }
+    func tableNames() throws -> Set<String> { Set(try schemaObjects(of: "table").keys) }
 
-    /// The names of the database's indexes, read again only when its schema changed.
-    func indexNames() throws -> Set<String> { try names(of: "index") }
+    /// The statement that created each index of the database, by name (empty for the ones
+    /// SQLite makes itself), read again only when its schema changed.
+    func indexStatements() throws -> [String: String] { try schemaObjects(of: "index") }
 
-    private func names(of type: String) throws -> Set<String> {
+    /// The schema's objects of `type`, each name with the statement that created it.
+    private func schemaObjects(of type: String) throws -> [String: String] {
         let version = try statement(cacheKey: "schema version", "PRAGMA schema_version")
         defer { version.reset() }
-        guard try version.step(), case .integer(let number) = version.value(at: 0) else { return [] }
-        if let cached = cachedNames[type], cached.version == number { return cached.names }
-        let names = Set(try strings("SELECT name FROM sqlite_master WHERE type = '\(type)'"))
-        cachedNames[type] = (number, names)
-        return names
+        guard try version.step(), case .integer(let number) = version.value(at: 0) else { return [:] }
+        if let cached = cachedObjects[type], cached.version == number { return cached.objects }
+        let objects = try statement("SELECT name, sql FROM sqlite_master WHERE type = ?")
+        defer { objects.reset() }
+        try objects.bind([.text(type)])
+        var found: [String: String] = [:]
+        while try objects.step() {
+            guard case .text(let name) = objects.value(at: 0) else { continue }
+            if case .text(let sql) = objects.value(at: 1) { found[name] = sql } else { found[name] = "" }
+        }
+        cachedObjects[type] = (number, found)
+        return found
     }
 
     /// Whether the database has a table named `name`.
