@@ -29,22 +29,9 @@ import Testing
         }
     }
 
-    /// A file seeded by a writer reading on demand (which creates the SQL indexes; with
-    /// `indexed` false, a resident one, which does not), then changed by `sql` if given, a
-    /// resident store on it and one reading on demand.
+    /// A seeded file, a resident store on it and one reading on demand (``RelatedListStepsTests/stores(indexed:changing:_:)``).
     static func stores(indexed: Bool = true, changing sql: String? = nil) throws -> (onDemand: Store, resident: Store, folder: URL) {
-        let url = try OnDemandDifferentialTests.temporaryFile()
-        let writer = try Store(.file(url), schema: ChatModelsSchema.self, options: .init(residency: indexed ? .onDemand : .resident))
-        try seed(writer)
-        writer.close()
-        if let sql {
-            let database = try SQLiteDatabase(path: url.path)
-            defer { database.close() }
-            try database.execute(sql)
-        }
-        let resident = try Store(.file(url), schema: ChatModelsSchema.self, options: .init(readOnly: true, residency: .resident))
-        let onDemand = try Store(.file(url), schema: ChatModelsSchema.self, options: .init(readOnly: true, residency: .onDemand))
-        return (onDemand, resident, url.deletingLastPathComponent())
+        try RelatedListStepsTests.stores(indexed: indexed, changing: sql, seed)
     }
 
     /// A limited list of the users holding one status, sorted by age or name either way,

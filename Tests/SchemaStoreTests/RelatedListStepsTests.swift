@@ -12,15 +12,21 @@ import Testing
 /// the chat has more links than are read at once, then the walk or the links. Answers equal a
 /// resident store's, ties across the walk's end included, and the walk reads a range of an
 /// index.
-@Suite struct ListStepsTests {
+@Suite struct RelatedListStepsTests {
     /// A file seeded by a writer reading on demand (which creates the SQL indexes; with
-    /// `indexed` false, a resident one, which does not), a resident store on it and one
-    /// reading on demand.
-    static func stores(indexed: Bool = true, _ seed: (Store) throws -> Void) throws -> (onDemand: Store, resident: Store, folder: URL) {
+    /// `indexed` false, a resident one, which does not), then changed by `sql` if given, a
+    /// resident store on it and one reading on demand.
+    static func stores(indexed: Bool = true, changing sql: String? = nil,
+                       _ seed: (Store) throws -> Void) throws -> (onDemand: Store, resident: Store, folder: URL) {
         let url = try OnDemandDifferentialTests.temporaryFile()
         let writer = try Store(.file(url), schema: ChatModelsSchema.self, options: .init(residency: indexed ? .onDemand : .resident))
         try seed(writer)
         writer.close()
+        if let sql {
+            let database = try SQLiteDatabase(path: url.path)
+            defer { database.close() }
+            try database.execute(sql)
+        }
         let resident = try Store(.file(url), schema: ChatModelsSchema.self, options: .init(readOnly: true, residency: .resident))
         let onDemand = try Store(.file(url), schema: ChatModelsSchema.self, options: .init(readOnly: true, residency: .onDemand))
         return (onDemand, resident, url.deletingLastPathComponent())
