@@ -137,10 +137,15 @@ import Testing
         #expect(walked <= Int64(reads * (RelatedListRead.walkedRows + 1)), "\(reads) reads read \(walked) entries of the timestamp index")
     }
 
-    /// Index entries of the messages' timestamp index read so far, by every backend of the
-    /// database but `connection`'s, once every other has ended (each reports its reads as
-    /// it ends).
+    /// Index entries of the messages' timestamp index read so far (``indexReads(_:table:index:)``).
     private static func timestampIndexReads(_ connection: PostgresConnection) throws -> Int64 {
+        try indexReads(connection, table: "Message", index: "timestamp")
+    }
+
+    /// Index entries of `table`'s indexes whose names hold `index` read so far, by every
+    /// backend of the database but `connection`'s, once every other has ended (each reports
+    /// its reads as it ends).
+    static func indexReads(_ connection: PostgresConnection, table: String, index: String) throws -> Int64 {
         var others: [[StoredValue]] = []
         for _ in 0..<200 {
             others = try connection.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend'")
@@ -149,8 +154,8 @@ import Testing
         }
         try #require(others == [[.integer(0)]], "other connections still open")
         let rows = try connection.execute("""
-            SELECT sum(idx_tup_read)::bigint FROM pg_stat_user_indexes WHERE relname = 'Message' AND indexrelname LIKE '%timestamp%'
-            """)
+            SELECT sum(idx_tup_read)::bigint FROM pg_stat_user_indexes WHERE relname = $1 AND indexrelname LIKE '%' || $2 || '%'
+            """, [.text(table), .text(index)])
         guard case .integer(let reads) = rows.first?[0] else { throw ReadsNotReported() }
         return reads
     }

@@ -20,22 +20,12 @@
 ///
 /// So a read costs at most what reading the links costs, and a walk of ``walkedRows`` more
 /// index entries for a list of more than ``linkedRows``. How step 1 runs is the dialect's
-/// (``ListSteps``): one statement to a server (``Steps/united(_:)``), a statement per
-/// choice in process (``Steps/separate(longList:walk:)``).
+/// (``ListSteps``): one statement to a server, a statement per choice in process
+/// (``ListReadSteps``).
 struct RelatedListRead {
-    /// How step 1 runs.
-    enum Steps {
-        /// One statement holding both of its parts, each ending its rows with a marker
-        /// saying which part answered (``SQLSelect/Rows/joinedOrFirst(joined:owner:count:by:)``).
-        case united(SQLSelect)
-        /// `longList` returns a row where the owner has more than ``linkedRows`` links; then
-        /// `walk` runs, else the links are read at once.
-        case separate(longList: SQLSelect, walk: SQLSelect)
-    }
-
     /// Step 1; nil where no SQL index serves the sort's first term (no plan walks then), the
     /// list is not limited, or its limit asks for more rows than a walk is likely to find.
-    let steps: Steps?
+    let steps: ListReadSteps?
     /// Step 2: the list's rows read through its links, by key; or, without steps, the list
     /// as one join.
     let links: SQLSelect
@@ -74,24 +64,10 @@ struct RelatedListRead {
                                      limit: 1, offset: Self.linkedRows)
             var walk = joined
             walk.rows = .first(count: Self.walkedRows, by: first)
-            self.steps = .separate(longList: longList, walk: walk)
+            self.steps = .separate(long: longList, walk: walk)
         }
     }
 
-    /// The select whose plan `explain` shows: the one statement of ``Steps/united(_:)``, the
-    /// walk of ``Steps/separate(longList:walk:)``, or the one join.
-    var explained: SQLSelect {
-        switch steps {
-        case .united(let select)?: select
-        case .separate(_, let walk)?: walk
-        case nil: links
-        }
-    }
-
-    /// Whether the rows ``Steps/united(_:)`` returned (each ending with the part's marker)
-    /// are the answer: the links' rows, or as many rows of the walk as the limit asks for.
-    static func answers(_ rows: [[StoredValue]], limit: Int?) -> Bool {
-        guard let marker = rows.first?.last else { return false }
-        return marker == .integer(0) || rows.count == limit
-    }
+    /// The select whose plan `explain` shows: step 1's, or the one join.
+    var explained: SQLSelect { steps?.explained ?? links }
 }

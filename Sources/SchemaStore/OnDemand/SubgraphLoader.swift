@@ -96,33 +96,34 @@ struct SubgraphLoader {
     /// Reads a related list's rows in the steps `read` holds (``RelatedListRead``), then what
     /// `reach` follows from the answer's rows. Returns their keys in order.
     mutating func loadRows(_ entity: any AnyEntityPersister, _ read: RelatedListRead, following reach: ReadReach) throws -> [Int32] {
-        switch read.steps {
+        try loadRows(entity, read.steps, else: read.links, following: reach)
+    }
+
+    /// Reads a filtered list's rows in the steps `read` holds (``FilteredListRead``), then
+    /// what `reach` follows from the answer's rows. Returns their keys in order.
+    mutating func loadRows(_ entity: any AnyEntityPersister, _ read: FilteredListRead, following reach: ReadReach) throws -> [Int32] {
+        try loadRows(entity, read.steps, else: read.rest, following: reach)
+    }
+
+    /// Runs `steps`; where they give no answer, `rest` (the list's rows read at once).
+    private mutating func loadRows(_ entity: any AnyEntityPersister, _ steps: ListReadSteps?, else rest: SQLSelect,
+                                   following reach: ReadReach) throws -> [Int32] {
+        switch steps {
         case .united(let steps)?:
             let (wide, joined) = selectReading(entity, steps, following: reach)
             let rows = try rows(of: wide)
-            if RelatedListRead.answers(rows, limit: steps.limit) {
+            if ListReadSteps.answers(rows, limit: steps.limit) {
                 return try loadAnswer(entity, rows.map { Array($0.dropLast()) }, joined, following: reach)
             }
-        case .separate(let longList, let walk)?:
-            guard try !rows(of: longList).isEmpty else { break }
+        case .separate(let long, let walk)?:
+            guard try !rows(of: long).isEmpty else { break }
             let (wide, joined) = selectReading(entity, walk, following: reach)
             let rows = try rows(of: wide)
             if rows.count == walk.limit { return try loadAnswer(entity, rows, joined, following: reach) }
         case nil:
             break
         }
-        return try loadRows(entity, read.links, following: reach)
-    }
-
-    /// Reads a filtered list's rows in the steps `read` holds (``FilteredListRead``), then
-    /// what `reach` follows from the answer's rows. Returns their keys in order.
-    mutating func loadRows(_ entity: any AnyEntityPersister, _ read: FilteredListRead, following reach: ReadReach) throws -> [Int32] {
-        if let (many, walk) = read.steps, try !rows(of: many).isEmpty {
-            let (wide, joined) = selectReading(entity, walk, following: reach)
-            let rows = try rows(of: wide)
-            if rows.count == walk.limit { return try loadAnswer(entity, rows, joined, following: reach) }
-        }
-        return try loadRows(entity, read.plain, following: reach)
+        return try loadRows(entity, rest, following: reach)
     }
 
     /// Loads `rows`, a list's answer read with the to-one links `joined`, then what

@@ -114,6 +114,13 @@ struct SQLSelect: Hashable, Sendable {
         /// running by its condition (`UNION ALL`), with a last column saying which one
         /// answered (1 the walk, 0 the joined rows).
         case joinedOrFirst(joined: Int, owner: SQLExpression, count: Int, by: SQLOrderTerm)
+        /// The table's rows meeting `value` (an equality an index of the table serves), read
+        /// on their own, so that the planner cannot read them by walking another index.
+        case holding(SQLExpression)
+        /// ``holding(_:)`` where at most `rows` rows meet `value`, else
+        /// ``first(count:by:)``: both selects, each kept from running by its condition, as
+        /// ``joinedOrFirst(joined:owner:count:by:)`` keeps its own.
+        case holdingOrFirst(rows: Int, value: SQLExpression, count: Int, by: SQLOrderTerm)
     }
 
     var output: Output
@@ -134,16 +141,26 @@ struct SQLSelect: Hashable, Sendable {
 }
 
 extension SQLSelect {
-    /// A select read in steps (``Rows/joinedOrFirst(joined:owner:count:by:)``) as its two
-    /// parts, each a select of its own: the joined rows read by key, then the walk; with the
-    /// condition on the join's table that counts the owner's rows, and their bound. Nil for
-    /// any other select. ``SQLRenderer`` writes the parts in this order, and binds their
-    /// values so (``appendBoundValues(to:)``).
-    var steps: (owner: SQLExpression, joined: Int, each: SQLSelect, first: SQLSelect)? {
-        guard case .joinedOrFirst(let joined, let owner, let count, let term) = rows else { return nil }
+    /// A select read in steps (``Rows/joinedOrFirst(joined:owner:count:by:)``,
+    /// ``Rows/holdingOrFirst(rows:value:count:by:)``) as its two parts, each a select of its
+    /// own: the few rows read at once, then the walk; with the table whose rows meeting
+    /// `condition` decide between them, and their bound. Nil for any other select.
+    /// ``SQLRenderer`` writes the parts in this order, and binds their values so
+    /// (``appendBoundValues(to:)``).
+    var steps: (counted: String, condition: SQLExpression, bound: Int, each: SQLSelect, first: SQLSelect)? {
         var each = self, first = self
-        each.rows = .eachJoined
-        first.rows = .first(count: count, by: term)
-        return (owner, joined, each, first)
+        switch rows {
+        case .joinedOrFirst(let joined, let owner, let count, let term):
+            guard let join else { return nil }
+            each.rows = .eachJoined
+            first.rows = .first(count: count, by: term)
+            return (join.table, owner, joined, each, first)
+        case .holdingOrFirst(let bound, let value, let count, let term):
+            each.rows = .holding(value)
+            first.rows = .first(count: count, by: term)
+            return (table, value, bound, each, first)
+        default:
+            return nil
+        }
     }
 }

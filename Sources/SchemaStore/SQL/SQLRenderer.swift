@@ -57,14 +57,14 @@ struct SQLRenderer {
         if select.join == nil, select.leftJoins.isEmpty, let limit = select.limit, let arms = dialect.unionArms(of: select.table) {
             return render(select, limit: limit, eachOf: arms)
         }
-        guard let (owner, joined, each, first) = select.steps, let join = select.join else { return renderOne(select) }
+        guard let (counted, condition, bound, each, first) = select.steps else { return renderOne(select) }
         // Whether the owner has at most `joined` rows of the join, counted once (at most
         // `joined + 1` of them); each part runs only where its condition on that holds
         // (PostgreSQL evaluates it once, before the rest of the part). Only one part returns
         // rows, in its own order.
         let few = dialect.quote("schemagen:few")
-        let rows = "SELECT 1 FROM \(dialect.tableReference(join.table)) WHERE \(render(owner)) LIMIT \(joined + 1)"
-        return "WITH \(few) AS MATERIALIZED (SELECT count(*) <= \(joined) AS \(few) FROM (\(rows)) AS \(dialect.quote("schemagen:joined"))) "
+        let rows = "SELECT 1 FROM \(dialect.tableReference(counted)) WHERE \(render(condition)) LIMIT \(bound + 1)"
+        return "WITH \(few) AS MATERIALIZED (SELECT count(*) <= \(bound) AS \(few) FROM (\(rows)) AS \(dialect.quote("schemagen:joined"))) "
             + "(" + renderOne(each, marker: 0, condition: "(SELECT \(few) FROM \(few))") + ") UNION ALL ("
             + renderOne(first, marker: 1, condition: "NOT (SELECT \(few) FROM \(few))") + ")"
     }
@@ -105,9 +105,21 @@ struct SQLRenderer {
             table += " INDEXED BY \(dialect.quote(index))"
         }
         guard let join = select.join else {
-            // A walk of a table alone is a range of its index (``walkedRange(_:count:by:)``).
-            precondition(select.rows == .table || dialect.listSteps == .crossJoin, "only a joined select reads some of its table's rows")
-            return table
+            switch select.rows {
+            case .first where dialect.listSteps == .crossJoin:
+                // A range of its index (``walkedRange(_:count:by:)``).
+                return table
+            case .first(let count, let term):
+                return "(SELECT * FROM \(table) ORDER BY \(orderTerms([term])) FETCH FIRST \(count) ROWS WITH TIES) AS \(dialect.quote(select.table))"
+            case .holding(let value):
+                // `OFFSET 0` keeps the planner from merging it into the select, whose sort
+                // it would serve by walking the sort's index past every row not meeting it.
+                return "(SELECT * FROM \(table) WHERE \(render(value)) OFFSET 0) AS \(dialect.quote(select.table))"
+            case .table:
+                return table
+            case .eachJoined, .joinedOrFirst, .holdingOrFirst:
+                preconditionFailure("a select of a table alone reads its rows, the first of them, or those holding a value")
+            }
         }
         let joined = dialect.tableReference(join.table)
         switch select.rows {
@@ -126,8 +138,10 @@ struct SQLRenderer {
                 + "CROSS JOIN LATERAL (SELECT * FROM \(joined) WHERE \(render(join.on)) OFFSET 0) AS \(dialect.quote(join.table))"
         case .eachJoined:
             return "\(joined) CROSS JOIN LATERAL (SELECT * FROM \(table) WHERE \(render(join.on)) OFFSET 0) AS \(dialect.quote(select.table))"
-        case .joinedOrFirst:
+        case .joinedOrFirst, .holdingOrFirst:
             preconditionFailure("rendered as its two parts")
+        case .holding:
+            preconditionFailure("a joined select reads its table's rows, or the first of them")
         }
     }
 

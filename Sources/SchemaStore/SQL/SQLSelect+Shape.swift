@@ -57,9 +57,9 @@ extension SQLSelect {
     /// Appends this select's bound values to `values` in the order ``SQLRenderer`` binds
     /// them (a table read as a union of selects aside: its dialect caches no text).
     func appendBoundValues(to values: inout [StoredValue]) {
-        if let (owner, _, each, first) = steps {
-            // The count of the owner's rows of the join, then the two parts in turn.
-            owner.appendBoundValues(to: &values)
+        if let (_, condition, _, each, first) = steps {
+            // The count of the rows deciding between the parts, then the two parts in turn.
+            condition.appendBoundValues(to: &values)
             each.appendBoundValues(to: &values)
             first.appendBoundValues(to: &values)
             return
@@ -67,7 +67,11 @@ extension SQLSelect {
         if case .columns(let columns) = output {
             for column in columns { column.appendBoundValues(to: &values) }
         }
-        if case .first(_, let term) = rows { term.expression.appendBoundValues(to: &values) }
+        switch rows {
+        case .first(_, let term): term.expression.appendBoundValues(to: &values)
+        case .holding(let value): value.appendBoundValues(to: &values)
+        default: break
+        }
         join?.on.appendBoundValues(to: &values)
         for join in leftJoins { join.on.appendBoundValues(to: &values) }
         if filter != .boolean(true) { filter.appendBoundValues(to: &values) }
@@ -93,6 +97,10 @@ extension SQLSelect.Rows {
             hasher.combine(2)
         case .joinedOrFirst(let joined, let owner, let count, let term):
             hasher.combine(3); hasher.combine(joined); owner.hashShape(into: &hasher); hasher.combine(count); term.hashShape(into: &hasher)
+        case .holding(let value):
+            hasher.combine(4); value.hashShape(into: &hasher)
+        case .holdingOrFirst(let rows, let value, let count, let term):
+            hasher.combine(5); hasher.combine(rows); value.hashShape(into: &hasher); hasher.combine(count); term.hashShape(into: &hasher)
         }
     }
 
@@ -104,6 +112,10 @@ extension SQLSelect.Rows {
             return count == otherCount && term.hasSameShape(as: otherTerm)
         case (.joinedOrFirst(let joined, let owner, let count, let term), .joinedOrFirst(let otherJoined, let otherOwner, let otherCount, let otherTerm)):
             return joined == otherJoined && owner.hasSameShape(as: otherOwner) && count == otherCount && term.hasSameShape(as: otherTerm)
+        case (.holding(let value), .holding(let otherValue)):
+            return value.hasSameShape(as: otherValue)
+        case (.holdingOrFirst(let rows, let value, let count, let term), .holdingOrFirst(let otherRows, let otherValue, let otherCount, let otherTerm)):
+            return rows == otherRows && value.hasSameShape(as: otherValue) && count == otherCount && term.hasSameShape(as: otherTerm)
         default:
             return false
         }

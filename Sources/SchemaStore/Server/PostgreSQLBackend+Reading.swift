@@ -16,13 +16,17 @@ extension PostgreSQLBackend: SnapshotConnection {
     }
 
     /// Whether `select` runs on a generic plan that scans no table in full where an index
-    /// serves (``planGenerically``): a related list read in steps (``RelatedListRead``),
-    /// whose every part is fenced into the plan it must have, so that planning it for its
-    /// values gains nothing. Left to choose, PostgreSQL planned it anew at every read (0.58
-    /// ms of its 0.70, `postgres-load on-demand`): its generic plan looked dearer.
+    /// serves (``planGenerically``): a list read in steps (``RelatedListRead``,
+    /// ``FilteredListRead``), whose every part is fenced into the plan it must have, so that
+    /// planning it for its values gains nothing. Left to choose, PostgreSQL planned a
+    /// related list anew at every read (0.58 ms of its 0.70, `postgres-load on-demand`): its
+    /// generic plan looked dearer. And the rows holding a value, read on their own, must be
+    /// read through the value's index, which a plan for a common value would not.
     static func plansGenerically(_ select: SQLSelect) -> Bool {
-        if case .joinedOrFirst = select.rows { return true }
-        return false
+        switch select.rows {
+        case .joinedOrFirst, .holdingOrFirst, .holding: true
+        case .table, .first, .eachJoined: false
+        }
     }
 
     /// `sql`'s rows; with `planningGenerically`, run between statements that set generic
