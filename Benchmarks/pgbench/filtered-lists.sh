@@ -9,19 +9,11 @@
 # for each run's values, the steps on generic plans without full scans, as a store runs them
 # ("rest" is the read of the status's rows that follows a walk that found too few). The
 # statements are the store's (docs/PostgreSQL.md) over a table of the columns they read.
-# Needs PostgreSQL's server binaries (Debian: postgresql); as root, the cluster runs as the
-# postgres user.
+# The cluster: cluster.sh.
 set -euo pipefail
 sizes=("$@"); [ ${#sizes[@]} -gt 0 ] || sizes=(10000 100000 1000000)
-bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
-[ -x "$bin/psql" ] || { echo "psql not found (install postgresql)"; exit 1; }
-dir=$(mktemp -d /tmp/filtered-lists-XXXXXX)
-as() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
-[ "$(id -u)" = 0 ] && chown postgres "$dir"
-as "$bin/initdb" -D "$dir/data" -A trust >/dev/null
-as "$bin/pg_ctl" start -D "$dir/data" -w -l "$dir/log" -o "-k $dir -c listen_addresses= -c fsync=off" >/dev/null
-trap 'as "$bin/pg_ctl" stop -D "$dir/data" -m immediate >/dev/null; rm -rf "$dir"' EXIT
-psql() { as "$bin/psql" -h "$dir" -q -X "$@" postgres; }
+. "$(dirname "$0")/cluster.sh"
+start_cluster filtered-lists
 value='("User".status = $1 AND "User".status IS NOT NULL)'
 order='ORDER BY "User".age ASC NULLS FIRST, "User"."schemagen:order" ASC NULLS FIRST LIMIT $2'
 one="SELECT \"User\".* FROM \"User\" WHERE $value $order"

@@ -9,19 +9,11 @@
 # its plans for each run's values as it does for a store's reads); "links" is the read of
 # every link that follows a walk that found too few rows. The statements are the store's
 # (docs/PostgreSQL.md, "Related lists are read in bounded steps") without its joins of the
-# messages' authors. Needs PostgreSQL's server binaries (Debian: postgresql); as root, the
-# cluster runs as the postgres user.
+# messages' authors. The cluster: cluster.sh.
 set -euo pipefail
 sizes=("$@"); [ ${#sizes[@]} -gt 0 ] || sizes=(10000 100000 1000000)
-bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
-[ -x "$bin/psql" ] || { echo "psql not found (install postgresql)"; exit 1; }
-dir=$(mktemp -d /tmp/related-lists-XXXXXX)
-as() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
-[ "$(id -u)" = 0 ] && chown postgres "$dir"
-as "$bin/initdb" -D "$dir/data" -A trust >/dev/null
-as "$bin/pg_ctl" start -D "$dir/data" -w -l "$dir/log" -o "-k $dir -c listen_addresses= -c fsync=off" >/dev/null
-trap 'as "$bin/pg_ctl" stop -D "$dir/data" -m immediate >/dev/null; rm -rf "$dir"' EXIT
-psql() { as "$bin/psql" -h "$dir" -q -X "$@" postgres; }
+. "$(dirname "$0")/cluster.sh"
+start_cluster related-lists
 join='SELECT "Message".* FROM "Message" JOIN "Chat.messages" ON "Chat.messages".target = "Message".id WHERE "Chat.messages".owner = $1 ORDER BY "Message"."timestamp" DESC NULLS LAST, "Chat.messages".position ASC NULLS FIRST LIMIT $2'
 links_part='SELECT "Message".*, 0 AS walked FROM "Chat.messages" CROSS JOIN LATERAL (SELECT * FROM "Message" WHERE "Chat.messages".target = "Message".id OFFSET 0) AS "Message" WHERE "Chat.messages".owner = $1'
 walk_part='SELECT "Message".*, 1 FROM (SELECT * FROM "Message" ORDER BY "Message"."timestamp" DESC NULLS LAST FETCH FIRST 1000 ROWS WITH TIES) AS "Message" CROSS JOIN LATERAL (SELECT * FROM "Chat.messages" WHERE "Chat.messages".target = "Message".id OFFSET 0) AS "Chat.messages" WHERE "Chat.messages".owner = $1'
