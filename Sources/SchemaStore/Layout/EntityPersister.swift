@@ -152,7 +152,11 @@ struct EntityPersister<Entity: PersistentEntity>: AnyEntityPersister {
             FullTextLayout(entityName: Entity.entityName, indexName: index.name, keyPaths: index.textKeyPaths,
                            columns: index.textKeyPaths.map { columnByKeyPath[$0] ?? "?" })
         }
+        // Kept: reads ask for them at every related or filtered list (``ListSteps``).
+        sqlIndexes = Self.sqlIndexes(Self.fieldColumns(fields, columns), tableName: tableName)
     }
+
+    let sqlIndexes: [SQLIndex]
 
     let fullTextIndexes: [FullTextLayout]
     /// The schema's full-text indexes, in the order of ``fullTextIndexes``.
@@ -167,11 +171,14 @@ struct EntityPersister<Entity: PersistentEntity>: AnyEntityPersister {
         return fullTextDescriptors.map { $0.indexedText(of: entity) }
     }
 
-    var fieldColumns: [FieldColumn] {
+    var fieldColumns: [FieldColumn] { Self.fieldColumns(fields, columns) }
+
+    private static func fieldColumns(_ fields: [StoredField<Entity>], _ columns: [ColumnLayout]) -> [FieldColumn] {
         zip(fields, columns).map { FieldColumn(keyPath: $0.keyPath, descendingKeyPath: $0.descendingKeyPath, column: $1, ordersInSQL: $0.ordersInSQL) }
     }
 
-    var sqlIndexes: [SQLIndex] {
+    /// The SQL indexes of `Entity.indexes` over `fieldColumns` (``sqlIndexes``).
+    private static func sqlIndexes(_ fieldColumns: [FieldColumn], tableName: String) -> [SQLIndex] {
         let byKeyPath = Dictionary(fieldColumns.map { ($0.keyPath as AnyKeyPath, $0) }, uniquingKeysWith: { first, _ in first })
         return Entity.indexes.compactMap { index in
             let fields = index.indexedFields

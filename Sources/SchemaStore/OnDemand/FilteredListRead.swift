@@ -8,8 +8,9 @@
 /// them (cost grows with the rows holding the value), or walks the sort's index until
 /// enough of them turn up (unbounded where they lie far down it). SQLite, keeping no
 /// statistics, reads the value's rows: a value 89% of a million users hold, 220 ms for 20 of
-/// them. PostgreSQL walks where it expects the value's rows spread evenly: the 20 youngest
-/// of 10,000 users away, all aged 99, 0.4 s. In steps, each way is bounded:
+/// them. PostgreSQL walks where it expects the value's rows spread evenly: among a million
+/// users, the 20 youngest of the 10,000 away, all aged 99, 0.4 s. In steps, each way is
+/// bounded:
 ///
 /// 1. ``steps``: where at most ``RelatedListRead/linkedRows`` rows hold the value, those
 ///    rows, sorted (the answer); else a walk of the table's first
